@@ -1,0 +1,121 @@
+"""The one data model for report pairs, shared by every loader, task and scorer."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+ErrorCategory = Literal["a", "b", "c", "d", "e", "f"]
+ERROR_CATEGORIES: tuple[ErrorCategory, ...] = ("a", "b", "c", "d", "e", "f")
+
+CATEGORY_NAMES: dict[ErrorCategory, str] = {
+    "a": "False report of a finding in the candidate",
+    "b": "Missing a finding present in the reference",
+    "c": "Misidentification of a finding's anatomic location/position",
+    "d": "Misassessment of the severity of a finding",
+    "e": "Mentioning a comparison that isn't in the reference",
+    "f": "Omitting a comparison detailing a change from a prior study",
+}
+
+
+class ErrorCounts(BaseModel):
+    """Counts of errors for the six categories (a)-(f)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    a: int = Field(default=0, ge=0)
+    b: int = Field(default=0, ge=0)
+    c: int = Field(default=0, ge=0)
+    d: int = Field(default=0, ge=0)
+    e: int = Field(default=0, ge=0)
+    f: int = Field(default=0, ge=0)
+
+    @property
+    def total(self) -> int:
+        """Sum over all six categories."""
+        return sum(self.as_dict().values())
+
+    def as_dict(self) -> dict[str, int]:
+        """Counts keyed by category letter, in (a)-(f) order."""
+        return {c: getattr(self, c) for c in ERROR_CATEGORIES}
+
+
+class ExpertAnnotation(BaseModel):
+    """What radiologists said about a candidate report."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    score: float | None = None
+    scale_min: float = 0.0
+    scale_max: float = 1.0
+    significant: ErrorCounts | None = None
+    insignificant: ErrorCounts | None = None
+
+    @model_validator(mode="after")
+    def _score_within_scale(self) -> "ExpertAnnotation":
+        if self.scale_max <= self.scale_min:
+            raise ValueError(f"scale_max ({self.scale_max}) must exceed scale_min ({self.scale_min})")
+        if self.score is not None and not self.scale_min <= self.score <= self.scale_max:
+            raise ValueError(
+                f"expert score {self.score} lies outside its scale [{self.scale_min}, {self.scale_max}]"
+            )
+        return self
+
+    @property
+    def normalized_score(self) -> float | None:
+        """The expert score mapped onto [0, 1] (None when there is no score)."""
+        if self.score is None:
+            return None
+        return (self.score - self.scale_min) / (self.scale_max - self.scale_min)
+
+
+class QAPair(BaseModel):
+    """A CT-FineBench style question about one attribute of one finding in the reference."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    question: str
+    answer: str
+    finding: str | None = None
+    attribute: str | None = None
+    attribute_type: Literal["numeric", "categorical", "location", "other"] | None = None
+
+
+class ReportPair(BaseModel):
+    """A reference report, optionally a candidate report, and what is known about them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    reference: str
+    candidate: str | None = None
+    modality: str | None = None
+    anatomy: str | None = None
+    language: str = "en"
+    indication: str | None = None
+    images: list[str] = Field(default_factory=list)
+    expert: ExpertAnnotation | None = None
+    qa: list[QAPair] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("id")
+    @classmethod
+    def _id_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("id is empty")
+        return value.strip()
+
+    @field_validator("reference")
+    @classmethod
+    def _reference_not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("reference report is empty")
+        return value
+
+    @field_validator("candidate")
+    @classmethod
+    def _candidate_not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("candidate report is empty")
+        return value

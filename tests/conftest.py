@@ -1,0 +1,67 @@
+"""Shared fixtures: small data files written by the tests, and offline settings."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# The tests never reach a model or dataset hub.
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """Write `rows` as JSONL to `path` and return it."""
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def write_csv(path: Path, rows: list[dict[str, Any]]) -> Path:
+    """Write `rows` as CSV (columns = union of keys, in first-seen order) to `path` and return it."""
+    columns: list[str] = []
+    for row in rows:
+        columns += [k for k in row if k not in columns]
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+@pytest.fixture
+def pairs_file(tmp_path: Path) -> Callable[..., Path]:
+    """Factory writing a JSONL or CSV file of report pairs into the test's temporary directory."""
+
+    def make(rows: list[dict[str, Any]], name: str = "pairs.jsonl") -> Path:
+        path = tmp_path / name
+        return write_csv(path, rows) if name.endswith(".csv") else write_jsonl(path, rows)
+
+    return make
+
+
+GOOD_ROWS = [
+    {
+        "id": "r1",
+        "reference": "Small left pleural effusion. No pneumothorax.",
+        "candidate": "Small left pleural effusion.",
+        "expert_score": 4,
+        "expert_score_max": 5,
+        "modality": "XR",
+        "site": "A",
+    },
+    {
+        "id": "r2",
+        "reference": "Right upper lobe nodule, 8 mm.",
+        "candidate": "Left upper lobe nodule, 8 mm.",
+        "expert_score": 2,
+        "expert_score_max": 5,
+        "modality": "CT",
+        "site": "B",
+    },
+]
