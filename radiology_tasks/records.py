@@ -22,7 +22,7 @@ CATEGORY_NAMES: dict[ErrorCategory, str] = {
 class ErrorCounts(BaseModel):
     """Counts of errors for the six categories (a)-(f)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     a: int = Field(default=0, ge=0)
     b: int = Field(default=0, ge=0)
@@ -44,7 +44,7 @@ class ErrorCounts(BaseModel):
 class ExpertAnnotation(BaseModel):
     """What radiologists said about a candidate report."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     score: float | None = None
     scale_min: float = 0.0
@@ -73,7 +73,7 @@ class ExpertAnnotation(BaseModel):
 class QAPair(BaseModel):
     """A CT-FineBench style question about one attribute of one finding in the reference."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     question: str
     answer: str
@@ -85,7 +85,7 @@ class QAPair(BaseModel):
 class ReportPair(BaseModel):
     """A reference report, optionally a candidate report, and what is known about them."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
     reference: str

@@ -1,0 +1,355 @@
+"""Agreement between a judge and radiologists: correlations, per-category error F1, count bias.
+
+Pure arithmetic on plain numbers; numpy and scipy are imported inside the functions that use them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from radiology_tasks.records import ERROR_CATEGORIES
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+_NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Correlation of judge scores with expert scores, each with a bootstrap percentile interval.
+
+    Attributes:
+        kendall_tau: Kendall's tau-b.
+        kendall_tau_ci: (low, high) bootstrap percentile interval of tau-b.
+        spearman: Spearman's rank correlation.
+        spearman_ci: (low, high) bootstrap percentile interval of Spearman's rho.
+        pearson: Pearson's linear correlation.
+        pearson_ci: (low, high) bootstrap percentile interval of Pearson's r.
+        n_pairs: Pairs where both values were present and used.
+        n_missing: Pairs left out because either value was NaN or None.
+        sign: +1 when higher judge scores mean better reports, -1 when the judge scores were
+            negated first (error counts), so a positive correlation always means agreement.
+    """
+
+    kendall_tau: float
+    kendall_tau_ci: tuple[float, float]
+    spearman: float
+    spearman_ci: tuple[float, float]
+    pearson: float
+    pearson_ci: tuple[float, float]
+    n_pairs: int
+    n_missing: int
+    sign: int
+
+    def as_dict(self) -> dict[str, float]:
+        """Every field as a flat float, intervals split into ``*_ci_low`` and ``*_ci_high``."""
+        flat: dict[str, float] = {}
+        for name in ("kendall_tau", "spearman", "pearson"):
+            low, high = getattr(self, f"{name}_ci")
+            flat[name] = float(getattr(self, name))
+            flat[f"{name}_ci_low"] = float(low)
+            flat[f"{name}_ci_high"] = float(high)
+        flat["n_pairs"] = float(self.n_pairs)
+        flat["n_missing"] = float(self.n_missing)
+        flat["sign"] = float(self.sign)
+        return flat
+
+
+def correlate(
+    scores: Sequence[float | None],
+    expert: Sequence[float | None],
+    *,
+    higher_is_better: bool = True,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> Agreement:
+    """Correlate judge scores with expert scores (Kendall tau-b, Spearman, Pearson).
+
+    Pairs where either value is NaN or None are left out and counted in ``n_missing``. The
+    intervals come from ``n_resamples`` paired bootstrap resamples drawn with
+    ``numpy.random.default_rng(seed)``; resamples whose correlation is undefined (a constant
+    resample) are left out of the percentiles. With fewer than two usable pairs, or a constant
+    input, every value is NaN.
+
+    Args:
+        scores: Judge scores, one per report.
+        expert: Expert scores for the same reports, in the same order.
+        higher_is_better: False for judge outputs where higher means worse (error counts);
+            the judge scores are then negated so agreement shows as a positive correlation.
+        n_resamples: Number of bootstrap resamples (0 gives NaN intervals).
+        confidence: Coverage of the percentile interval, in (0, 1).
+        seed: Seed of the bootstrap generator.
+
+    Returns:
+        The correlations, their intervals and the pair counts.
+
+    Raises:
+        ValueError: On sequences of different lengths, an infinite value, or bad settings.
+    """
+    import numpy as np
+
+    if len(scores) != len(expert):
+        raise ValueError(f"got {len(scores)} judge scores but {len(expert)} expert scores")
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    if n_resamples < 0:
+        raise ValueError(f"n_resamples must be >= 0, got {n_resamples}")
+    judge = _as_floats(scores, "judge score")
+    truth = _as_floats(expert, "expert score")
+    usable = ~(np.isnan(judge) | np.isnan(truth))
+    sign = 1 if higher_is_better else -1
+    x = sign * judge[usable]
+    y = truth[usable]
+    n_pairs = int(usable.sum())
+    n_missing = len(judge) - n_pairs
+
+    point = _correlations(x, y)
+    intervals = _bootstrap_intervals(x, y, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    return Agreement(
+        kendall_tau=point[0],
+        kendall_tau_ci=intervals[0],
+        spearman=point[1],
+        spearman_ci=intervals[1],
+        pearson=point[2],
+        pearson_ci=intervals[2],
+        n_pairs=n_pairs,
+        n_missing=n_missing,
+        sign=sign,
+    )
+
+
+def _as_floats(values: Sequence[float | None], what: str) -> NDArray:
+    import numpy as np
+
+    converted = np.array([_NAN if v is None else float(v) for v in values], dtype=float)
+    infinite = np.flatnonzero(np.isinf(converted))
+    if infinite.size:
+        raise ValueError(f"{what} at index {int(infinite[0])} is infinite")
+    return converted
+
+
+def _correlations(x: NDArray, y: NDArray) -> tuple[float, float, float]:
+    """Kendall tau-b, Spearman and Pearson of two equally long arrays; NaN when undefined."""
+    import numpy as np
+    from scipy import stats
+
+    # scipy warns (and some versions raise) on these degenerate inputs; they are simply undefined.
+    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return (_NAN, _NAN, _NAN)
+    return (
+        float(stats.kendalltau(x, y, variant="b").statistic),
+        float(stats.spearmanr(x, y).statistic),
+        float(stats.pearsonr(x, y).statistic),
+    )
+
+
+def _bootstrap_intervals(
+    x: NDArray, y: NDArray, *, n_resamples: int, confidence: float, seed: int
+) -> list[tuple[float, float]]:
+    import numpy as np
+
+    n = len(x)
+    if n < 2 or n_resamples == 0:
+        return [(_NAN, _NAN)] * 3
+    resamples = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    draws = _resampled_correlations(x, y, resamples)
+    tail = 100.0 * (1.0 - confidence) / 2.0
+    intervals: list[tuple[float, float]] = []
+    for column in draws.T:
+        defined = column[~np.isnan(column)]
+        if defined.size == 0:
+            intervals.append((_NAN, _NAN))
+        else:
+            low, high = np.percentile(defined, [tail, 100.0 - tail])
+            intervals.append((float(low), float(high)))
+    return intervals
+
+
+def _resampled_correlations(x: NDArray, y: NDArray, resamples: NDArray) -> NDArray:
+    """Kendall tau-b, Spearman and Pearson of every resample (one row of indices each).
+
+    Same numbers as calling scipy on each resample, computed for all resamples at once:
+    a thousand scipy calls take seconds, which is too slow for a metric Inspect recomputes
+    while an evaluation runs.
+    """
+    import numpy as np
+    from scipy.stats import rankdata
+
+    xs, ys = x[resamples], y[resamples]
+    pearson = _rowwise_pearson(xs, ys)
+    # Spearman's rho is Pearson's r of the tie-averaged ranks, as in scipy.stats.spearmanr.
+    spearman = _rowwise_pearson(rankdata(xs, axis=1), rankdata(ys, axis=1))
+    kendall = _resampled_kendall_tau_b(x, y, resamples)
+    return np.column_stack([kendall, spearman, pearson])
+
+
+def _rowwise_pearson(a: NDArray, b: NDArray) -> NDArray:
+    import numpy as np
+
+    a = a - a.mean(axis=1, keepdims=True)
+    b = b - b.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
+    # Test constancy on the centred rows: rounding can leave a constant row a tiny non-zero spread.
+    r[(np.ptp(a, axis=1) == 0) | (np.ptp(b, axis=1) == 0)] = _NAN
+    return np.clip(r, -1.0, 1.0)
+
+
+def _resampled_kendall_tau_b(x: NDArray, y: NDArray, resamples: NDArray, block: int = 512) -> NDArray:
+    """Kendall tau-b of every resample, from how often each original pair is drawn.
+
+    A resample holding point i ``w_i`` times has ``sum_{i<j} w_i w_j s_ij`` concordant minus
+    discordant pairs (``s_ij`` = sign(dx) * sign(dy)); copies of one point are tied in x and y.
+    tau-b divides that by the square root of the untied pair counts in x and in y.
+    """
+    import numpy as np
+
+    n_resamples, n = resamples.shape
+    weights = np.zeros((n_resamples, n))
+    np.add.at(weights, (np.arange(n_resamples)[:, None], resamples), 1.0)
+    concordance = np.zeros(n_resamples)
+    # Blocks of rows keep memory at block * n instead of n * n.
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        signs = np.sign(x[start:stop, None] - x[None, :]) * np.sign(y[start:stop, None] - y[None, :])
+        concordance += ((weights @ signs.T) * weights[:, start:stop]).sum(axis=1)
+    concordance /= 2.0
+    all_pairs = n * (n - 1) / 2.0
+    untied_x = all_pairs - _tied_pairs(x, weights)
+    untied_y = all_pairs - _tied_pairs(y, weights)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = concordance / np.sqrt(untied_x * untied_y)
+    tau[(untied_x == 0) | (untied_y == 0)] = _NAN
+    return np.clip(tau, -1.0, 1.0)
+
+
+def _tied_pairs(values: NDArray, weights: NDArray) -> NDArray:
+    """Number of pairs in each resample that share a value."""
+    import numpy as np
+
+    _, group = np.unique(values, return_inverse=True)
+    group_weight = weights @ (group[:, None] == np.arange(group.max() + 1)[None, :])
+    return (group_weight * (group_weight - 1) / 2.0).sum(axis=1)
+
+
+def category_error_f1(
+    human: Sequence[Mapping[str, int]], predicted: Sequence[Mapping[str, int]]
+) -> dict[str, dict[str, float]]:
+    """Per-category error F1 from count-level matches (VERT appendix C).
+
+    For each report and category the matched count is ``min(human, predicted)``, false
+    positives ``max(predicted - human, 0)`` and false negatives ``max(human - predicted, 0)``;
+    these are summed over reports before precision, recall and F1 are taken. A ratio whose
+    denominator is zero is 0. The ``all`` entry sums the six categories (micro average).
+
+    Args:
+        human: Expert significant-error counts per report, keyed ``a``-``f``.
+        predicted: Judge significant-error counts for the same reports, keyed ``a``-``f``.
+
+    Returns:
+        For each of ``a``-``f`` and ``all``: precision, recall, f1, tp, fp, fn.
+
+    Raises:
+        ValueError: On sequences of different lengths or a malformed count (naming the row).
+    """
+    if len(human) != len(predicted):
+        raise ValueError(f"got {len(human)} human rows but {len(predicted)} predicted rows")
+    totals = {c: [0, 0, 0] for c in ERROR_CATEGORIES}
+    for row, (h_counts, p_counts) in enumerate(zip(human, predicted, strict=True)):
+        h_row = checked_counts(h_counts, f"row {row}: human counts")
+        p_row = checked_counts(p_counts, f"row {row}: predicted counts")
+        for c in ERROR_CATEGORIES:
+            h, p = h_row[c], p_row[c]
+            totals[c][0] += min(h, p)
+            totals[c][1] += max(p - h, 0)
+            totals[c][2] += max(h - p, 0)
+    result = {c: _prf(*totals[c]) for c in ERROR_CATEGORIES}
+    result["all"] = _prf(*(sum(totals[c][i] for c in ERROR_CATEGORIES) for i in range(3)))
+    return result
+
+
+def checked_counts(counts: Mapping[str, int], where: str) -> dict[str, int]:
+    """Validate error counts keyed by the six categories (a)-(f).
+
+    Args:
+        counts: One report's error counts.
+        where: Names the report and field in error messages (e.g. ``"row 3: human counts"``).
+
+    Returns:
+        The counts as a plain dict in (a)-(f) order.
+
+    Raises:
+        ValueError: On a missing or unknown category, or a count that is not a non-negative int.
+    """
+    if not isinstance(counts, Mapping):
+        raise ValueError(f"{where}: expected counts keyed a-f, got {counts!r}")
+    unknown = sorted(set(counts) - set(ERROR_CATEGORIES))
+    if unknown:
+        raise ValueError(f"{where}: unknown categories {unknown}")
+    checked: dict[str, int] = {}
+    for c in ERROR_CATEGORIES:
+        if c not in counts:
+            raise ValueError(f"{where}: category '{c}' is missing")
+        checked[c] = _count(counts[c], f"{where}: category '{c}'")
+    return checked
+
+
+def _count(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{what} must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _prf(tp: int, fp: int, fn: int) -> dict[str, float]:
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": precision, "recall": recall, "f1": f1, "tp": tp, "fp": fp, "fn": fn}
+
+
+def count_bias_by_human_errors(
+    human_totals: Sequence[int], predicted_totals: Sequence[int], *, top_bucket: int = 4
+) -> list[dict[str, float | int | str]]:
+    """Over- or under-estimation of the number of significant errors, by human error count.
+
+    Reports are grouped by their number of human-annotated significant errors: one bucket per
+    count below ``top_bucket`` and one ``"<top_bucket>+"`` bucket for the rest. For each bucket
+    the bias is ``predicted - human``: positive means the judge finds too many errors.
+
+    Args:
+        human_totals: Expert significant-error count per report.
+        predicted_totals: Judge significant-error count for the same reports.
+        top_bucket: The smallest count pooled into the open-ended top bucket (>= 1).
+
+    Returns:
+        One dict per bucket, in increasing order and always all of them: ``bucket`` (label),
+        ``n`` (reports), ``mean_bias`` and ``median_bias`` (NaN for an empty bucket).
+
+    Raises:
+        ValueError: On sequences of different lengths or a count that is not a non-negative int.
+    """
+    import numpy as np
+
+    if len(human_totals) != len(predicted_totals):
+        raise ValueError(f"got {len(human_totals)} human totals but {len(predicted_totals)} predicted totals")
+    if top_bucket < 1:
+        raise ValueError(f"top_bucket must be >= 1, got {top_bucket}")
+    biases: list[list[int]] = [[] for _ in range(top_bucket + 1)]
+    for row, (h, p) in enumerate(zip(human_totals, predicted_totals, strict=True)):
+        h = _count(h, f"row {row}: human total")
+        p = _count(p, f"row {row}: predicted total")
+        biases[min(h, top_bucket)].append(p - h)
+    labels = [str(k) for k in range(top_bucket)] + [f"{top_bucket}+"]
+    return [
+        {
+            "bucket": label,
+            "n": len(values),
+            "mean_bias": float(np.mean(values)) if values else _NAN,
+            "median_bias": float(np.median(values)) if values else _NAN,
+        }
+        for label, values in zip(labels, biases, strict=True)
+    ]

@@ -1,0 +1,170 @@
+"""Correlations with bootstrap intervals, and the error-count bias by human error count."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from scorers.agreement import Agreement, correlate, count_bias_by_human_errors
+
+JUDGE = [0.1, 0.4, 0.35, 0.8, 0.6, 0.6, 0.9, 0.2]
+EXPERT = [0.0, 0.2, 0.4, 1.0, 0.6, 0.8, 0.8, 0.2]
+
+
+def _scipy_three(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    if np.ptp(x) == 0 or np.ptp(y) == 0:
+        return (math.nan, math.nan, math.nan)
+    return (
+        stats.kendalltau(x, y, variant="b").statistic,
+        stats.spearmanr(x, y).statistic,
+        stats.pearsonr(x, y).statistic,
+    )
+
+
+def _scipy_intervals(
+    x: list[float], y: list[float], n_resamples: int, seed: int
+) -> list[tuple[float, float]]:
+    """Percentile intervals recomputed with one scipy call per resample."""
+    xa, ya = np.asarray(x), np.asarray(y)
+    resamples = np.random.default_rng(seed).integers(0, len(xa), size=(n_resamples, len(xa)))
+    draws = np.array([_scipy_three(xa[i], ya[i]) for i in resamples])
+    intervals = []
+    for column in draws.T:
+        defined = column[~np.isnan(column)]
+        low, high = np.percentile(defined, [2.5, 97.5])
+        intervals.append((low, high))
+    return intervals
+
+
+def test_hand_computed_values() -> None:
+    # 5 concordant and 1 discordant pair: tau = 4/6; rank differences 0,1,1,0: rho = 1 - 6*2/(4*15).
+    result = correlate([1, 2, 3, 4], [1, 3, 2, 4], n_resamples=0)
+    assert result.kendall_tau == pytest.approx(2 / 3, abs=1e-12)
+    assert result.spearman == pytest.approx(0.8, abs=1e-12)
+    assert result.pearson == pytest.approx(0.8, abs=1e-12)
+    assert result.n_pairs == 4
+    assert result.n_missing == 0
+    assert result.sign == 1
+
+
+def test_point_estimates_equal_scipy() -> None:
+    result = correlate(JUDGE, EXPERT, n_resamples=0)
+    assert result.kendall_tau == pytest.approx(
+        stats.kendalltau(JUDGE, EXPERT, variant="b").statistic, abs=1e-12
+    )
+    assert result.spearman == pytest.approx(stats.spearmanr(JUDGE, EXPERT).statistic, abs=1e-12)
+    assert result.pearson == pytest.approx(stats.pearsonr(JUDGE, EXPERT).statistic, abs=1e-12)
+    assert math.isnan(result.kendall_tau_ci[0]) and math.isnan(result.kendall_tau_ci[1])
+
+
+def test_intervals_equal_scipy_on_every_resample() -> None:
+    result = correlate(JUDGE, EXPERT, n_resamples=300, seed=7)
+    expected = _scipy_intervals(JUDGE, EXPERT, 300, 7)
+    got = [result.kendall_tau_ci, result.spearman_ci, result.pearson_ci]
+    for (low, high), (want_low, want_high) in zip(got, expected):
+        assert low == pytest.approx(want_low, abs=1e-12)
+        assert high == pytest.approx(want_high, abs=1e-12)
+    assert result.kendall_tau_ci[0] <= result.kendall_tau <= result.kendall_tau_ci[1]
+
+
+def test_intervals_with_ties_and_constant_resamples_equal_scipy() -> None:
+    # Three points with ties: many resamples are constant and are left out of the percentiles.
+    judge, expert = [0.2, 0.2, 0.9, 0.5], [0.0, 0.4, 1.0, 0.4]
+    result = correlate(judge, expert, n_resamples=400, seed=3)
+    expected = _scipy_intervals(judge, expert, 400, 3)
+    got = [result.kendall_tau_ci, result.spearman_ci, result.pearson_ci]
+    for (low, high), (want_low, want_high) in zip(got, expected):
+        assert low == pytest.approx(want_low, abs=1e-12)
+        assert high == pytest.approx(want_high, abs=1e-12)
+
+
+def test_intervals_are_seeded() -> None:
+    first = correlate(JUDGE, EXPERT, n_resamples=200, seed=11)
+    again = correlate(JUDGE, EXPERT, n_resamples=200, seed=11)
+    other = correlate(JUDGE, EXPERT, n_resamples=200, seed=12)
+    assert first == again
+    assert (first.kendall_tau_ci, first.pearson_ci) != (other.kendall_tau_ci, other.pearson_ci)
+
+
+@pytest.mark.parametrize(
+    ("judge", "expert"),
+    [([], []), ([0.5], [0.4]), ([0.5, None], [0.4, 0.3]), ([0.5, 0.5, 0.5], [0.1, 0.2, 0.3])],
+)
+def test_fewer_than_two_pairs_or_constant_input_gives_nan(judge: list, expert: list) -> None:
+    result = correlate(judge, expert, n_resamples=50)
+    flat = result.as_dict()
+    for name in ("kendall_tau", "spearman", "pearson"):
+        assert math.isnan(flat[name])
+        assert math.isnan(flat[f"{name}_ci_low"]) and math.isnan(flat[f"{name}_ci_high"])
+
+
+def test_missing_pairs_are_counted_and_left_out() -> None:
+    judge = [*JUDGE, None, 0.5, math.nan]
+    expert = [*EXPERT, 0.3, None, 0.7]
+    result = correlate(judge, expert, n_resamples=100, seed=1)
+    clean = correlate(JUDGE, EXPERT, n_resamples=100, seed=1)
+    assert result.n_missing == 3
+    assert result.n_pairs == len(JUDGE)
+    assert result.kendall_tau == clean.kendall_tau
+    assert result.kendall_tau_ci == clean.kendall_tau_ci
+
+
+def test_lower_is_better_flips_the_sign() -> None:
+    errors = [5, 3, 3, 0, 1, 1, 0, 4]
+    raw = correlate(errors, EXPERT, n_resamples=100, seed=2)
+    flipped = correlate(errors, EXPERT, higher_is_better=False, n_resamples=100, seed=2)
+    assert flipped.sign == -1
+    assert raw.kendall_tau < 0
+    assert flipped.kendall_tau == pytest.approx(-raw.kendall_tau, abs=1e-12)
+    assert flipped.kendall_tau_ci[0] == pytest.approx(-raw.kendall_tau_ci[1], abs=1e-12)
+    assert flipped.as_dict()["sign"] == -1.0
+
+
+def test_as_dict_is_flat() -> None:
+    flat = correlate([1, 2, 3, 4], [1, 3, 2, 4], n_resamples=0).as_dict()
+    assert list(flat) == [
+        "kendall_tau", "kendall_tau_ci_low", "kendall_tau_ci_high",
+        "spearman", "spearman_ci_low", "spearman_ci_high",
+        "pearson", "pearson_ci_low", "pearson_ci_high",
+        "n_pairs", "n_missing", "sign",
+    ]  # fmt: skip
+    assert all(isinstance(v, float) for v in flat.values())
+    assert flat["n_pairs"] == 4.0
+
+
+def test_bad_input_is_refused() -> None:
+    with pytest.raises(ValueError, match="3 judge scores but 2 expert"):
+        correlate([1, 2, 3], [1, 2])
+    with pytest.raises(ValueError, match="judge score at index 1 is infinite"):
+        correlate([1, math.inf], [1, 2])
+    with pytest.raises(ValueError, match="confidence"):
+        correlate([1, 2], [1, 2], confidence=1.0)
+
+
+def test_agreement_is_a_dataclass_with_tuples() -> None:
+    result = correlate(JUDGE, EXPERT, n_resamples=20)
+    assert isinstance(result, Agreement)
+    assert isinstance(result.spearman_ci, tuple) and len(result.spearman_ci) == 2
+
+
+def test_count_bias_by_human_errors() -> None:
+    human = [0, 0, 1, 2, 4, 7, 1]
+    predicted = [1, 0, 3, 2, 2, 5, 0]
+    buckets = count_bias_by_human_errors(human, predicted, top_bucket=4)
+    assert [b["bucket"] for b in buckets] == ["0", "1", "2", "3", "4+"]
+    assert [b["n"] for b in buckets] == [2, 2, 1, 0, 2]
+    assert buckets[0]["mean_bias"] == 0.5 and buckets[0]["median_bias"] == 0.5
+    assert buckets[1]["mean_bias"] == 0.5  # +2 and -1
+    assert buckets[2]["mean_bias"] == 0.0
+    assert math.isnan(buckets[3]["mean_bias"]) and math.isnan(buckets[3]["median_bias"])
+    assert buckets[4]["mean_bias"] == -2.0 and buckets[4]["median_bias"] == -2.0
+
+
+def test_count_bias_refuses_bad_counts() -> None:
+    with pytest.raises(ValueError, match="row 1: predicted total"):
+        count_bias_by_human_errors([1, 2], [1, -1])
+    with pytest.raises(ValueError, match="2 human totals but 1 predicted"):
+        count_bias_by_human_errors([1, 2], [1])
