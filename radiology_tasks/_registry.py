@@ -1,0 +1,12 @@
+"""Inspect entry point: importing this registers the package's tasks, scorers, solvers and model provider.
+
+Every `inspect` process imports it, so it (and what it imports) must stay light: no scipy, numpy, pandas,
+datasets or llama_cpp at module level.
+"""
+
+from radiology_tasks.judge_scorer import report_judge
+from radiology_tasks.judge_tasks import green, vert
+from radiology_tasks.llama_cpp_provider import llama_cpp_api
+from radiology_tasks.solvers import generate_report, replay_candidate
+
+__all__ = ["generate_report", "green", "llama_cpp_api", "replay_candidate", "report_judge", "vert"]

@@ -1,0 +1,39 @@
+"""Every prompt template renders, with StrictUndefined catching a missing variable."""
+
+from __future__ import annotations
+
+import pytest
+from jinja2 import UndefinedError
+
+from templates import render, template_names
+
+VARIABLES = {
+    "reference": "REFERENCE-TEXT Small left pleural effusion.",
+    "candidate": "CANDIDATE-TEXT Small right pleural effusion.",
+    "examples": [{"reference": "Ex ref.", "candidate": "Ex cand.", "answer": "[Overall Accuracy Score]:\n0.50"}],
+    "error_descriptions": True,
+    "modality": "CT",
+    "anatomy": "chest",
+    "language": "en",
+    "indication": "Cough.",
+    "findings": None,
+    "n_images": 0,
+}
+
+
+@pytest.mark.parametrize("name", [n for n in template_names() if not n.startswith("_")])
+def test_every_template_renders(name):
+    text = render(name, **VARIABLES)
+    assert text.strip()
+    if name not in {"generate_report"}:
+        assert "REFERENCE-TEXT" in text and "CANDIDATE-TEXT" in text
+
+
+def test_missing_variable_is_an_error():
+    with pytest.raises(UndefinedError):
+        render("generate_report")
+
+
+def test_unknown_template_lists_known_ones():
+    with pytest.raises(ValueError, match="unknown prompt template 'nope'; known: .*generate_report"):
+        render("nope")
