@@ -56,22 +56,38 @@ def draw_shots(
 def few_shot_examples(
     shots: int,
     *,
+    with_score: bool,
     shot_pool: str | None,
     shot_seed: int,
     curated: Curated,
     evaluated: Sequence[ReportPair],
 ) -> list[dict[str, str]]:
-    """The examples to place in a judge prompt: the curated set first, then `shots` pool draws."""
+    """The examples to place in a judge prompt: the curated set first, then `shots` pool draws.
+
+    Args:
+        shots: Number of pool examples to draw.
+        with_score: The prompt asks for an overall score (vert, formula, rubric); pool examples only carry
+            an expert score, so they need such a prompt.
+        shot_pool: Dataset name or file to draw from.
+        shot_seed: Seed of the draw.
+        curated: Curated set to put first.
+        evaluated: The pairs being evaluated, never used as examples.
+    """
     if shots < 0:
         raise ValueError(f"-T shots must be >= 0, got {shots}")
     examples: list[dict[str, str]] = []
     if curated == "error-types":
         from scorers.curated_shots import error_type_examples
 
-        examples.extend(error_type_examples())
+        examples.extend(error_type_examples(with_score=with_score))
     elif curated != "none":
         raise ValueError(f"-T curated must be 'none' or 'error-types', got {curated!r}")
     if shots:
+        if not with_score:
+            raise ValueError(
+                "pool examples carry an overall expert score, which the GREEN prompt does not ask for; "
+                "use the vert task, or -T curated=error-types"
+            )
         if shot_pool is None:
             raise ValueError("-T shots needs -T shot_pool=NAME_OR_FILE (pairs with candidate and expert_score)")
         pool = load_pairs(shot_pool).pairs

@@ -92,7 +92,12 @@ def report_judge(
         raise ValueError(f"prompt must be one of {', '.join(JUDGE_PROMPTS)}; got {prompt!r}")
     keys = score_keys(prompt)
     contract = judge_contract(prompt)
-    shots = examples or []
+    # Every report text is neutralised, not only the candidate: a reference or an example that contains a
+    # delimiter tag would otherwise break the prompt's structure just as well.
+    shots = [
+        {**e, "reference": neutralize_candidate(e["reference"]), "candidate": neutralize_candidate(e["candidate"])}
+        for e in examples or []
+    ]
 
     async def score(state: TaskState, target: Target) -> Score:
         pair = state.metadata_as(ReportPair)
@@ -106,7 +111,7 @@ def report_judge(
         config = constrained.config.merge(GenerateConfig(max_tokens=max_tokens, temperature=temperature))
         judge_prompt = render(
             prompt,
-            reference=pair.reference,
+            reference=neutralize_candidate(pair.reference),
             candidate=neutralize_candidate(candidate),
             examples=shots,
             error_descriptions=error_descriptions,

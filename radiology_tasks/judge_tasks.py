@@ -63,7 +63,7 @@ def judge_task(
     dataset, summary = report_dataset(data, require_candidate=not generate)
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     examples = few_shot_examples(
-        shots, shot_pool=shot_pool, shot_seed=shot_seed, curated=curated, evaluated=pairs
+        shots, with_score=prompt != "green", shot_pool=shot_pool, shot_seed=shot_seed, curated=curated, evaluated=pairs
     )
     metadata: dict[str, Any] = {"data": summary, "few_shot_examples": len(examples)}
     return Task(

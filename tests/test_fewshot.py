@@ -44,7 +44,7 @@ def test_examples_carry_the_normalised_expert_score(pairs_file):
         for i in range(5)
     ]
     pool = str(pairs_file(rows))
-    examples = few_shot_examples(5, shot_pool=pool, shot_seed=0, curated="none", evaluated=[])
+    examples = few_shot_examples(5, with_score=True, shot_pool=pool, shot_seed=0, curated="none", evaluated=[])
     answers = {e["reference"]: e["answer"] for e in examples}
     assert answers["Ref 4."] == "[Overall Accuracy Score]:\n0.80"
     assert answers["Ref 0."] == "[Overall Accuracy Score]:\n0.00"
@@ -52,7 +52,7 @@ def test_examples_carry_the_normalised_expert_score(pairs_file):
 
 def test_curated_error_types_come_first_and_cover_every_category():
     demo = load_pairs(None).pairs
-    examples = few_shot_examples(0, shot_pool=None, shot_seed=0, curated="error-types", evaluated=demo)
+    examples = few_shot_examples(0, with_score=True, shot_pool=None, shot_seed=0, curated="error-types", evaluated=demo)
     assert len(examples) == 6
     for letter, example in zip("abcdef", examples):
         assert {"reference", "candidate", "answer"} <= set(example)
@@ -61,8 +61,15 @@ def test_curated_error_types_come_first_and_cover_every_category():
 
 def test_bad_requests():
     with pytest.raises(ValueError, match="-T shots needs -T shot_pool"):
-        few_shot_examples(2, shot_pool=None, shot_seed=0, curated="none", evaluated=[])
+        few_shot_examples(2, with_score=True, shot_pool=None, shot_seed=0, curated="none", evaluated=[])
     with pytest.raises(ValueError, match="-T shots must be >= 0"):
-        few_shot_examples(-1, shot_pool=None, shot_seed=0, curated="none", evaluated=[])
+        few_shot_examples(-1, with_score=True, shot_pool=None, shot_seed=0, curated="none", evaluated=[])
     with pytest.raises(ValueError, match="-T curated must be"):
-        few_shot_examples(0, shot_pool=None, shot_seed=0, curated="all", evaluated=[])  # type: ignore[arg-type]
+        few_shot_examples(0, with_score=True, shot_pool=None, shot_seed=0, curated="all", evaluated=[])  # type: ignore[arg-type]
+
+
+def test_green_prompt_takes_curated_counts_but_not_pool_scores():
+    examples = few_shot_examples(0, with_score=False, shot_pool=None, shot_seed=0, curated="error-types", evaluated=[])
+    assert all("[Overall Accuracy Score]" not in e["answer"] for e in examples)
+    with pytest.raises(ValueError, match="pool examples carry an overall expert score"):
+        few_shot_examples(1, with_score=False, shot_pool="demo", shot_seed=0, curated="none", evaluated=[])
