@@ -9,7 +9,7 @@ GRADER_ROLE = "grader"
 
 NO_JUDGE_MESSAGE = (
     "No judge model is bound: the task runs with --model none and no 'grader' role. Bind a judge with "
-    "--model-role grader=<model>, for example grader=radiology_tasks/llama-cpp/smollm2-135m (embedded, "
+    "--model-role grader=<model>, for example grader=llama-cpp/smollm2-135m (embedded, "
     "no API key), grader=vllm/<hf-model> or grader=openai-api/<service>/<model>."
 )
 

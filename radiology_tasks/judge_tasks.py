@@ -3,7 +3,7 @@
 Specification: "VERT: LLM judges for radiology report evaluation" (../shared/seeds/vert_llm_judges.txt),
 sections 4.1-4.2 and appendices B-D; GREEN by Ostmeier et al. (2024).
 
-    inspect eval radiology_tasks/green --model none --model-role grader=radiology_tasks/llama-cpp/smollm2-135m
+    inspect eval radiology_tasks/green --model none --model-role grader=llama-cpp/smollm2-135m
     inspect eval radiology_tasks/vert -T prompt=rubric -T data=my_pairs.jsonl --model none \
         --model-role grader=openai-api/vllm/Qwen/Qwen3-8B
 """
