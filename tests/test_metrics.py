@@ -78,6 +78,7 @@ def test_agreement_matches_scipy_and_counts_what_it_skips() -> None:
     assert value["vert_n_pairs"] == 5.0
     assert value["vert_n_unscored"] == 1.0
     assert value["vert_n_no_expert"] == 1.0
+    assert value["vert_sign"] == 1.0
 
 
 def test_agreement_on_error_counts_is_positive_when_judge_agrees() -> None:
@@ -86,6 +87,7 @@ def test_agreement_on_error_counts_is_positive_when_judge_agrees() -> None:
         -stats.kendalltau(GREEN_EC, EXPERTS).statistic, abs=1e-12
     )
     assert value["green_ec_kendall_tau"] > 0
+    assert value["green_ec_sign"] == -1.0
 
 
 def test_agreement_accepts_a_plain_float_value() -> None:
@@ -101,7 +103,8 @@ def test_agreement_accepts_a_plain_float_value() -> None:
 )
 def test_agreement_is_nan_without_pairs(scores: list[SampleScore]) -> None:
     value = _call(expert_agreement("vert"), scores)
-    assert len(value) == 12
+    assert len(value) == 13
+    assert value["vert_sign"] == 1.0
     for name in ("kendall_tau", "kendall_tau_ci_low", "spearman", "pearson_ci_high"):
         assert math.isnan(value[f"vert_{name}"])
     assert value["vert_n_pairs"] == 0.0
