@@ -14,25 +14,31 @@ from radiology_tasks.judge import grader_model
 from radiology_tasks.metrics import parse_failure_rate
 from radiology_tasks.records import ReportPair
 from scorers.contract import OutputContract
-from scorers.green_grammar import assessment_gbnf, assessment_regex
-from scorers.green_parse import AssessmentFormatError, parse_assessment
+from scorers.green_grammar import SCORE_ONLY_GBNF, SCORE_ONLY_REGEX, assessment_gbnf, assessment_regex
+from scorers.green_parse import AssessmentFormatError, parse_assessment, parse_score_answer
 from scorers.green_scores import assessment_scores
 from scorers.untrusted import neutralize_candidate
 from templates import render
 
-JudgePrompt = Literal["green", "vert", "formula", "rubric"]
+JudgePrompt = Literal["green", "vert", "formula", "rubric", "score"]
 ZeroMatched = Literal["perfect_if_no_errors", "original"]
-JUDGE_PROMPTS: tuple[JudgePrompt, ...] = ("green", "vert", "formula", "rubric")
+JUDGE_PROMPTS: tuple[JudgePrompt, ...] = ("green", "vert", "formula", "rubric", "score")
+# The score-only prompt is the one `radiology-tasks export-sft` trains fine-tuned judges on.
+TEMPLATES: dict[JudgePrompt, str] = {p: p for p in JUDGE_PROMPTS} | {"score": "sft_judge"}
 
 
 def score_keys(prompt: JudgePrompt) -> list[str]:
     """The keys of `Score.value` for a judge prompt; the first is the main score."""
     green_keys = ["green", "green_ec", "green_f1"]
+    if prompt == "score":
+        return ["score"]
     return green_keys if prompt == "green" else [prompt, *green_keys]
 
 
 def judge_contract(prompt: JudgePrompt) -> OutputContract:
     """The output contract of a judge prompt (sectioned text, with a score section except for GREEN)."""
+    if prompt == "score":
+        return OutputContract(name=prompt, gbnf=SCORE_ONLY_GBNF, regex=SCORE_ONLY_REGEX)
     with_score = prompt != "green"
     return OutputContract(
         name=prompt,
@@ -79,7 +85,8 @@ def report_judge(
 
     Args:
         prompt: `green` (error counts, GREEN computed from them), `vert` (direct overall score),
-            `formula` (judge computes M / (M + 2S + 0.5I)) or `rubric` (five score bands).
+            `formula` (judge computes M / (M + 2S + 0.5I)), `rubric` (five score bands) or `score`
+            (the score-only prompt that fine-tuned judges learn from `radiology-tasks export-sft`).
         examples: Few-shot examples `{reference, candidate, answer}` placed in the prompt.
         error_descriptions: Add the team's description of each error category (a)-(f).
         constrain: How to constrain the judge's output (`auto` picks what the backend understands).
@@ -110,7 +117,7 @@ def report_judge(
         constrained = constrained_config(judge, contract, constrain)
         config = constrained.config.merge(GenerateConfig(max_tokens=max_tokens, temperature=temperature))
         judge_prompt = render(
-            prompt,
+            TEMPLATES[prompt],
             reference=neutralize_candidate(pair.reference),
             candidate=neutralize_candidate(candidate),
             examples=shots,
@@ -126,6 +133,10 @@ def report_judge(
             "judge_output_tokens": output.usage.output_tokens if output.usage else None,
         }
         try:
+            if prompt == "score":
+                return Score(
+                    value={"score": parse_score_answer(answer)}, answer=candidate, explanation=answer, metadata=metadata
+                )
             assessment = parse_assessment(answer, require_score=prompt != "green")
         except AssessmentFormatError as error:
             metadata["parse_error"] = f"{error.reason}: {error.detail}"

@@ -38,8 +38,9 @@ def _metrics(keys: list[str], pairs: list[ReportPair]) -> list[Metric]:
     metrics: list[Metric] = [mean_of(k) for k in keys]
     if any(p.expert and p.expert.score is not None for p in pairs):
         metrics.append(expert_agreement(keys[0]))
-        metrics.append(expert_agreement("green_ec", higher_is_better=False))
-    if any(p.expert and p.expert.significant is not None for p in pairs):
+        if "green_ec" in keys:
+            metrics.append(expert_agreement("green_ec", higher_is_better=False))
+    if "green_ec" in keys and any(p.expert and p.expert.significant is not None for p in pairs):
         metrics += [category_f1(), error_count_bias()]
     metrics.append(parse_failure_rate())
     return metrics
@@ -60,6 +61,8 @@ def judge_task(
     judge_max_tokens: int,
 ) -> Task:
     """Build a GREEN-family judge task (shared by `green` and `vert`)."""
+    if prompt == "score" and (shots or curated != "none" or error_descriptions):
+        raise ValueError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
     dataset, summary = report_dataset(data, require_candidate=not generate)
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     examples = few_shot_examples(
@@ -143,10 +146,11 @@ def vert(
 ) -> Task:
     """VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1].
 
-    `-T prompt=formula` asks for M / (M + 2S + 0.5I) instead, `-T prompt=rubric` for a five-band rubric.
+    `-T prompt=formula` asks for M / (M + 2S + 0.5I) instead, `-T prompt=rubric` for a five-band rubric,
+    `-T prompt=score` for the score alone (the prompt fine-tuned judges learn from `radiology-tasks export-sft`).
     """
     if prompt == "green":
-        raise ValueError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric")
+        raise ValueError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric|score")
     return judge_task(
         prompt,
         data=DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows),

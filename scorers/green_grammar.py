@@ -151,3 +151,10 @@ def assessment_regex(
         max_item_chars=max_item_chars,
     )
     return rules[0][1].regex
+
+
+SCORE_ONLY_GBNF = 'root ::= "0." [0-9] | "1.0"'
+"""Grammar of a score-only answer: one number from 0.0 to 1.0 with one decimal."""
+
+SCORE_ONLY_REGEX = r"0\.[0-9]|1\.0"
+"""The regex equivalent of `SCORE_ONLY_GBNF`."""

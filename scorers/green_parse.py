@@ -271,6 +271,17 @@ def _parse_score(body: list[str]) -> float:
     return value
 
 
+def parse_score_answer(text: str) -> float:
+    """Read an answer that is only an overall accuracy score (a fine-tuned score-only judge).
+
+    Raises:
+        AssessmentFormatError: `empty_answer`, `unreadable_score` or `score_out_of_range`.
+    """
+    if not text or not text.strip():
+        raise AssessmentFormatError("empty_answer", "the answer is empty")
+    return _parse_score(text.replace("\r\n", "\n").split("\n"))
+
+
 def parse_assessment(text: str, *, require_score: bool) -> Assessment:
     """Read a judge answer written in the GREEN/VERT output format.
 

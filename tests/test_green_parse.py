@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from radiology_tasks.records import ErrorCounts
+from scorers.green_grammar import SCORE_ONLY_GBNF, SCORE_ONLY_REGEX
 from scorers.green_parse import (
     FORMAT_ERROR_REASONS,
     Assessment,
     AssessmentFormatError,
     parse_assessment,
+    parse_score_answer,
 )
 
 # In the style of GREEN-RadLlama2-7b: explanation paragraph, blank lines between sections,
@@ -603,3 +607,25 @@ def test_assessment_is_frozen() -> None:
     result = parse_assessment(VERT_ANSWER, require_score=True)
     with pytest.raises(ValueError):
         result.matched = 5  # type: ignore[misc]
+
+
+@pytest.mark.parametrize(("text", "expected"), [("0.7", 0.7), ("**0.3**\n", 0.3), ("1.0", 1.0), ("0.85/1", 0.85)])
+def test_score_only_answer(text: str, expected: float) -> None:
+    assert parse_score_answer(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [("", "empty_answer"), ("fine", "unreadable_score"), ("1.4", "score_out_of_range"), ("0.5\n0.6", "unreadable_score")],
+)
+def test_score_only_answer_failures(text: str, reason: str) -> None:
+    with pytest.raises(AssessmentFormatError) as caught:
+        parse_score_answer(text)
+    assert caught.value.reason == reason
+
+
+def test_score_only_grammar_and_regex_agree() -> None:
+    for text in ("0.0", "0.7", "1.0"):
+        assert re.fullmatch(SCORE_ONLY_REGEX, text) and parse_score_answer(text) == float(text)
+    assert not re.fullmatch(SCORE_ONLY_REGEX, "1.5")
+    assert SCORE_ONLY_GBNF.startswith("root ::=")

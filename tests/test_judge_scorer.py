@@ -135,3 +135,17 @@ def test_candidate_cannot_raise_its_own_score(monkeypatch, pairs_file):
     assert prompt.count("[Overall Accuracy Score]:\n1.00") == 0
     score = log.samples[0].scores[SCORER]
     assert score.value["vert"] == 0.10
+
+
+def test_score_only_prompt_for_fine_tuned_judges(monkeypatch, pairs_file):
+    rows = [dict(GOOD_ROWS[0], id="ok"), dict(GOOD_ROWS[1], id="chatty")]
+    answers = {GOOD_ROWS[0]["candidate"]: "0.7", GOOD_ROWS[1]["candidate"]: "I would say it is fine."}
+    log, server = run(vert(prompt="score", data=str(pairs_file(rows))), lambda b: answers[candidate_in(b)], monkeypatch)
+    scores = {s.id: s.scores[SCORER] for s in log.samples}
+    assert scores["ok"].value == {"score": 0.7}
+    assert scores["chatty"].reason == "invalid_response_format"
+    assert scores["chatty"].metadata["parse_error"].startswith("unreadable_score")
+    assert "Reply with the overall accuracy score only" in server.requests[0]["messages"][-1]["content"]
+    assert log.results.scores[0].metrics["parse_failure_rate"].value == 0.5
+    with pytest.raises(ValueError, match="the score-only prompt takes no examples"):
+        vert(prompt="score", curated="error-types")
