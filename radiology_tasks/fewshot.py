@@ -6,6 +6,7 @@ import random
 from collections.abc import Sequence
 from typing import Literal
 
+from radiology_tasks.errors import InputError
 from radiology_tasks.loading import load_pairs
 from radiology_tasks.records import ReportPair
 
@@ -46,7 +47,7 @@ def draw_shots(
         and p.expert.normalized_score is not None
     ]
     if len(usable) < k:
-        raise ValueError(
+        raise InputError(
             f"the shot pool has {len(usable)} usable pairs (with candidate and expert score, not being evaluated); "
             f"{k} requested"
         )
@@ -74,22 +75,22 @@ def few_shot_examples(
         evaluated: The pairs being evaluated, never used as examples.
     """
     if shots < 0:
-        raise ValueError(f"-T shots must be >= 0, got {shots}")
+        raise InputError(f"-T shots must be >= 0, got {shots}")
     examples: list[dict[str, str]] = []
     if curated == "error-types":
         from scorers.curated_shots import error_type_examples
 
         examples.extend(error_type_examples(with_score=with_score))
     elif curated != "none":
-        raise ValueError(f"-T curated must be 'none' or 'error-types', got {curated!r}")
+        raise InputError(f"-T curated must be 'none' or 'error-types', got {curated!r}")
     if shots:
         if not with_score:
-            raise ValueError(
+            raise InputError(
                 "pool examples carry an overall expert score, which the GREEN prompt does not ask for; "
                 "use the vert task, or -T curated=error-types"
             )
         if shot_pool is None:
-            raise ValueError("-T shots needs -T shot_pool=NAME_OR_FILE (pairs with candidate and expert_score)")
+            raise InputError("-T shots needs -T shot_pool=NAME_OR_FILE (pairs with candidate and expert_score)")
         pool = load_pairs(shot_pool).pairs
         for pair in draw_shots(pool, shots, seed=shot_seed, evaluated=evaluated):
             assert pair.candidate is not None

@@ -69,6 +69,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from radiology_tasks.errors import InputError
 from radiology_tasks.records import ERROR_CATEGORIES
 from radiology_tasks.rows import KNOWN_COLUMNS, DataError, read_rows
 
@@ -140,7 +141,7 @@ CT_FINEBENCH_LAYOUT = QALayout()
 CT_FINEBENCH_DATA_FILES: dict[str, str] = {"test": "*qa_test.json", "train": "*qa_train.json"}
 
 
-class HubError(RuntimeError):
+class HubError(InputError):
     """A Hugging Face dataset that cannot be loaded; the message is one actionable line."""
 
 

@@ -9,6 +9,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from radiology_tasks.errors import InputError
 from radiology_tasks.constrain import ConstrainMode, constrained_config
 from radiology_tasks.judge import grader_model
 from radiology_tasks.metrics import parse_failure_rate
@@ -96,7 +97,7 @@ def report_judge(
         temperature: Judge sampling temperature.
     """
     if prompt not in JUDGE_PROMPTS:
-        raise ValueError(f"prompt must be one of {', '.join(JUDGE_PROMPTS)}; got {prompt!r}")
+        raise InputError(f"prompt must be one of {', '.join(JUDGE_PROMPTS)}; got {prompt!r}")
     keys = score_keys(prompt)
     contract = judge_contract(prompt)
     # Every report text is neutralised, not only the candidate: a reference or an example that contains a

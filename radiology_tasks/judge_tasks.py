@@ -15,6 +15,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.scorer import Metric
 
+from radiology_tasks.errors import InputError
 from radiology_tasks.constrain import ConstrainMode
 from radiology_tasks.fewshot import Curated, few_shot_examples
 from radiology_tasks.judge_scorer import JudgePrompt, ZeroMatched, report_judge, score_keys
@@ -62,7 +63,7 @@ def judge_task(
 ) -> Task:
     """Build a GREEN-family judge task (shared by `green` and `vert`)."""
     if prompt == "score" and (shots or curated != "none" or error_descriptions):
-        raise ValueError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
+        raise InputError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
     dataset, summary = report_dataset(data, require_candidate=not generate)
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     examples = few_shot_examples(
@@ -150,7 +151,7 @@ def vert(
     `-T prompt=score` for the score alone (the prompt fine-tuned judges learn from `radiology-tasks export-sft`).
     """
     if prompt == "green":
-        raise ValueError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric|score")
+        raise InputError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric|score")
     return judge_task(
         prompt,
         data=DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows),

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from radiology_tasks.catalog import DatasetEntry, dataset_entry
+from radiology_tasks.errors import InputError
 from radiology_tasks.records import ReportPair
 from radiology_tasks.rows import DataError, pair_from_row, read_rows
 
@@ -52,7 +53,7 @@ class _Collector:
 
     def __init__(self, on_bad_rows: OnBadRows) -> None:
         if on_bad_rows not in ("error", "skip"):
-            raise ValueError(f"on_bad_rows must be 'error' or 'skip', got {on_bad_rows!r}")
+            raise InputError(f"on_bad_rows must be 'error' or 'skip', got {on_bad_rows!r}")
         self.on_bad_rows = on_bad_rows
         self.skipped: list[SkippedRow] = []
 
@@ -60,7 +61,7 @@ class _Collector:
         if self.on_bad_rows == "error":
             raise error
         logger.warning("skipping bad row: %s", error)
-        self.skipped.append(SkippedRow(error.source, error.row, error.field, error.message))
+        self.skipped.append(SkippedRow(error.source, error.row, error.field, error.problem))
 
 
 def _pairs_from_rows(
@@ -157,12 +158,12 @@ def load_pairs(
     else:
         path = Path(name).expanduser()
         if not path.is_file():
-            raise ValueError(
+            raise InputError(
                 f"'{name}' is neither a registered dataset nor an existing file; "
                 "run `radiology-tasks list` to see the registered datasets"
             )
         if reports is not None:
-            raise ValueError("-T reports=... applies only to question datasets such as ct-finebench")
+            raise InputError("-T reports=... applies only to question datasets such as ct-finebench")
         rows, base_dir, source = read_rows(path), path.parent, str(path)
     pairs, rows_read = _pairs_from_rows(
         rows, source, collector, base_dir, require_candidate and candidates is None

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from radiology_tasks.errors import InputError
 from radiology_tasks.records import ERROR_CATEGORIES, ReportPair
 
 # Columns with a meaning of their own; every other column is kept in `ReportPair.metadata`.
@@ -34,18 +35,25 @@ KNOWN_COLUMNS = frozenset(
 )
 
 
-class DataError(ValueError):
-    """A row of input data that cannot be used, located by source, row and field."""
+class DataError(InputError):
+    """A row of input data that cannot be used, located by source, row and field.
 
-    def __init__(self, source: str, row: int | None, field: str | None, message: str) -> None:
+    Attributes:
+        source: File or dataset name.
+        row: 1-based data row, or None when the problem is not one row's.
+        field: The column at fault, if any.
+        problem: What is wrong, without the location (`message` has both).
+    """
+
+    def __init__(self, source: str, row: int | None, field: str | None, problem: str) -> None:
         self.source = source
         self.row = row
         self.field = field
-        self.message = message
+        self.problem = problem
         where = source if row is None else f"{source}, row {row}"
         if field:
             where += f", field '{field}'"
-        super().__init__(f"{where}: {message}")
+        super().__init__(f"{where}: {problem}")
 
 
 def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

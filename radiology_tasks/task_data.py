@@ -7,6 +7,7 @@ from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from radiology_tasks.errors import InputError
 from radiology_tasks.loading import LoadedPairs, OnBadRows, load_pairs
 from radiology_tasks.records import ReportPair
 from solvers.report_input import generation_prompt
@@ -42,7 +43,7 @@ def report_dataset(options: DataOptions, *, require_candidate: bool) -> tuple[Me
         The dataset and a summary (source, rows read, used and skipped, with reasons) for the task metadata.
     """
     if options.limit is not None and options.limit < 1:
-        raise ValueError(f"-T limit must be at least 1, got {options.limit}")
+        raise InputError(f"-T limit must be at least 1, got {options.limit}")
     loaded: LoadedPairs = load_pairs(
         options.data,
         candidates=options.candidates,

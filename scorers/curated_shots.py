@@ -4,8 +4,9 @@ Everything here is synthetic and written for this project: no report comes from 
 
 - `ERROR_TYPE_SHOTS`: the ``error-types`` set, one short example per error category (a)-(f),
   each candidate carrying exactly one clinically significant error of that category.
-- `ERROR_TYPE_DESCRIPTIONS`: what each category means; the judge templates print these lines
-  verbatim when rendered with ``error_descriptions=True``.
+- `ERROR_TYPE_DESCRIPTIONS`: what each category means. This is the only copy of that text: the
+  `templates` package hands it to every template as the ``error_type_descriptions`` global, and
+  the judge prompts print it when rendered with ``error_descriptions=True``.
 """
 
 from __future__ import annotations

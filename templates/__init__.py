@@ -1,4 +1,11 @@
-"""Jinja2 prompt templates, and the one helper that renders them."""
+"""Jinja2 prompt templates, and the one helper that renders them.
+
+Files whose name starts with ``_`` are partials (layouts and shared blocks that the prompts pull in
+with ``{% extends %}`` / ``{% include %}``); they are not prompts of their own. Every template sees
+two globals, so the category names and their descriptions are written in one place only:
+``category_names`` (`radiology_tasks.records.CATEGORY_NAMES`) and ``error_type_descriptions``
+(`scorers.curated_shots.ERROR_TYPE_DESCRIPTIONS`).
+"""
 
 from __future__ import annotations
 
@@ -6,34 +13,52 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-from jinja2 import Environment, StrictUndefined, Template
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+
+from radiology_tasks.records import CATEGORY_NAMES
+from scorers.curated_shots import ERROR_TYPE_DESCRIPTIONS
+
+_SUFFIX = ".jinja"
+_PARTIAL_PREFIX = "_"
 
 
 @cache
 def _environment() -> Environment:
-    return Environment(
+    environment = Environment(
+        loader=FileSystemLoader(str(files(__name__))),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,
     )
+    environment.globals.update(
+        category_names=CATEGORY_NAMES,
+        error_type_descriptions=ERROR_TYPE_DESCRIPTIONS,
+    )
+    return environment
 
 
 def template_names() -> list[str]:
-    """Names (without the `.jinja` suffix) of every bundled template."""
+    """Names (without the `.jinja` suffix) of every bundled prompt template, partials excluded."""
     return sorted(
-        p.name.removesuffix(".jinja") for p in files(__name__).iterdir() if p.name.endswith(".jinja")
+        p.name.removesuffix(_SUFFIX)
+        for p in files(__name__).iterdir()
+        if p.name.endswith(_SUFFIX) and not p.name.startswith(_PARTIAL_PREFIX)
     )
 
 
 @cache
 def load_template(name: str) -> Template:
-    """Load a bundled template by name; unknown names raise `ValueError` listing the known ones."""
-    path = files(__name__) / f"{name}.jinja"
-    if not path.is_file():
-        raise ValueError(f"unknown prompt template '{name}'; known: {', '.join(template_names())}")
-    return _environment().from_string(path.read_text(encoding="utf-8"))
+    """Load a bundled prompt template by name.
+
+    Raises:
+        ValueError: For an unknown name or a partial, listing the known names.
+    """
+    known = template_names()
+    if name not in known:
+        raise ValueError(f"unknown prompt template '{name}'; known: {', '.join(known)}")
+    return _environment().get_template(f"{name}{_SUFFIX}")
 
 
 def render(name: str, **variables: Any) -> str:

@@ -60,3 +60,18 @@ def test_export_sft_on_the_demo_set(tmp_path, capsys):
     assert [m["role"] for m in first["messages"]] == ["user", "assistant"]
     assert len(first["messages"][1]["content"]) == 3  # one decimal: "0.7"
     assert "wrote" in capsys.readouterr().out
+
+
+def test_inspect_eval_reports_a_bad_row_in_one_line(pairs_file):
+    import subprocess
+    import sys
+
+    path = pairs_file([{"id": "a", "reference": "Normal.", "candidate": "Normal.", "expert_score": "bad"}])
+    result = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", "radiology_tasks/vert", "--model", "none", "-T", f"data={path}"],
+        capture_output=True, text=True, timeout=300,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert f"{path}, row 1, field 'expert_score': expected a number, got 'bad'" in " ".join(output.split())
+    assert "Traceback" not in output

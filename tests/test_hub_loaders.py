@@ -374,7 +374,7 @@ def test_ct_finebench_report_without_questions_is_an_error(tmp_path: Path) -> No
     with pytest.raises(DataError) as error:
         list(ct_finebench_rows(reports=str(reports), repo_id=str(ct_finebench_folder(tmp_path))))
     assert (error.value.source, error.value.row, error.value.field) == (str(reports), 3, "id")
-    assert error.value.message == (
+    assert error.value.problem == (
         "no ct-finebench questions for report id 'valid_9_b_2' (1 of 3 reports have none); "
         "ids must match the benchmark's report ids (split 'test')"
     )

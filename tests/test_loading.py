@@ -53,7 +53,7 @@ def test_bad_row_names_file_row_and_field(pairs_file, row, field, message):
     with pytest.raises(DataError) as caught:
         load_pairs(str(path))
     assert (caught.value.source, caught.value.row, caught.value.field) == (str(path), 2, field)
-    assert message in caught.value.message
+    assert message in caught.value.problem
     assert f"{path}, row 2, field '{field}'" in str(caught.value)
 
 

@@ -21,7 +21,7 @@ VARIABLES = {
 }
 
 
-@pytest.mark.parametrize("name", [n for n in template_names() if not n.startswith("_")])
+@pytest.mark.parametrize("name", template_names())
 def test_every_template_renders(name):
     text = render(name, **VARIABLES)
     assert text.strip()
@@ -37,3 +37,9 @@ def test_missing_variable_is_an_error():
 def test_unknown_template_lists_known_ones():
     with pytest.raises(ValueError, match="unknown prompt template 'nope'; known: .*generate_report"):
         render("nope")
+
+
+def test_partials_are_not_templates():
+    assert template_names() == ["formula", "generate_report", "green", "rubric", "sft_judge", "vert"]
+    with pytest.raises(ValueError, match="unknown prompt template '_judge'; known: formula, generate_report, "):
+        render("_judge", **VARIABLES)
