@@ -191,12 +191,8 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="reports per unconstrained run (default: --limit); these runs often hit the token cap and are slow",
     )
-    parser.add_argument(
-        "--replay", type=int, default=5, help="judge requests replayed for tokens/s"
-    )
-    parser.add_argument(
-        "--log-dir", default="logs/bench-judge-constraint", help="where eval logs go"
-    )
+    parser.add_argument("--replay", type=int, default=5, help="judge requests replayed for tokens/s")
+    parser.add_argument("--log-dir", default="logs/bench-judge-constraint", help="where eval logs go")
     args = parser.parse_args(argv)
 
     rows = [

@@ -12,8 +12,9 @@ from typing import Any
 
 def registered_tasks() -> list[tuple[str, Any]]:
     """Every task this package registers with Inspect, as (name, task function), sorted by name."""
-    import radiology_tasks._registry  # noqa: F401  (registers the tasks)
     from inspect_ai._util.registry import registry_find, registry_info
+
+    import radiology_tasks._registry  # noqa: F401  (registers the tasks)
 
     found = registry_find(lambda info: info.type == "task" and info.name.startswith("radiology_tasks/"))
     return sorted(((registry_info(t).name, t) for t in found), key=lambda item: item[0])
@@ -86,9 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="radiology-tasks", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
-    commands.add_parser("list", help="list registered tasks, their -T parameters, and datasets").set_defaults(
-        run=_list
-    )
+    commands.add_parser("list", help="list registered tasks, their -T parameters, and datasets").set_defaults(run=_list)
 
     ensemble = commands.add_parser("ensemble", help="combine several judges' logs of the same samples")
     ensemble.add_argument("logs", nargs="+", help="Inspect eval logs, one per judge")
@@ -97,9 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--train-log", action="append", help="logs (one per judge, same order) to fit the regression on"
     )
     ensemble.add_argument("--train-fraction", type=float, default=0.5, help="train split when no --train-log")
-    ensemble.add_argument(
-        "--lower-is-better", action="store_true", help="the score is an error count (e.g. green_ec)"
-    )
+    ensemble.add_argument("--lower-is-better", action="store_true", help="the score is an error count (e.g. green_ec)")
     ensemble.add_argument("--seed", type=int, default=0)
     ensemble.set_defaults(run=_ensemble)
 

@@ -133,9 +133,7 @@ def constrained_config(
         return _structured_outputs(model, contract, label)
     if mode == "response_format":
         return _response_schema(contract, label)
-    raise ValueError(
-        f"unknown constrain mode '{mode}'; expected one of {list(get_args(ConstrainMode))}"
-    )
+    raise ValueError(f"unknown constrain mode '{mode}'; expected one of {list(get_args(ConstrainMode))}")
 
 
 def _provider(model: Model) -> str:
@@ -153,15 +151,11 @@ def _with_extra_body(model: Model, fields: dict[str, Any]) -> GenerateConfig:
 
 def _grammar(model: Model, contract: OutputContract, label: str) -> ConstrainedConfig:
     if contract.gbnf is None:
-        raise ValueError(
-            f"output contract '{contract.name}' has no GBNF grammar for mode 'grammar'"
-        )
+        raise ValueError(f"output contract '{contract.name}' has no GBNF grammar for mode 'grammar'")
     return ConstrainedConfig(
         config=_with_extra_body(model, {"grammar": contract.gbnf}),
         method="grammar",
-        description=(
-            f"constraint: GBNF grammar '{contract.name}' in extra_body.grammar (backend {label})"
-        ),
+        description=(f"constraint: GBNF grammar '{contract.name}' in extra_body.grammar (backend {label})"),
     )
 
 
@@ -202,9 +196,7 @@ def _structured_outputs(model: Model, contract: OutputContract, label: str) -> C
 
 def _response_schema(contract: OutputContract, label: str) -> ConstrainedConfig:
     if contract.json_schema is None:
-        raise ValueError(
-            f"output contract '{contract.name}' has no JSON schema for mode 'response_format'"
-        )
+        raise ValueError(f"output contract '{contract.name}' has no JSON schema for mode 'response_format'")
     schema = JSONSchema.model_validate(contract.json_schema)
     kept = schema.model_dump(exclude_none=True)
     if kept != contract.json_schema:

@@ -164,9 +164,7 @@ def ensemble_report(
         excluded_train: dict[str, int] = {}
     else:
         if len(train_logs) != len(logs):
-            raise ValueError(
-                f"give one training log per judge: {len(logs)} logs but {len(train_logs)} training logs"
-            )
+            raise ValueError(f"give one training log per judge: {len(logs)} logs but {len(train_logs)} training logs")
         trained = _join([_read_judge(path, judges[i].score_key) for i, path in enumerate(train_logs)])
         _check_disjoint(trained, evaluated)
         x_train, y_train = np.asarray(trained.judge), np.asarray(trained.expert)
@@ -178,8 +176,7 @@ def ensemble_report(
     n_judges = len(judges)
     if len(y_train) < n_judges + 1:
         raise ValueError(
-            f"the regression of {n_judges} judges needs at least {n_judges + 1} training samples, "
-            f"got {len(y_train)}"
+            f"the regression of {n_judges} judges needs at least {n_judges + 1} training samples, got {len(y_train)}"
         )
     if len(y_eval) < 2:
         raise ValueError(f"need at least 2 evaluation samples, got {len(y_eval)}")
@@ -188,9 +185,7 @@ def ensemble_report(
     predicted = _with_intercept(x_eval) @ coefficients
 
     def agree(values: Any, higher: bool) -> Agreement:
-        return correlate(
-            list(values), list(y_eval), higher_is_better=higher, n_resamples=n_resamples, seed=seed
-        )
+        return correlate(list(values), list(y_eval), higher_is_better=higher, n_resamples=n_resamples, seed=seed)
 
     return EnsembleReport(
         judges=[
@@ -252,8 +247,7 @@ def _read_judge(path: str, score_key: str | None) -> _JudgeScores:
         sample_id = str(sample.id)
         if sample_id in judge:
             raise ValueError(
-                f"{path}: sample {sample_id} appears more than once (epochs > 1); "
-                "give logs with one score per sample"
+                f"{path}: sample {sample_id} appears more than once (epochs > 1); give logs with one score per sample"
             )
         score = (sample.scores or {}).get(scorer)
         judge[sample_id] = _number(score.value, key, path, sample_id) if score else None
@@ -340,9 +334,7 @@ def _join(judges: Sequence[_JudgeScores]) -> _Joined:
     for sample_id in shared:
         ratings = {j.expert[sample_id] for j in judges if j.expert[sample_id] is not None}
         if len(ratings) > 1:
-            raise ValueError(
-                f"sample {sample_id} has different expert scores in different logs: {sorted(ratings)}"
-            )
+            raise ValueError(f"sample {sample_id} has different expert scores in different logs: {sorted(ratings)}")
         scores = [j.judge[sample_id] for j in judges]
         if any(s is None for s in scores):
             excluded["unscored"] += 1

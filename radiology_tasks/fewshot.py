@@ -23,9 +23,7 @@ def score_answer(pair: ReportPair) -> str:
     return f"[Overall Accuracy Score]:\n{pair.expert.normalized_score:.2f}"
 
 
-def draw_shots(
-    pool: Sequence[ReportPair], k: int, *, seed: int, evaluated: Sequence[ReportPair]
-) -> list[ReportPair]:
+def draw_shots(pool: Sequence[ReportPair], k: int, *, seed: int, evaluated: Sequence[ReportPair]) -> list[ReportPair]:
     """Draw `k` pool pairs at random (seeded), never one that is being evaluated.
 
     A pool pair is excluded when its id, its reference text or its candidate text equals one of an

@@ -9,8 +9,8 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from radiology_tasks.errors import InputError
 from radiology_tasks.constrain import ConstrainMode, constrained_config
+from radiology_tasks.errors import InputError
 from radiology_tasks.judge import grader_model
 from radiology_tasks.metrics import parse_failure_rate
 from radiology_tasks.records import ReportPair

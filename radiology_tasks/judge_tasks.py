@@ -15,8 +15,8 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.scorer import Metric
 
-from radiology_tasks.errors import InputError
 from radiology_tasks.constrain import ConstrainMode
+from radiology_tasks.errors import InputError
 from radiology_tasks.fewshot import Curated, few_shot_examples
 from radiology_tasks.judge_scorer import JudgePrompt, ZeroMatched, report_judge, score_keys
 from radiology_tasks.loading import OnBadRows

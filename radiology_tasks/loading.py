@@ -109,7 +109,9 @@ def _join_candidates(pairs: list[ReportPair], path: Path, collector: _Collector)
             if not isinstance(text, str) or not text.strip():
                 raise DataError(source, number, "candidate", "missing or empty candidate report")
             if report_id in candidates:
-                raise DataError(source, number, "id", f"duplicate id '{report_id}' (first seen in row {candidates[report_id][0]})")
+                raise DataError(
+                    source, number, "id", f"duplicate id '{report_id}' (first seen in row {candidates[report_id][0]})"
+                )
             if report_id not in {p.id for p in pairs}:
                 raise DataError(source, number, "id", f"id '{report_id}' does not match any report in the data")
         except DataError as error:
@@ -165,12 +167,9 @@ def load_pairs(
         if reports is not None:
             raise InputError("-T reports=... applies only to question datasets such as ct-finebench")
         rows, base_dir, source = read_rows(path), path.parent, str(path)
-    pairs, rows_read = _pairs_from_rows(
-        rows, source, collector, base_dir, require_candidate and candidates is None
-    )
+    pairs, rows_read = _pairs_from_rows(rows, source, collector, base_dir, require_candidate and candidates is None)
     if candidates is not None:
         pairs = _join_candidates(pairs, Path(candidates).expanduser(), collector)
     if not pairs:
         raise DataError(source, None, None, "no usable rows")
     return LoadedPairs(source=source, pairs=pairs, rows_read=rows_read, skipped=collector.skipped)
-

@@ -218,9 +218,7 @@ def _judge_value(sample: SampleScore, key: str) -> float | None:
     value = sample.score.value
     if isinstance(value, Mapping):
         if key not in value:
-            raise ValueError(
-                f"sample {sample.sample_id}: score has no key '{key}' (keys: {', '.join(value)})"
-            )
+            raise ValueError(f"sample {sample.sample_id}: score has no key '{key}' (keys: {', '.join(value)})")
         value = value[key]
     if _is_nan_or_none(value):
         return None
@@ -252,7 +250,5 @@ def _count_pairs(scores: list[SampleScore]) -> tuple[list[dict[str, int]], list[
         judge_counts = metadata.get(PREDICTED_SIGNIFICANT)
         if expert_counts is not None and judge_counts is not None:
             human.append(checked_counts(expert_counts, f"sample {sample.sample_id}: {EXPERT_SIGNIFICANT}"))
-            predicted.append(
-                checked_counts(judge_counts, f"sample {sample.sample_id}: {PREDICTED_SIGNIFICANT}")
-            )
+            predicted.append(checked_counts(judge_counts, f"sample {sample.sample_id}: {PREDICTED_SIGNIFICANT}"))
     return human, predicted

@@ -53,13 +53,11 @@ class ExpertAnnotation(BaseModel):
     insignificant: ErrorCounts | None = None
 
     @model_validator(mode="after")
-    def _score_within_scale(self) -> "ExpertAnnotation":
+    def _score_within_scale(self) -> ExpertAnnotation:
         if self.scale_max <= self.scale_min:
             raise ValueError(f"scale_max ({self.scale_max}) must exceed scale_min ({self.scale_min})")
         if self.score is not None and not self.scale_min <= self.score <= self.scale_max:
-            raise ValueError(
-                f"expert score {self.score} lies outside its scale [{self.scale_min}, {self.scale_max}]"
-            )
+            raise ValueError(f"expert score {self.score} lies outside its scale [{self.scale_min}, {self.scale_max}]")
         return self
 
     @property

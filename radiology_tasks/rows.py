@@ -110,9 +110,7 @@ def _count(row: Mapping[str, Any], field: str, source: str, number: int) -> int 
     return int(value)
 
 
-def _error_counts(
-    row: Mapping[str, Any], prefix: str, source: str, number: int
-) -> dict[str, int] | None:
+def _error_counts(row: Mapping[str, Any], prefix: str, source: str, number: int) -> dict[str, int] | None:
     counts = {c: _count(row, f"{prefix}_{c}", source, number) for c in ERROR_CATEGORIES}
     present = [c for c, v in counts.items() if v is not None]
     if not present:
@@ -147,9 +145,7 @@ def _text(row: Mapping[str, Any], field: str, source: str, number: int) -> str |
     return value
 
 
-def pair_from_row(
-    row: Mapping[str, Any], *, source: str, row_number: int, base_dir: Path | None = None
-) -> ReportPair:
+def pair_from_row(row: Mapping[str, Any], *, source: str, row_number: int, base_dir: Path | None = None) -> ReportPair:
     """Map one flat row (the layout of users' JSONL/CSV files) onto a `ReportPair`.
 
     Args:

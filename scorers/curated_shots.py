@@ -104,8 +104,7 @@ ERROR_TYPE_SHOTS: tuple[CuratedShot, ...] = (
             "centrilobular emphysema. No mediastinal lymphadenopathy. No pleural effusion."
         ),
         candidate=(
-            "CT chest with contrast. Mild centrilobular emphysema. No mediastinal "
-            "lymphadenopathy. No pleural effusion."
+            "CT chest with contrast. Mild centrilobular emphysema. No mediastinal lymphadenopathy. No pleural effusion."
         ),
         explanation=(
             "The candidate does not mention the 8 mm right upper lobe nodule, which needs "
@@ -186,8 +185,7 @@ ERROR_TYPE_SHOTS: tuple[CuratedShot, ...] = (
             "prior CT. No pulmonary nodules. No pleural effusion. Heart size is normal."
         ),
         candidate=(
-            "CT chest. Right lower lobe consolidation. No pulmonary nodules. No pleural "
-            "effusion. Heart size is normal."
+            "CT chest. Right lower lobe consolidation. No pulmonary nodules. No pleural effusion. Heart size is normal."
         ),
         explanation=(
             "The candidate reports the right lower lobe consolidation but not that it has "

@@ -45,9 +45,7 @@ class _Piece(NamedTuple):
 
 def _literal(text: str) -> _Piece:
     gbnf = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    regex = "".join(
-        "\\n" if char == "\n" else "\\" + char if char in _REGEX_SPECIAL else char for char in text
-    )
+    regex = "".join("\\n" if char == "\n" else "\\" + char if char in _REGEX_SPECIAL else char for char in text)
     return _Piece(f'"{gbnf}"', regex)
 
 
@@ -82,21 +80,16 @@ def _counted_line(prefix: str, max_item_chars: int) -> _Piece:
     )
 
 
-def _rules(
-    *, with_score: bool, max_explanation_chars: int, max_item_chars: int
-) -> list[tuple[str, _Piece]]:
+def _rules(*, with_score: bool, max_explanation_chars: int, max_item_chars: int) -> list[tuple[str, _Piece]]:
     """The named rules of the format, root first."""
     if max_explanation_chars < 1 or max_item_chars < 1:
         raise ValueError(
-            "max_explanation_chars and max_item_chars must be >= 1, got "
-            f"{max_explanation_chars} and {max_item_chars}"
+            f"max_explanation_chars and max_item_chars must be >= 1, got {max_explanation_chars} and {max_item_chars}"
         )
     newline = _literal("\n")
     categories = _sequence(
         *(
-            _sequence(
-                _counted_line(f"({letter}) {CATEGORY_NAMES[letter]}: ", max_item_chars), newline
-            )
+            _sequence(_counted_line(f"({letter}) {CATEGORY_NAMES[letter]}: ", max_item_chars), newline)
             for letter in ERROR_CATEGORIES
         )
     )
@@ -111,15 +104,11 @@ def _rules(
     ]
     if with_score:
         sections.append(("score", _sequence(newline, _header(SECTION_SCORE), _SCORE)))
-    root = _Piece(
-        " ".join(name for name, _ in sections), "".join(piece.regex for _, piece in sections)
-    )
+    root = _Piece(" ".join(name for name, _ in sections), "".join(piece.regex for _, piece in sections))
     return [("root", root), *sections]
 
 
-def assessment_gbnf(
-    *, with_score: bool, max_explanation_chars: int = 400, max_item_chars: int = 200
-) -> str:
+def assessment_gbnf(*, with_score: bool, max_explanation_chars: int = 400, max_item_chars: int = 200) -> str:
     """A llama.cpp GBNF grammar that forces the GREEN (or, with a score, VERT) answer format.
 
     Args:
@@ -138,9 +127,7 @@ def assessment_gbnf(
     return "".join(f"{name} ::= {piece.gbnf}\n" for name, piece in rules)
 
 
-def assessment_regex(
-    *, with_score: bool, max_explanation_chars: int = 400, max_item_chars: int = 200
-) -> str:
+def assessment_regex(*, with_score: bool, max_explanation_chars: int = 400, max_item_chars: int = 200) -> str:
     """The regex equivalent of `assessment_gbnf` (for vLLM ``structured_outputs.regex``).
 
     Match it against a whole answer (`re.fullmatch`); it has no anchors of its own.

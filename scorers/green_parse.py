@@ -118,9 +118,7 @@ _CATEGORY = re.compile(
 # An integer that is not the start of a decimal number ("1.5", "1,5").
 _LEADING_INT = re.compile(r"^[ \t*_`]*(?P<value>\d+)(?!\d|[.,]\d)")
 _NUMBERED_LINE = re.compile(r"^[ \t*_`]*\d+\.(?!\d)")
-_SCORE = re.compile(
-    r"^[ \t*_`]*(?P<value>[-+]?(?:\d+(?:\.\d+)?|\.\d+))(?:[ \t]*/[ \t]*1(?:\.0+)?)?(?![\d%/]|[.,]\d)"
-)
+_SCORE = re.compile(r"^[ \t*_`]*(?P<value>[-+]?(?:\d+(?:\.\d+)?|\.\d+))(?:[ \t]*/[ \t]*1(?:\.0+)?)?(?![\d%/]|[.,]\d)")
 _BARE_NUMBER = re.compile(r"^[ \t*_`]*[-+]?(?:\d+(?:\.\d+)?|\.\d+)[ \t*_`.]*$")
 _NO_ERRORS = re.compile(
     r"(?:none|no|nil|no errors?|no clinically (?:in)?significant errors?)"
@@ -174,9 +172,7 @@ def _check_label(section: str, letter: str, label: str) -> None:
     """Refuse a category line whose letter and name disagree, e.g. "(a) Missing a finding ..."."""
     named = _NAME_TO_LETTER.get(_normalized_name(label))
     if named is not None and named != letter:
-        raise AssessmentFormatError(
-            "mismatched_category", f"{section} ({letter}) is labelled as category ({named})"
-        )
+        raise AssessmentFormatError("mismatched_category", f"{section} ({letter}) is labelled as category ({named})")
 
 
 def _parse_error_section(section: str, body: list[str]) -> ErrorCounts:
@@ -203,15 +199,11 @@ def _parse_error_section(section: str, body: list[str]) -> ErrorCounts:
             elif not after.translate(_EMPHASIS).strip() and not re.search(r"\d", label):
                 pending = letter
             else:
-                raise AssessmentFormatError(
-                    "unreadable_count", f"{section} ({letter}): {line.strip()!r}"
-                )
+                raise AssessmentFormatError("unreadable_count", f"{section} ({letter}): {line.strip()!r}")
         elif pending is not None:
             value = _leading_int(line)
             if value is None:
-                raise AssessmentFormatError(
-                    "unreadable_count", f"{section} ({pending}): {line.strip()!r}"
-                )
+                raise AssessmentFormatError("unreadable_count", f"{section} ({pending}): {line.strip()!r}")
             counts[pending] = value
             counted_on_next_line, pending = pending, None
         elif counted_on_next_line is not None and _NUMBERED_LINE.match(line):
@@ -227,14 +219,10 @@ def _parse_error_section(section: str, body: list[str]) -> ErrorCounts:
     if not counts:
         if other_lines and _NO_ERRORS.fullmatch(_plain(" ".join(other_lines))):
             return ErrorCounts()
-        raise AssessmentFormatError(
-            "unreadable_section", f"{section}: no category lines and no 'no errors' statement"
-        )
+        raise AssessmentFormatError("unreadable_section", f"{section}: no category lines and no 'no errors' statement")
     missing = [letter for letter in ERROR_CATEGORIES if letter not in counts]
     if missing:
-        raise AssessmentFormatError(
-            "missing_category", f"{section}: " + ", ".join(f"({letter})" for letter in missing)
-        )
+        raise AssessmentFormatError("missing_category", f"{section}: " + ", ".join(f"({letter})" for letter in missing))
     return ErrorCounts(**counts)
 
 
@@ -246,13 +234,9 @@ def _parse_matched(body: list[str]) -> int:
     if value is None:
         if _NO_MATCHES.fullmatch(_plain(lines[0])):
             return 0
-        raise AssessmentFormatError(
-            "missing_matched_count", f"{SECTION_MATCHED}: {lines[0].strip()!r}"
-        )
+        raise AssessmentFormatError("missing_matched_count", f"{SECTION_MATCHED}: {lines[0].strip()!r}")
     if any(_NUMBERED_LINE.match(line) for line in lines[1:]):
-        raise AssessmentFormatError(
-            "ambiguous_matched_count", f"{SECTION_MATCHED}: numbered list instead of a count"
-        )
+        raise AssessmentFormatError("ambiguous_matched_count", f"{SECTION_MATCHED}: numbered list instead of a count")
     return value
 
 

@@ -83,9 +83,7 @@ def weighted_score(
     return gain / (gain + errors)
 
 
-def green(
-    matched: int, significant: int, *, zero_matched: ZeroMatchedPolicy = "perfect_if_no_errors"
-) -> float:
+def green(matched: int, significant: int, *, zero_matched: ZeroMatchedPolicy = "perfect_if_no_errors") -> float:
     """GREEN = M / (M + S).
 
     With M = 0, ``perfect_if_no_errors`` gives 1.0 when S = 0 and 0.0 otherwise; ``original``
@@ -102,9 +100,7 @@ def green(
     )
 
 
-def green_f1(
-    matched: int, significant: int, *, zero_matched: ZeroMatchedPolicy = "perfect_if_no_errors"
-) -> float:
+def green_f1(matched: int, significant: int, *, zero_matched: ZeroMatchedPolicy = "perfect_if_no_errors") -> float:
     """GREEN-F1 = 2M / (2M + S), with the same M = 0 policy as `green`."""
     return weighted_score(
         matched,
@@ -162,7 +158,5 @@ def assessment_scores(
         "green": green(matched, significant, zero_matched=zero_matched),
         "green_ec": float(green_ec(assessment.significant)),
         "green_f1": green_f1(matched, significant, zero_matched=zero_matched),
-        "formula_check": formula_score(
-            matched, significant, assessment.insignificant.total, zero_matched=zero_matched
-        ),
+        "formula_check": formula_score(matched, significant, assessment.insignificant.total, zero_matched=zero_matched),
     }

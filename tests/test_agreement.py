@@ -24,9 +24,7 @@ def _scipy_three(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     )
 
 
-def _scipy_intervals(
-    x: list[float], y: list[float], n_resamples: int, seed: int
-) -> list[tuple[float, float]]:
+def _scipy_intervals(x: list[float], y: list[float], n_resamples: int, seed: int) -> list[tuple[float, float]]:
     """Percentile intervals recomputed with one scipy call per resample."""
     xa, ya = np.asarray(x), np.asarray(y)
     resamples = np.random.default_rng(seed).integers(0, len(xa), size=(n_resamples, len(xa)))
@@ -52,9 +50,7 @@ def test_hand_computed_values() -> None:
 
 def test_point_estimates_equal_scipy() -> None:
     result = correlate(JUDGE, EXPERT, n_resamples=0)
-    assert result.kendall_tau == pytest.approx(
-        stats.kendalltau(JUDGE, EXPERT, variant="b").statistic, abs=1e-12
-    )
+    assert result.kendall_tau == pytest.approx(stats.kendalltau(JUDGE, EXPERT, variant="b").statistic, abs=1e-12)
     assert result.spearman == pytest.approx(stats.spearmanr(JUDGE, EXPERT).statistic, abs=1e-12)
     assert result.pearson == pytest.approx(stats.pearsonr(JUDGE, EXPERT).statistic, abs=1e-12)
     assert math.isnan(result.kendall_tau_ci[0]) and math.isnan(result.kendall_tau_ci[1])

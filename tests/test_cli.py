@@ -22,7 +22,9 @@ def _judge_logs(monkeypatch, tmp_path) -> list[str]:
     }
     paths = []
     for name, rule in judges.items():
-        with openai_stub(lambda b, rule=rule: assessment({}, 2, max(0.0, round(rule(demo[candidate_in(b)]), 2)))) as srv:
+        with openai_stub(
+            lambda b, rule=rule: assessment({}, 2, max(0.0, round(rule(demo[candidate_in(b)]), 2)))
+        ) as srv:
             monkeypatch.setenv("STUBSVC_BASE_URL", srv.base_url)
             monkeypatch.setenv("STUBSVC_API_KEY", "x")
             (log,) = inspect_eval(
@@ -69,7 +71,9 @@ def test_inspect_eval_reports_a_bad_row_in_one_line(pairs_file):
     path = pairs_file([{"id": "a", "reference": "Normal.", "candidate": "Normal.", "expert_score": "bad"}])
     result = subprocess.run(
         [sys.executable, "-m", "inspect_ai", "eval", "radiology_tasks/vert", "--model", "none", "-T", f"data={path}"],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     output = result.stdout + result.stderr
     assert result.returncode != 0

@@ -82,18 +82,13 @@ def test_llama_server_takes_gbnf(spec: str) -> None:
     result = constrained_config(server_model(spec), TEXT)
     assert result.config == GenerateConfig(extra_body={"grammar": GBNF})
     assert result.method == "grammar"
-    assert (
-        result.description
-        == f"constraint: GBNF grammar 'verdict' in extra_body.grammar (backend {spec})"
-    )
+    assert result.description == f"constraint: GBNF grammar 'verdict' in extra_body.grammar (backend {spec})"
 
 
 @pytest.mark.parametrize("spec", ["llama-cpp-python/x", "openai-api/llama-server/x"])
 def test_llama_server_takes_json_object_with_schema(spec: str) -> None:
     result = constrained_config(server_model(spec), JSON)
-    assert result.config == GenerateConfig(
-        extra_body={"response_format": {"type": "json_object", "schema": SCHEMA}}
-    )
+    assert result.config == GenerateConfig(extra_body={"response_format": {"type": "json_object", "schema": SCHEMA}})
     # the server answers HTTP 500 to an OpenAI json_schema response format
     assert result.config.response_schema is None
     assert result.method == "json_object"
@@ -104,8 +99,7 @@ def test_llama_server_cannot_use_regex_only_contract() -> None:
     assert result.config == GenerateConfig()
     assert result.constrained is False
     assert result.description == (
-        "constraint: none (backend llama-cpp-python/x takes GBNF or a JSON schema; "
-        "contract 'yesno' has only a regex)"
+        "constraint: none (backend llama-cpp-python/x takes GBNF or a JSON schema; contract 'yesno' has only a regex)"
     )
 
 
@@ -129,9 +123,7 @@ def test_other_backends_get_json_through_response_schema(spec: str) -> None:
 
 def test_response_schema_refuses_a_schema_inspect_would_truncate() -> None:
     lossy = OutputContract(name="list", json_schema={"type": "array", "minItems": 1})
-    with pytest.raises(
-        ValueError, match="output contract 'list': Inspect's response_schema cannot"
-    ):
+    with pytest.raises(ValueError, match="output contract 'list': Inspect's response_schema cannot"):
         constrained_config(server_model("openai/gpt-4o-mini"), lossy)
 
 
@@ -149,28 +141,20 @@ def test_no_contract_sends_nothing() -> None:
 
 def test_forced_modes_ignore_the_backend() -> None:
     model = server_model("mockllm/model")
-    assert constrained_config(model, TEXT, "grammar").config == GenerateConfig(
-        extra_body={"grammar": GBNF}
-    )
+    assert constrained_config(model, TEXT, "grammar").config == GenerateConfig(extra_body={"grammar": GBNF})
     assert constrained_config(model, TEXT, "structured_outputs").config == GenerateConfig(
         extra_body={"structured_outputs": {"regex": "yes|no"}}
     )
-    assert constrained_config(
-        server_model("vllm/x"), JSON, "response_format"
-    ).config == GenerateConfig(
+    assert constrained_config(server_model("vllm/x"), JSON, "response_format").config == GenerateConfig(
         response_schema=ResponseSchema(name="vert", json_schema=JSONSchema.model_validate(SCHEMA))
     )
 
 
 def test_forced_mode_needs_the_matching_contract_form() -> None:
     model = server_model("mockllm/model")
-    with pytest.raises(
-        ValueError, match="output contract 'vert' has no GBNF grammar for mode 'grammar'"
-    ):
+    with pytest.raises(ValueError, match="output contract 'vert' has no GBNF grammar for mode 'grammar'"):
         constrained_config(model, JSON, "grammar")
-    with pytest.raises(
-        ValueError, match="output contract 'verdict' has no JSON schema for mode 'response_format'"
-    ):
+    with pytest.raises(ValueError, match="output contract 'verdict' has no JSON schema for mode 'response_format'"):
         constrained_config(model, TEXT, "response_format")
 
 
@@ -192,9 +176,7 @@ def test_model_extra_body_is_kept() -> None:
 
 
 @pytest.mark.embedded
-@pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed"
-)
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
 def test_in_process_llama_gets_grammar_and_json_object() -> None:
     model = get_model("llama-cpp/smollm2-135m")
     assert judge_backend(model) == "llama-cpp"

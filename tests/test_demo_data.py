@@ -93,7 +93,9 @@ def test_row_count_is_within_the_planned_range() -> None:
 def test_row_has_exactly_the_documented_columns(row: dict[str, Any]) -> None:
     keys = set(row)
     assert REQUIRED_COLUMNS <= keys, f"missing: {sorted(REQUIRED_COLUMNS - keys)}"
-    assert keys <= REQUIRED_COLUMNS | OPTIONAL_COLUMNS, f"unexpected: {sorted(keys - REQUIRED_COLUMNS - OPTIONAL_COLUMNS)}"
+    assert keys <= REQUIRED_COLUMNS | OPTIONAL_COLUMNS, (
+        f"unexpected: {sorted(keys - REQUIRED_COLUMNS - OPTIONAL_COLUMNS)}"
+    )
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r["id"] for r in ROWS])

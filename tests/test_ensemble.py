@@ -63,9 +63,7 @@ def write_log(
     return str(path)
 
 
-def _rows(
-    ids: list[str], judge: list[float], expert: list[float | None]
-) -> dict[str, tuple[Any, float | None]]:
+def _rows(ids: list[str], judge: list[float], expert: list[float | None]) -> dict[str, tuple[Any, float | None]]:
     return {i: (j, e) for i, j, e in zip(ids, judge, expert)}
 
 
@@ -98,9 +96,7 @@ def test_random_split_compares_everything_on_the_held_out_samples(three_logs: li
     assert report.intercept == pytest.approx(coefficients[0], abs=1e-10)
     assert report.weights == pytest.approx(list(coefficients[1:]), abs=1e-10)
     predicted = np.column_stack([np.ones(len(held)), x[held]]) @ coefficients
-    assert report.regression.kendall_tau == pytest.approx(
-        stats.kendalltau(predicted, y[held]).statistic, abs=1e-12
-    )
+    assert report.regression.kendall_tau == pytest.approx(stats.kendalltau(predicted, y[held]).statistic, abs=1e-12)
     assert report.average.kendall_tau == pytest.approx(
         stats.kendalltau(x[held].mean(axis=1), y[held]).statistic, abs=1e-12
     )
@@ -108,9 +104,7 @@ def test_random_split_compares_everything_on_the_held_out_samples(three_logs: li
         assert judge.label == f"openai/judge-{k}"
         assert judge.score_key == "vert"
         assert judge.agreement.n_pairs == 15
-        assert judge.agreement.kendall_tau == pytest.approx(
-            stats.kendalltau(x[held, k], y[held]).statistic, abs=1e-12
-        )
+        assert judge.agreement.kendall_tau == pytest.approx(stats.kendalltau(x[held, k], y[held]).statistic, abs=1e-12)
 
 
 def test_split_is_seeded(three_logs: list[str]) -> None:
@@ -128,9 +122,7 @@ def test_training_logs_fit_the_regression(tmp_path: Path) -> None:
     truth = [0.1 + 0.5 * a + 0.3 * b for a, b in zip(j1, j2)]
     train = [
         write_log(tmp_path / "train1.json", _rows(train_ids, j1, truth), dataset="rate_eval_train"),
-        write_log(
-            tmp_path / "train2.json", _rows(train_ids, j2, truth), dataset="rate_eval_train", grader="g2"
-        ),
+        write_log(tmp_path / "train2.json", _rows(train_ids, j2, truth), dataset="rate_eval_train", grader="g2"),
     ]
     eval_ids = [f"e{i}" for i in range(8)]
     e1 = [0.2, 0.4, 0.6, 0.8, 0.1, 0.3, 0.5, 0.9]
@@ -145,12 +137,8 @@ def test_training_logs_fit_the_regression(tmp_path: Path) -> None:
     assert report.weights == pytest.approx([0.5, 0.3], abs=1e-10)
     assert report.train_ids == train_ids and report.eval_ids == eval_ids
     predicted = [0.1 + 0.5 * a + 0.3 * b for a, b in zip(e1, e2)]
-    assert report.regression.kendall_tau == pytest.approx(
-        stats.kendalltau(predicted, expert).statistic, abs=1e-12
-    )
-    assert report.judges[1].agreement.kendall_tau == pytest.approx(
-        stats.kendalltau(e2, expert).statistic, abs=1e-12
-    )
+    assert report.regression.kendall_tau == pytest.approx(stats.kendalltau(predicted, expert).statistic, abs=1e-12)
+    assert report.judges[1].agreement.kendall_tau == pytest.approx(stats.kendalltau(e2, expert).statistic, abs=1e-12)
     assert "training logs" in report.train_source
 
 
@@ -172,14 +160,11 @@ def test_exclusions_are_counted(tmp_path: Path) -> None:
 
 def test_score_key_choice(tmp_path: Path) -> None:
     green_rows = {i: ({"green": v, "green_ec": 1 - v}, e) for i, v, e in zip(IDS, JUDGES[0], EXPERT)}
-    green_logs = [
-        write_log(tmp_path / f"g{k}.json", green_rows, task="green", grader=f"m{k}") for k in range(2)
-    ]
+    green_logs = [write_log(tmp_path / f"g{k}.json", green_rows, task="green", grader=f"m{k}") for k in range(2)]
     assert [j.score_key for j in ensemble_report(green_logs, n_resamples=0).judges] == ["green", "green"]
     # A task name that is no score key falls back to vert.
     other = [
-        write_log(tmp_path / f"o{k}.json", _rows(IDS, JUDGES[k], EXPERT), task="mine", grader=f"m{k}")
-        for k in range(2)
+        write_log(tmp_path / f"o{k}.json", _rows(IDS, JUDGES[k], EXPERT), task="mine", grader=f"m{k}") for k in range(2)
     ]
     assert ensemble_report(other, n_resamples=0).judges[0].score_key == "vert"
     chosen = ensemble_report(other, score_key="green", n_resamples=0)
@@ -187,9 +172,7 @@ def test_score_key_choice(tmp_path: Path) -> None:
 
 
 def test_error_counts_flip_the_judges_but_not_the_regression(tmp_path: Path) -> None:
-    rows = [
-        {i: ({"green_ec": 5 * (1 - v)}, e) for i, v, e in zip(IDS, judge, EXPERT)} for judge in JUDGES[:2]
-    ]
+    rows = [{i: ({"green_ec": 5 * (1 - v)}, e) for i, v, e in zip(IDS, judge, EXPERT)} for judge in JUDGES[:2]]
     logs = [write_log(tmp_path / f"ec{k}.json", r, grader=f"m{k}") for k, r in enumerate(rows)]
     report = ensemble_report(logs, score_key="green_ec", higher_is_better=False, n_resamples=0)
     assert report.judges[0].agreement.sign == -1 and report.judges[0].agreement.kendall_tau > 0

@@ -86,9 +86,7 @@ SAMPLES_WITH_SCORE = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("answer", "significant", "insignificant", "matched", "score"), SAMPLES_WITH_SCORE
-)
+@pytest.mark.parametrize(("answer", "significant", "insignificant", "matched", "score"), SAMPLES_WITH_SCORE)
 def test_regex_samples_with_score_match_and_parse(
     answer: str,
     significant: ErrorCounts,
@@ -105,9 +103,7 @@ def test_regex_samples_with_score_match_and_parse(
     assert result.score == score
 
 
-@pytest.mark.parametrize(
-    ("answer", "significant", "insignificant", "matched", "score"), SAMPLES_WITH_SCORE
-)
+@pytest.mark.parametrize(("answer", "significant", "insignificant", "matched", "score"), SAMPLES_WITH_SCORE)
 def test_regex_samples_without_score_match_and_parse(
     answer: str,
     significant: ErrorCounts,
@@ -212,9 +208,7 @@ def _smollm2_path() -> Path | None:
 
 @pytest.mark.parametrize("with_score", [True, False])
 def test_gbnf_loads_in_llama_cpp(with_score: bool) -> None:
-    llama_cpp = pytest.importorskip(
-        "llama_cpp", reason="llama-cpp-python is not installed (the `local` extra)"
-    )
+    llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (the `local` extra)")
     grammar_text = assessment_gbnf(with_score=with_score)
     assert llama_cpp.LlamaGrammar.from_string(grammar_text, verbose=False) is not None
     # from_string only stores the text; llama.cpp parses it when a sampler is built on a vocab.
@@ -256,10 +250,7 @@ def test_curated_answers_match_the_grammar_and_parse(with_score: bool) -> None:
 
 
 def test_curated_scores_are_the_formula_and_in_the_one_error_rubric_band() -> None:
-    scores = [
-        parse_assessment(example["answer"], require_score=True).score
-        for example in error_type_examples()
-    ]
+    scores = [parse_assessment(example["answer"], require_score=True).score for example in error_type_examples()]
     assert scores == [0.6, 0.6, 0.5, 0.67, 0.6, 0.67]
     assert all(0.5 <= score <= 0.74 for score in scores)
 

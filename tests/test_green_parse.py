@@ -122,9 +122,7 @@ def test_green_model_style_with_none_body_and_eos_token() -> None:
 def test_vert_answer() -> None:
     result = parse_assessment(VERT_ANSWER, require_score=True)
     _assert_counts(result, SIG_B1_C1, INSIG_A1, 2, 0.55)
-    assert result.explanation == (
-        "One effusion missed, one consolidation on the wrong side, one extra minor finding."
-    )
+    assert result.explanation == ("One effusion missed, one consolidation on the wrong side, one extra minor finding.")
 
 
 def test_score_is_read_when_not_required() -> None:
@@ -142,9 +140,7 @@ def test_missing_explanation_gives_none() -> None:
 def test_explanation_on_header_line() -> None:
     text = _edit(VERT_ANSWER, "[Explanation]:\nOne", "[Explanation]: One")
     result = parse_assessment(text, require_score=True)
-    assert result.explanation == (
-        "One effusion missed, one consolidation on the wrong side, one extra minor finding."
-    )
+    assert result.explanation == ("One effusion missed, one consolidation on the wrong side, one extra minor finding.")
 
 
 def test_preamble_before_first_header_is_ignored() -> None:
@@ -163,12 +159,8 @@ def test_crlf_line_endings() -> None:
 
 
 def test_markdown_around_headers() -> None:
-    text = _edit(
-        VERT_ANSWER, "[Clinically Significant Errors]:", "**[Clinically Significant Errors]:**"
-    )
-    text = _edit(
-        text, "[Clinically Insignificant Errors]:", "**[Clinically Insignificant Errors]**:"
-    )
+    text = _edit(VERT_ANSWER, "[Clinically Significant Errors]:", "**[Clinically Significant Errors]:**")
+    text = _edit(text, "[Clinically Insignificant Errors]:", "**[Clinically Insignificant Errors]**:")
     text = _edit(text, "[Matched Findings]:", "### [Matched Findings]")
     text = _edit(text, "[Overall Accuracy Score]:", "## **[Overall Accuracy Score]**")
     text = _edit(text, "[Explanation]:", "_[Explanation]_:")
@@ -209,9 +201,7 @@ def test_two_digit_count() -> None:
         "(b) Missing a finding present in the reference: 1. Small left pleural effusion.",
         "(b) Missing a finding present in the reference: 12. Many findings.",
     )
-    _assert_counts(
-        parse_assessment(text, require_score=True), ErrorCounts(b=12, c=1), INSIG_A1, 2, 0.55
-    )
+    _assert_counts(parse_assessment(text, require_score=True), ErrorCounts(b=12, c=1), INSIG_A1, 2, 0.55)
 
 
 def test_categories_out_of_order() -> None:
@@ -246,9 +236,7 @@ def test_no_errors_body_means_all_zero(body: str) -> None:
 
 
 def test_no_errors_on_header_line() -> None:
-    text = _section(
-        VERT_ANSWER, "[Clinically Insignificant Errors]:", " No clinically insignificant errors.\n"
-    )
+    text = _section(VERT_ANSWER, "[Clinically Insignificant Errors]:", " No clinically insignificant errors.\n")
     _assert_counts(parse_assessment(text, require_score=True), SIG_B1_C1, ZERO, 2, 0.55)
 
 
@@ -275,9 +263,7 @@ def test_continuation_lines_after_a_count() -> None:
     _assert_counts(parse_assessment(text, require_score=True), SIG_B1_C1, INSIG_A1, 2, 0.55)
 
 
-@pytest.mark.parametrize(
-    "marker", ["(b)", "b)", "b.", "(B)", "**(b)**", "- (b)", "* b)"], ids=lambda m: m
-)
+@pytest.mark.parametrize("marker", ["(b)", "b)", "b.", "(B)", "**(b)**", "- (b)", "* b)"], ids=lambda m: m)
 def test_category_markers(marker: str) -> None:
     text = _edit(
         VERT_ANSWER,
@@ -464,10 +450,8 @@ def test_duplicate_category() -> None:
 def test_mismatched_category_letter_and_name() -> None:
     text = _edit(
         VERT_ANSWER,
-        "(a) False report of a finding in the candidate: 0.\n(b) Missing a finding present in "
-        "the reference: 1. Small",
-        "(a) Missing a finding present in the reference: 0.\n(b) Missing a finding present in "
-        "the reference: 1. Small",
+        "(a) False report of a finding in the candidate: 0.\n(b) Missing a finding present in the reference: 1. Small",
+        "(a) Missing a finding present in the reference: 0.\n(b) Missing a finding present in the reference: 1. Small",
     )
     assert _reason(text) == (
         "mismatched_category",
@@ -525,9 +509,7 @@ def test_missing_matched_count(body: str, detail: str) -> None:
 
 
 def test_numbered_list_of_matched_findings() -> None:
-    text = _section(
-        VERT_ANSWER, "[Matched Findings]:", "\n1. No pneumothorax\n2. Tube in position\n"
-    )
+    text = _section(VERT_ANSWER, "[Matched Findings]:", "\n1. No pneumothorax\n2. Tube in position\n")
     assert _reason(text) == (
         "ambiguous_matched_count",
         "Matched Findings: numbered list instead of a count",
@@ -616,7 +598,12 @@ def test_score_only_answer(text: str, expected: float) -> None:
 
 @pytest.mark.parametrize(
     ("text", "reason"),
-    [("", "empty_answer"), ("fine", "unreadable_score"), ("1.4", "score_out_of_range"), ("0.5\n0.6", "unreadable_score")],
+    [
+        ("", "empty_answer"),
+        ("fine", "unreadable_score"),
+        ("1.4", "score_out_of_range"),
+        ("0.5\n0.6", "unreadable_score"),
+    ],
 )
 def test_score_only_answer_failures(text: str, reason: str) -> None:
     with pytest.raises(AssessmentFormatError) as caught:

@@ -70,13 +70,13 @@ def test_unified_form_reproduces_each_metric() -> None:
     w_m, w_s, w_i = GREEN_WEIGHTS
     assert weighted_score(3, 1, 7, w_matched=w_m, w_significant=w_s, w_insignificant=w_i) == 0.75
     w_m, w_s, w_i = F1_WEIGHTS
-    assert weighted_score(
-        3, 1, 7, w_matched=w_m, w_significant=w_s, w_insignificant=w_i
-    ) == pytest.approx(6 / 7, abs=1e-12)
+    assert weighted_score(3, 1, 7, w_matched=w_m, w_significant=w_s, w_insignificant=w_i) == pytest.approx(
+        6 / 7, abs=1e-12
+    )
     w_m, w_s, w_i = FORMULA_WEIGHTS
-    assert weighted_score(
-        4, 1, 2, w_matched=w_m, w_significant=w_s, w_insignificant=w_i
-    ) == pytest.approx(4 / 7, abs=1e-12)
+    assert weighted_score(4, 1, 2, w_matched=w_m, w_significant=w_s, w_insignificant=w_i) == pytest.approx(
+        4 / 7, abs=1e-12
+    )
     assert (GREEN_WEIGHTS, F1_WEIGHTS, FORMULA_WEIGHTS) == (
         (1.0, 1.0, 0.0),
         (2.0, 1.0, 0.0),

@@ -86,11 +86,27 @@ def test_inspect_cli_from_repository_root(tmp_path):
         env = dict(os.environ, STUBSVC_BASE_URL=server.base_url, STUBSVC_API_KEY="not-a-real-key")
         result = subprocess.run(
             [
-                sys.executable, "-m", "inspect_ai", "eval", "radiology_tasks/vert", "--model", "none",
-                "--model-role", "grader=openai-api/stubsvc/stub-judge", "-T", "limit=2",
-                "--log-dir", str(tmp_path), "--display", "plain",
+                sys.executable,
+                "-m",
+                "inspect_ai",
+                "eval",
+                "radiology_tasks/vert",
+                "--model",
+                "none",
+                "--model-role",
+                "grader=openai-api/stubsvc/stub-judge",
+                "-T",
+                "limit=2",
+                "--log-dir",
+                str(tmp_path),
+                "--display",
+                "plain",
             ],
-            cwd=REPO, env=env, capture_output=True, text=True, timeout=300,
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
     assert result.returncode == 0, result.stdout + result.stderr
     log = read_eval_log(list_eval_logs(str(tmp_path))[0])

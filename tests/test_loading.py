@@ -45,7 +45,11 @@ def test_demo_set_is_the_default():
         ({"reference": "Normal."}, "id", "missing or empty"),
         ({"id": "x", "reference": "Normal.", "expert_score": "good"}, "expert_score", "expected a number, got 'good'"),
         ({"id": "x", "reference": "Normal.", "expert_score": 7}, "expert_score", "lies outside the scale [0.0, 1.0]"),
-        ({"id": "x", "reference": "Normal.", "significant_a": 1}, "significant_b", "error counts must be given for all of (a)-(f)"),
+        (
+            {"id": "x", "reference": "Normal.", "significant_a": 1},
+            "significant_b",
+            "error counts must be given for all of (a)-(f)",
+        ),
     ],
 )
 def test_bad_row_names_file_row_and_field(pairs_file, row, field, message):

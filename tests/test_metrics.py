@@ -83,9 +83,7 @@ def test_agreement_matches_scipy_and_counts_what_it_skips() -> None:
 
 def test_agreement_on_error_counts_is_positive_when_judge_agrees() -> None:
     value = _call(expert_agreement("green_ec", higher_is_better=False, n_resamples=50), SCORED)
-    assert value["green_ec_kendall_tau"] == pytest.approx(
-        -stats.kendalltau(GREEN_EC, EXPERTS).statistic, abs=1e-12
-    )
+    assert value["green_ec_kendall_tau"] == pytest.approx(-stats.kendalltau(GREEN_EC, EXPERTS).statistic, abs=1e-12)
     assert value["green_ec_kendall_tau"] > 0
     assert value["green_ec_sign"] == -1.0
 
@@ -243,9 +241,7 @@ def _no_generation():  # type: ignore[no-untyped-def]
     return solve
 
 
-@scorer(
-    metrics=[mean_of("vert"), expert_agreement("vert", n_resamples=50), parse_failure_rate(), category_f1()]
-)
+@scorer(metrics=[mean_of("vert"), expert_agreement("vert", n_resamples=50), parse_failure_rate(), category_f1()])
 def _fake_judge():  # type: ignore[no-untyped-def]
     async def score(state: TaskState, target: Target) -> Score:
         vert, expert = ROWS[int(state.sample_id) - 1]

@@ -41,10 +41,7 @@ def test_conversation() -> None:
     conversation = sft_conversation(_pair(1, score=4))
     user, assistant = conversation["messages"]
     assert user["role"] == "user" and assistant == {"role": "assistant", "content": "0.8"}
-    assert (
-        "<reference_report>\nReference 1: small left pleural effusion.\n</reference_report>"
-        in user["content"]
-    )
+    assert "<reference_report>\nReference 1: small left pleural effusion.\n</reference_report>" in user["content"]
     assert "<candidate_report>\nCandidate text. #1\n</candidate_report>" in user["content"]
     assert user["content"] == user["content"].strip()
     assert "{{" not in user["content"]

@@ -14,9 +14,7 @@ from tests.conftest import GOOD_ROWS
 from tests.judge_answers import assessment, mock_output
 
 # A 1x1 transparent PNG.
-PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
-)
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
 
 
 def _grader(n: int):
@@ -40,8 +38,14 @@ def test_replay_candidate_judges_the_stored_candidate(pairs_file):
 def test_generate_report_writes_from_indication_and_images(pairs_file, tmp_path):
     (tmp_path / "frontal.png").write_bytes(PNG)
     rows = [
-        {"id": "g1", "reference": "Right lower lobe pneumonia.", "indication": "Fever and cough.",
-         "modality": "XR", "anatomy": "chest", "images": ["frontal.png"]},
+        {
+            "id": "g1",
+            "reference": "Right lower lobe pneumonia.",
+            "indication": "Fever and cough.",
+            "modality": "XR",
+            "anatomy": "chest",
+            "images": ["frontal.png"],
+        },
     ]
     path = pairs_file(rows)
     generator = get_model("mockllm/model", custom_outputs=[mock_output("Right lower lobe consolidation.")])
