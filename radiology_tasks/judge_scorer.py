@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Score, Scorer, Target, scorer
@@ -98,6 +98,10 @@ def report_judge(
     """
     if prompt not in JUDGE_PROMPTS:
         raise InputError(f"prompt must be one of {', '.join(JUDGE_PROMPTS)}; got {prompt!r}")
+    if constrain not in get_args(ConstrainMode):
+        raise InputError(f"constrain must be one of {', '.join(get_args(ConstrainMode))}; got {constrain!r}")
+    if zero_matched not in get_args(ZeroMatched):
+        raise InputError(f"zero_matched must be one of {', '.join(get_args(ZeroMatched))}; got {zero_matched!r}")
     keys = score_keys(prompt)
     contract = judge_contract(prompt)
     # Every report text is neutralised, not only the candidate: a reference or an example that contains a

@@ -152,3 +152,16 @@ def test_score_only_prompt_for_fine_tuned_judges(monkeypatch, pairs_file):
     assert log.results.scores[0].metrics["parse_failure_rate"].value == 0.5
     with pytest.raises(ValueError, match="the score-only prompt takes no examples"):
         vert(prompt="score", curated="error-types")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"constrain": "json"}, "constrain must be one of auto, off, grammar, structured_outputs, response_format"),
+        ({"zero_matched": "zero"}, "zero_matched must be one of perfect_if_no_errors, original"),
+        ({"prompt": "green"}, "use the green task for the GREEN prompt"),
+    ],
+)
+def test_bad_judge_parameters_fail_before_any_call(args, message):
+    with pytest.raises(ValueError, match=message):
+        vert(**args)
