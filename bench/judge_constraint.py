@@ -10,7 +10,7 @@ not dilute it.
 
 Usage::
 
-    python bench/judge_constraint.py [--limit N] [--limit-off N] [--replay K] [--log-dir DIR]
+    python bench/judge_constraint.py [--limit N] [--limit-off N] [--replay K] [--log-dir DIR] [--judges green vert]
 """
 
 from __future__ import annotations
@@ -193,6 +193,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--replay", type=int, default=5, help="judge requests replayed for tokens/s")
     parser.add_argument("--log-dir", default="logs/bench-judge-constraint", help="where eval logs go")
+    parser.add_argument("--judges", nargs="+", choices=JUDGES, default=list(JUDGES), help="tasks to run")
     args = parser.parse_args(argv)
 
     rows = [
@@ -203,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
             args.replay,
             args.log_dir,
         )
-        for judge in JUDGES
+        for judge in args.judges
         for mode in MODES
     ]
     print(f"grader: {GRADER}")
