@@ -3,23 +3,22 @@
 Runs the GREEN and VERT tasks with the in-process SmolLM2 grader, once with
 ``constrain="auto"`` and once with ``constrain="off"``, and prints for each run: the share of
 reports whose judge answer could not be parsed (the primary scorer's ``unscored`` count), the
-number of judge calls, input/output tokens per report, and speed (output tokens per second and
-seconds per judge call). Speed comes from replaying the run's first judge requests (same
-messages, same grammar) through the provider in a timed loop, so Inspect's own overhead does
-not dilute it.
+number of judge calls, input/output tokens per report, and speed: output tokens per second and
+seconds per judge call, from the compute time the provider records for each call (taken with the
+model lock held, so queueing behind other samples is not counted), and wall-clock seconds per
+report for the whole run.
 
 Usage::
 
-    python bench/judge_constraint.py [--limit N] [--limit-off N] [--replay K] [--log-dir DIR] [--judges green vert]
+    python bench/judge_constraint.py [--limit N] [--limit-off N] [--log-dir DIR] [--judges green vert]
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import math
-import time
 from dataclasses import dataclass
+from datetime import datetime
 
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log
@@ -45,8 +44,9 @@ class RunStats:
         judge_calls: Grader model calls across all reports.
         input_tokens: Grader input tokens across all reports.
         output_tokens: Grader output tokens across all reports.
-        tokens_per_second: Output tokens per second over the replayed requests (NaN if none).
-        seconds_per_call: Wall-clock seconds per replayed request, prompt reading included.
+        tokens_per_second: Output tokens per second of judge compute time (NaN if no calls).
+        seconds_per_call: Judge compute seconds per call, prompt reading included.
+        wall_seconds_per_report: Wall-clock seconds of the whole run per report.
     """
 
     task: str
@@ -58,6 +58,7 @@ class RunStats:
     output_tokens: int
     tokens_per_second: float
     seconds_per_call: float
+    wall_seconds_per_report: float
 
     @property
     def parse_failure_rate(self) -> float:
@@ -85,7 +86,7 @@ def run_task(task: str, mode: str, limit: int | None, log_dir: str) -> EvalLog:
     if log.status != "success":
         reason = log.error.message if log.error else "no error recorded"
         raise RuntimeError(f"{task} (constrain={mode}) ended with status {log.status}: {reason}")
-    # re-read from disk: the reader expands condensed model inputs, which the replay needs
+    # re-read from disk: the in-memory log condenses events; the file holds every grader call
     return read_eval_log(log.location)
 
 
@@ -117,49 +118,35 @@ def unparsed_reports(log: EvalLog) -> int:
     return primary.unscored_samples or 0
 
 
-async def replay_timed(events: list[ModelEvent]) -> tuple[float, float]:
-    """Re-send the given grader requests through the provider, one by one, and time them.
-
-    Returns:
-        Output tokens per second and seconds per call (both NaN when there is nothing to replay).
-
-    Raises:
-        RuntimeError: A logged request has no input messages to replay.
-    """
-    from inspect_ai.model import get_model
-
-    if not events:
-        return math.nan, math.nan
-    if any(not event.input for event in events):
-        raise RuntimeError("a logged grader request has no input messages; cannot replay it")
-    model = get_model(GRADER)
-    # load the model (and warm llama.cpp) outside the timed loop
-    await model.generate("Hello", config=events[0].config.merge({"max_tokens": 1}))
-    output_tokens = 0
-    started = time.perf_counter()
-    for event in events:
-        output = await model.generate(event.input, config=event.config)
-        output_tokens += output.usage.output_tokens if output.usage else 0
-    elapsed = time.perf_counter() - started
-    return output_tokens / elapsed, elapsed / len(events)
+def compute_seconds(events: list[ModelEvent]) -> float:
+    """Judge compute seconds of the calls, as the provider recorded them."""
+    if any(event.call is None or event.call.time is None for event in events):
+        raise RuntimeError("a grader call has no recorded time; is the grader the embedded llama-cpp provider?")
+    return sum(event.call.time for event in events if event.call and event.call.time is not None)
 
 
-def measure(task: str, mode: str, limit: int | None, replay: int, log_dir: str) -> RunStats:
+def measure(task: str, mode: str, limit: int | None, log_dir: str) -> RunStats:
     """Run one task/mode and collect its `RunStats`."""
     log = run_task(task, mode, limit, log_dir)
     events = grader_events(log)
     usage = log.stats.role_usage.get(ROLE)
-    tokens_per_second, seconds_per_call = asyncio.run(replay_timed(events[:replay]))
+    seconds = compute_seconds(events)
+    output_tokens = usage.output_tokens if usage else 0
+    reports = len(log.samples or [])
+    wall = (
+        datetime.fromisoformat(log.stats.completed_at) - datetime.fromisoformat(log.stats.started_at)
+    ).total_seconds()
     return RunStats(
         task=task,
         mode=mode,
-        reports=len(log.samples or []),
+        reports=reports,
         unparsed=unparsed_reports(log),
         judge_calls=len(events),
         input_tokens=usage.input_tokens if usage else 0,
-        output_tokens=usage.output_tokens if usage else 0,
-        tokens_per_second=tokens_per_second,
-        seconds_per_call=seconds_per_call,
+        output_tokens=output_tokens,
+        tokens_per_second=output_tokens / seconds if seconds else math.nan,
+        seconds_per_call=seconds / len(events) if events else math.nan,
+        wall_seconds_per_report=wall / reports if reports else math.nan,
     )
 
 
@@ -167,7 +154,7 @@ def format_table(rows: list[RunStats]) -> str:
     """Render the runs as a fixed-width text table."""
     header = (
         f"{'task':<24} {'constrain':<10}{'reports':>8}{'parse fail':>12}{'calls':>7}"
-        f"{'in tok/report':>15}{'out tok/report':>16}{'out tok/s':>11}{'s/call':>8}"
+        f"{'in tok/report':>15}{'out tok/report':>16}{'out tok/s':>11}{'s/call':>8}{'wall s/report':>15}"
     )
     lines = [header, "-" * len(header)]
     for r in rows:
@@ -176,7 +163,7 @@ def format_table(rows: list[RunStats]) -> str:
             f"{r.task:<24} {r.mode:<10}{r.reports:>8}"
             f"{f'{r.unparsed} ({r.parse_failure_rate:.0%})':>12}{r.judge_calls:>7}"
             f"{r.input_tokens / per_report:>15.1f}{r.output_tokens / per_report:>16.1f}"
-            f"{r.tokens_per_second:>11.1f}{r.seconds_per_call:>8.2f}"
+            f"{r.tokens_per_second:>11.1f}{r.seconds_per_call:>8.2f}{r.wall_seconds_per_report:>15.2f}"
         )
     return "\n".join(lines)
 
@@ -191,7 +178,6 @@ def main(argv: list[str] | None = None) -> None:
         default=None,
         help="reports per unconstrained run (default: --limit); these runs often hit the token cap and are slow",
     )
-    parser.add_argument("--replay", type=int, default=5, help="judge requests replayed for tokens/s")
     parser.add_argument("--log-dir", default="logs/bench-judge-constraint", help="where eval logs go")
     parser.add_argument("--judges", nargs="+", choices=JUDGES, default=list(JUDGES), help="tasks to run")
     args = parser.parse_args(argv)
@@ -201,7 +187,6 @@ def main(argv: list[str] | None = None) -> None:
             f"radiology_tasks/{judge}",
             mode,
             args.limit_off if mode == "off" and args.limit_off is not None else args.limit,
-            args.replay,
             args.log_dir,
         )
         for judge in args.judges

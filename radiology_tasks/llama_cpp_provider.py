@@ -209,9 +209,7 @@ class LlamaCppAPI(ModelAPI):
         if tools:
             raise ValueError("the llama-cpp provider does not support tool calling")
         request = self._request(input, config)
-        started = time.monotonic()
-        response = await anyio.to_thread.run_sync(self._complete, request)
-        elapsed = time.monotonic() - started
+        response, elapsed = await anyio.to_thread.run_sync(self._complete, request)
 
         choice = response["choices"][0]
         usage = response["usage"]
@@ -261,13 +259,18 @@ class LlamaCppAPI(ModelAPI):
             }
         return request
 
-    def _complete(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Blocking call, run in a worker thread."""
+    def _complete(self, request: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        """Blocking call, run in a worker thread; returns the response and its compute seconds.
+
+        The time is taken with the model lock held, so it excludes waiting for other requests.
+        """
         kwargs = dict(request)
         with self._model.lock:
+            started = time.monotonic()
             if "grammar" in kwargs:
                 kwargs["grammar"] = self._grammar(kwargs["grammar"])
-            return self._model.llama.create_chat_completion(**kwargs)  # type: ignore[no-any-return]
+            response = self._model.llama.create_chat_completion(**kwargs)
+            return response, time.monotonic() - started
 
     def _grammar(self, gbnf: str) -> Any:
         """Compile a GBNF grammar once per loaded model (called with the model lock held)."""
