@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Metric
 
 from radiology_tasks.constrain import ConstrainMode
@@ -29,7 +30,7 @@ from radiology_tasks.metrics import (
 )
 from radiology_tasks.records import ReportPair
 from radiology_tasks.solvers import generate_report, replay_candidate
-from radiology_tasks.task_data import DataOptions, report_dataset
+from radiology_tasks.task_data import DataOptions, pair_to_sample, report_dataset
 
 TASK_VERSION = "1.0.0"
 
@@ -66,6 +67,11 @@ def judge_task(
         raise InputError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
     dataset, summary = report_dataset(data, require_candidate=not generate)
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
+    if generate:
+        # Stored candidates and their expert annotations describe other reports than the ones the model under
+        # test is about to write: correlating with them would be meaningless.
+        pairs = [p.model_copy(update={"candidate": None, "expert": None}) for p in pairs]
+        dataset = MemoryDataset([pair_to_sample(p) for p in pairs], name=dataset.name)
     examples = few_shot_examples(
         shots, with_score=prompt != "green", shot_pool=shot_pool, shot_seed=shot_seed, curated=curated, evaluated=pairs
     )

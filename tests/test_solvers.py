@@ -63,6 +63,18 @@ def test_generate_report_writes_from_indication_and_images(pairs_file, tmp_path)
     assert sum(isinstance(c, ContentImage) for c in content) == 1
 
 
+def test_generated_reports_are_not_compared_with_experts_of_stored_candidates(pairs_file):
+    path = pairs_file(GOOD_ROWS)
+    generator = get_model("mockllm/model", custom_outputs=[mock_output("Generated.") for _ in GOOD_ROWS])
+    (log,) = inspect_eval(
+        vert(data=str(path), generate=True), model=generator, model_roles={"grader": _grader(2)}, display="none"
+    )
+    assert log.status == "success"
+    assert all(s.metadata["candidate"] is None and s.metadata["expert"] is None for s in log.samples)
+    assert all(s.scores["report_judge"].metadata["expert_score"] is None for s in log.samples)
+    assert not any("kendall_tau" in name for name in log.results.scores[0].metrics)
+
+
 def test_generate_report_missing_image_names_sample_and_field(pairs_file):
     path = pairs_file([{"id": "g2", "reference": "Normal.", "images": ["missing.png"]}])
     generator = get_model("mockllm/model", custom_outputs=[mock_output("Normal.")])
