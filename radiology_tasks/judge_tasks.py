@@ -51,7 +51,13 @@ def _metrics(keys: list[str], pairs: list[ReportPair]) -> list[Metric]:
 def judge_task(
     prompt: JudgePrompt,
     *,
-    data: DataOptions,
+    data: str | None,
+    candidates: str | None,
+    reports: str | None,
+    revision: str | None,
+    limit: int | None,
+    seed: int | None,
+    on_bad_rows: OnBadRows,
     generate: bool,
     shots: int,
     shot_pool: str | None,
@@ -62,10 +68,11 @@ def judge_task(
     zero_matched: ZeroMatched,
     judge_max_tokens: int,
 ) -> Task:
-    """Build a GREEN-family judge task (shared by `green` and `vert`)."""
+    """Build a GREEN-family judge task; `green` and `vert` pass their `-T` parameters through unchanged."""
     if prompt == "score" and (shots or curated != "none" or error_descriptions):
         raise InputError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
-    dataset, summary = report_dataset(data, require_candidate=not generate)
+    options = DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows)
+    dataset, summary = report_dataset(options, require_candidate=not generate)
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     if generate:
         # Stored candidates and their expert annotations describe other reports than the ones the model under
@@ -116,19 +123,7 @@ def green(
 
     Scores: `green` = M / (M + S), `green_ec` = significant errors (lower is better), `green_f1` = 2M / (2M + S).
     """
-    return judge_task(
-        "green",
-        data=DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows),
-        generate=generate,
-        shots=shots,
-        shot_pool=shot_pool,
-        shot_seed=shot_seed,
-        curated=curated,
-        error_descriptions=error_descriptions,
-        constrain=constrain,
-        zero_matched=zero_matched,
-        judge_max_tokens=judge_max_tokens,
-    )
+    return judge_task("green", **locals())
 
 
 @task
@@ -158,16 +153,4 @@ def vert(
     """
     if prompt == "green":
         raise InputError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric|score")
-    return judge_task(
-        prompt,
-        data=DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows),
-        generate=generate,
-        shots=shots,
-        shot_pool=shot_pool,
-        shot_seed=shot_seed,
-        curated=curated,
-        error_descriptions=error_descriptions,
-        constrain=constrain,
-        zero_matched=zero_matched,
-        judge_max_tokens=judge_max_tokens,
-    )
+    return judge_task(**locals())
