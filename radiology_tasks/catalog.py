@@ -8,6 +8,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from radiology_tasks.errors import InputError
 from radiology_tasks.rows import read_rows
 
 Rows = Iterable[tuple[int, dict[str, Any]]]
@@ -35,7 +36,7 @@ def bundled_path(filename: str) -> Path:
 def _bundled(filename: str) -> Callable[..., Rows]:
     def load(*, revision: str | None = None, reports: str | None = None) -> Rows:
         if revision is not None or reports is not None:
-            raise ValueError("bundled datasets take neither -T revision nor -T reports")
+            raise InputError("bundled datasets take neither -T revision nor -T reports")
         return read_rows(bundled_path(filename))
 
     return load

@@ -224,7 +224,7 @@ def _extra_columns(record: Mapping[str, Any], consumed: set[str]) -> dict[str, A
 
 def _reject_reports(dataset_name: str, reports: str | None) -> None:
     if reports is not None:
-        raise ValueError(f"-T reports=... applies only to ct-finebench, not to {dataset_name}")
+        raise InputError(f"-T reports=... applies only to ct-finebench, not to {dataset_name}")
 
 
 def rate_eval_rows(
@@ -251,7 +251,7 @@ def rate_eval_rows(
     """
     _reject_reports("rate-eval", reports)
     if split not in RATE_EVAL_DATA_FILES:
-        raise ValueError(f"rate-eval has the splits {', '.join(RATE_EVAL_DATA_FILES)}, not {split!r}")
+        raise InputError(f"rate-eval has the splits {', '.join(RATE_EVAL_DATA_FILES)}, not {split!r}")
     return _rate_eval_rows(_source(repo_id, revision, split))
 
 
@@ -307,7 +307,7 @@ def radeval_expert_rows(
     """
     _reject_reports("radeval-expert", reports)
     if split not in RADEVAL_EXPERT_DATA_FILES:
-        raise ValueError(f"radeval-expert has the splits {', '.join(RADEVAL_EXPERT_DATA_FILES)}, not {split!r}")
+        raise InputError(f"radeval-expert has the splits {', '.join(RADEVAL_EXPERT_DATA_FILES)}, not {split!r}")
     return _radeval_expert_rows(_source(repo_id, revision, split))
 
 
@@ -432,15 +432,15 @@ def ct_finebench_rows(
         HubError: when the hub data cannot be fetched or lacks a column named in `layout`.
     """
     if reports is None:
-        raise ValueError(
+        raise InputError(
             "ct-finebench has questions only, no reports: pass your reports with -T reports=FILE "
             "(JSONL or CSV with id, reference and optionally candidate)"
         )
     path = Path(reports).expanduser()
     if not path.is_file():
-        raise ValueError(f"-T reports={reports}: no such file")
+        raise InputError(f"-T reports={reports}: no such file")
     if split not in CT_FINEBENCH_DATA_FILES:
-        raise ValueError(f"ct-finebench has the splits {', '.join(CT_FINEBENCH_DATA_FILES)}, not {split!r}")
+        raise InputError(f"ct-finebench has the splits {', '.join(CT_FINEBENCH_DATA_FILES)}, not {split!r}")
     return _ct_finebench_rows(_source(repo_id, revision, split), path, layout)
 
 
