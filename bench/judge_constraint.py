@@ -103,7 +103,7 @@ def grader_events(log: EvalLog) -> list[ModelEvent]:
 def unparsed_reports(log: EvalLog) -> int:
     """Count the reports the primary (first) scorer could not score.
 
-    Uses the scorer's ``unscored`` metric (from `radiology_tasks.metrics.parse_failure_rate`,
+    Uses the scorer's ``unscored`` metric (from `radiology_tasks.core.metrics.parse_failure_rate`,
     which also sees dict scores whose every key is NaN); without it, Inspect's own count of
     unscored samples.
 

@@ -4,9 +4,9 @@ Every `inspect` process imports it, so it (and what it imports) must stay light:
 datasets or llama_cpp at module level.
 """
 
-from radiology_tasks.judge_scorer import report_judge
-from radiology_tasks.judge_tasks import green, vert
-from radiology_tasks.llama_cpp_provider import llama_cpp_api
-from radiology_tasks.solvers import generate_report, replay_candidate
+from radiology_tasks.core.llama_cpp_provider import llama_cpp_api
+from radiology_tasks.core.solvers import generate_report, replay_candidate
+from radiology_tasks.green_vert.scorer import report_judge
+from radiology_tasks.green_vert.tasks import green, vert
 
 __all__ = ["generate_report", "green", "llama_cpp_api", "replay_candidate", "report_judge", "vert"]

@@ -32,7 +32,7 @@ def _parameter_text(parameter: inspect.Parameter) -> str:
 
 def format_task_list() -> str:
     """One block per task: name, one-line description, its `-T` parameters with defaults; then the datasets."""
-    from radiology_tasks.catalog import DATASETS
+    from radiology_tasks.core.catalog import DATASETS
 
     lines = ["Tasks (inspect eval <name> ...):"]
     for name, task_fn in registered_tasks():
@@ -53,7 +53,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _ensemble(args: argparse.Namespace) -> int:
-    from radiology_tasks.ensemble import ensemble_report, format_report
+    from radiology_tasks.green_vert.ensemble import ensemble_report, format_report
 
     report = ensemble_report(
         args.logs,
@@ -68,8 +68,8 @@ def _ensemble(args: argparse.Namespace) -> int:
 
 
 def _export_sft(args: argparse.Namespace) -> int:
-    from radiology_tasks.loading import load_pairs
-    from radiology_tasks.sft_export import export_sft
+    from radiology_tasks.core.loading import load_pairs
+    from radiology_tasks.green_vert.sft_export import export_sft
 
     pairs = load_pairs(args.data, candidates=args.candidates, revision=args.revision).pairs
     result = export_sft(

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from radiology_tasks.records import ERROR_CATEGORIES
+from radiology_tasks.core.records import ERROR_CATEGORIES
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -7,7 +7,7 @@ from pathlib import Path
 from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 from inspect_ai.util import materialize_media
 
-from radiology_tasks.records import ReportPair
+from radiology_tasks.core.records import ReportPair
 from templates import render
 
 

@@ -1,22 +1,25 @@
 """Jinja2 prompt templates, and the one helper that renders them.
 
-Files whose name starts with ``_`` are partials (layouts and shared blocks that the prompts pull in
-with ``{% extends %}`` / ``{% include %}``); they are not prompts of their own. Every template sees
+Prompts shared by every task family sit at the top; each family keeps its own in a folder of the same
+name (``green_vert/vert.jinja`` is the template ``green_vert/vert``). Files whose name starts with ``_``
+are partials (layouts and shared blocks that the prompts pull in with ``{% extends %}`` /
+``{% include %}``, by their path from this folder); they are not prompts of their own. Every template sees
 two globals, so the category names and their descriptions are written in one place only:
-``category_names`` (`radiology_tasks.records.CATEGORY_NAMES`) and ``error_type_descriptions``
-(`scorers.curated_shots.ERROR_TYPE_DESCRIPTIONS`).
+``category_names`` (`radiology_tasks.core.records.CATEGORY_NAMES`) and ``error_type_descriptions``
+(`scorers.green_vert.curated_shots.ERROR_TYPE_DESCRIPTIONS`).
 """
 
 from __future__ import annotations
 
 from functools import cache
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
-from radiology_tasks.records import CATEGORY_NAMES
-from scorers.curated_shots import ERROR_TYPE_DESCRIPTIONS
+from radiology_tasks.core.records import CATEGORY_NAMES
+from scorers.green_vert.curated_shots import ERROR_TYPE_DESCRIPTIONS
 
 _SUFFIX = ".jinja"
 _PARTIAL_PREFIX = "_"
@@ -40,11 +43,12 @@ def _environment() -> Environment:
 
 
 def template_names() -> list[str]:
-    """Names (without the `.jinja` suffix) of every bundled prompt template, partials excluded."""
+    """Names (paths without `.jinja`, e.g. ``green_vert/vert``) of every prompt template, partials excluded."""
+    root = Path(str(files(__name__)))
     return sorted(
-        p.name.removesuffix(_SUFFIX)
-        for p in files(__name__).iterdir()
-        if p.name.endswith(_SUFFIX) and not p.name.startswith(_PARTIAL_PREFIX)
+        p.relative_to(root).as_posix().removesuffix(_SUFFIX)
+        for p in root.rglob(f"*{_SUFFIX}")
+        if not p.name.startswith(_PARTIAL_PREFIX)
     )
 
 

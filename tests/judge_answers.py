@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from inspect_ai.model import ModelOutput, ModelUsage
 
-from radiology_tasks.records import CATEGORY_NAMES
+from radiology_tasks.core.records import CATEGORY_NAMES
 
 
 def assessment(significant: dict[str, int], matched: int, score: float | None = None) -> str:

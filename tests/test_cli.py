@@ -7,11 +7,11 @@ import json
 from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.cli import main
-from radiology_tasks.judge_tasks import vert
-from radiology_tasks.loading import load_pairs
+from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.green_vert.tasks import vert
+from tests.green_vert.test_scorer import candidate_in
 from tests.judge_answers import assessment
 from tests.openai_stub import openai_stub
-from tests.test_judge_scorer import candidate_in
 
 
 def _judge_logs(monkeypatch, tmp_path) -> list[str]:

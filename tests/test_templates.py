@@ -40,6 +40,13 @@ def test_unknown_template_lists_known_ones():
 
 
 def test_partials_are_not_templates():
-    assert template_names() == ["formula", "generate_report", "green", "rubric", "sft_judge", "vert"]
-    with pytest.raises(ValueError, match="unknown prompt template '_judge'; known: formula, generate_report, "):
-        render("_judge", **VARIABLES)
+    assert template_names() == [
+        "generate_report",
+        "green_vert/formula",
+        "green_vert/green",
+        "green_vert/rubric",
+        "green_vert/sft_judge",
+        "green_vert/vert",
+    ]
+    with pytest.raises(ValueError, match="unknown prompt template 'green_vert/_judge'; known: generate_report, "):
+        render("green_vert/_judge", **VARIABLES)

@@ -1,0 +1,216 @@
+"""Reading report-pair rows from local JSONL/CSV files and mapping them onto `ReportPair`."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.records import ERROR_CATEGORIES, ReportPair
+
+# Columns with a meaning of their own; every other column is kept in `ReportPair.metadata`.
+KNOWN_COLUMNS = frozenset(
+    {
+        "id",
+        "reference",
+        "candidate",
+        "modality",
+        "anatomy",
+        "language",
+        "indication",
+        "images",
+        "expert_score",
+        "expert_score_min",
+        "expert_score_max",
+        "qa",
+    }
+    | {f"significant_{c}" for c in ERROR_CATEGORIES}
+    | {f"insignificant_{c}" for c in ERROR_CATEGORIES}
+)
+
+
+class DataError(InputError):
+    """A row of input data that cannot be used, located by source, row and field.
+
+    Attributes:
+        source: File or dataset name.
+        row: 1-based data row, or None when the problem is not one row's.
+        field: The column at fault, if any.
+        problem: What is wrong, without the location (`message` has both).
+    """
+
+    def __init__(self, source: str, row: int | None, field: str | None, problem: str) -> None:
+        self.source = source
+        self.row = row
+        self.field = field
+        self.problem = problem
+        where = source if row is None else f"{source}, row {row}"
+        if field:
+            where += f", field '{field}'"
+        super().__init__(f"{where}: {problem}")
+
+
+def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield `(row_number, row)` from a JSONL or CSV file; row numbers count data rows from 1.
+
+    In CSV files an empty cell reads as a missing value.
+    """
+    suffix = path.suffix.lower()
+    if suffix in {".jsonl", ".ndjson"}:
+        with path.open(encoding="utf-8") as f:
+            number = 0
+            for line in f:
+                if not line.strip():
+                    continue
+                number += 1
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(str(path), number, None, f"not valid JSON ({exc.msg})") from exc
+                if not isinstance(row, dict):
+                    raise DataError(str(path), number, None, "a JSONL row must be a JSON object")
+                yield number, row
+    elif suffix == ".csv":
+        with path.open(encoding="utf-8", newline="") as f:
+            for number, row in enumerate(csv.DictReader(f), start=1):
+                yield number, {k: (None if v == "" else v) for k, v in row.items() if k is not None}
+    else:
+        raise DataError(str(path), None, None, "unsupported file type; use .jsonl or .csv")
+
+
+def _number(row: Mapping[str, Any], field: str, source: str, number: int) -> float | None:
+    value = row.get(field)
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise DataError(source, number, field, f"expected a number, got {value!r}")
+    try:
+        result = float(value)
+    except (TypeError, ValueError):
+        raise DataError(source, number, field, f"expected a number, got {value!r}") from None
+    if math.isnan(result):
+        return None
+    if math.isinf(result):
+        raise DataError(source, number, field, f"expected a finite number, got {value!r}")
+    return result
+
+
+def _count(row: Mapping[str, Any], field: str, source: str, number: int) -> int | None:
+    value = _number(row, field, source, number)
+    if value is None:
+        return None
+    if value < 0 or value != int(value):
+        raise DataError(source, number, field, f"expected a non-negative whole number, got {row[field]!r}")
+    return int(value)
+
+
+def _error_counts(row: Mapping[str, Any], prefix: str, source: str, number: int) -> dict[str, int] | None:
+    counts = {c: _count(row, f"{prefix}_{c}", source, number) for c in ERROR_CATEGORIES}
+    present = [c for c, v in counts.items() if v is not None]
+    if not present:
+        return None
+    if len(present) != len(ERROR_CATEGORIES):
+        missing = next(c for c in ERROR_CATEGORIES if counts[c] is None)
+        raise DataError(source, number, f"{prefix}_{missing}", "error counts must be given for all of (a)-(f)")
+    return {c: v for c, v in counts.items() if v is not None}
+
+
+def _images(value: Any, base: Path | None) -> list[str]:
+    if value is None:
+        return []
+    names = value if isinstance(value, list) else [p for p in str(value).split(";") if p.strip()]
+    resolved = []
+    for name in names:
+        path = Path(str(name).strip())
+        if base is not None and not path.is_absolute() and "://" not in str(name):
+            path = base / path
+        resolved.append(str(path))
+    return resolved
+
+
+def _text(row: Mapping[str, Any], field: str, source: str, number: int) -> str | None:
+    value = row.get(field)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and field == "id":
+            return str(value)
+        raise DataError(source, number, field, f"expected text, got {type(value).__name__}")
+    return value
+
+
+def pair_from_row(row: Mapping[str, Any], *, source: str, row_number: int, base_dir: Path | None = None) -> ReportPair:
+    """Map one flat row (the layout of users' JSONL/CSV files) onto a `ReportPair`.
+
+    Args:
+        row: Column name to value. See README "Data format" for the columns.
+        source: Where the row came from, for error messages.
+        row_number: 1-based data row number, for error messages.
+        base_dir: Directory that relative image paths are resolved against.
+
+    Raises:
+        DataError: naming the source, row and field of the first problem found.
+    """
+    report_id = _text(row, "id", source, row_number)
+    if report_id is None or not report_id.strip():
+        raise DataError(source, row_number, "id", "missing or empty")
+    reference = _text(row, "reference", source, row_number)
+    if reference is None or not reference.strip():
+        raise DataError(source, row_number, "reference", "missing or empty reference report")
+    candidate = _text(row, "candidate", source, row_number)
+    if candidate is not None and not candidate.strip():
+        raise DataError(source, row_number, "candidate", "empty candidate report")
+
+    score = _number(row, "expert_score", source, row_number)
+    scale_min = _number(row, "expert_score_min", source, row_number)
+    scale_max = _number(row, "expert_score_max", source, row_number)
+    significant = _error_counts(row, "significant", source, row_number)
+    insignificant = _error_counts(row, "insignificant", source, row_number)
+    expert: dict[str, Any] | None = None
+    if score is not None or significant is not None or insignificant is not None:
+        expert = {
+            "score": score,
+            "scale_min": 0.0 if scale_min is None else scale_min,
+            "scale_max": 1.0 if scale_max is None else scale_max,
+            "significant": significant,
+            "insignificant": insignificant,
+        }
+        if score is not None and not expert["scale_min"] <= score <= expert["scale_max"]:
+            raise DataError(
+                source,
+                row_number,
+                "expert_score",
+                f"{score} lies outside the scale [{expert['scale_min']}, {expert['scale_max']}]"
+                " (set expert_score_min / expert_score_max)",
+            )
+
+    qa = row.get("qa") or []
+    if isinstance(qa, str):
+        try:
+            qa = json.loads(qa)
+        except json.JSONDecodeError:
+            raise DataError(source, row_number, "qa", "expected a JSON list of question/answer objects") from None
+    try:
+        return ReportPair(
+            id=report_id,
+            reference=reference,
+            candidate=candidate,
+            modality=_text(row, "modality", source, row_number),
+            anatomy=_text(row, "anatomy", source, row_number),
+            language=_text(row, "language", source, row_number) or "en",
+            indication=_text(row, "indication", source, row_number),
+            images=_images(row.get("images"), base_dir),
+            expert=expert,
+            qa=qa,
+            metadata={k: v for k, v in row.items() if k not in KNOWN_COLUMNS and v is not None},
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or None
+        raise DataError(source, row_number, field, first["msg"]) from None

@@ -1,0 +1,152 @@
+"""Chat-format fine-tuning data for a score-only judge (VERT section 4.1.4).
+
+Each expert-rated report pair becomes one conversation: the user turn states the task and gives
+both reports (template ``sft_judge``), the assistant turn is the expert score normalised to
+[0, 1] with one decimal. The pairs are split at random (seeded) into ``train.jsonl`` and
+``validation.jsonl``, the layout that TRL, Axolotl and similar trainers read.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import Any
+
+from radiology_tasks.core.records import ReportPair
+from scorers.untrusted import neutralize_candidate
+from templates import render
+
+SFT_TEMPLATE = "green_vert/sft_judge"
+
+
+@dataclass(frozen=True)
+class SftExport:
+    """What `export_sft` wrote.
+
+    Attributes:
+        train: Path of ``train.jsonl``.
+        validation: Path of ``validation.jsonl``.
+        n_train: Conversations in the training file.
+        n_validation: Conversations in the validation file.
+        skipped: Ids of the pairs left out, with the reason (only with ``skip_incomplete``).
+    """
+
+    train: Path
+    validation: Path
+    n_train: int
+    n_validation: int
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def score_label(score: float) -> str:
+    """A normalised score as the assistant answers it: one decimal, halves rounded up (0.25 -> "0.3")."""
+    if not 0.0 <= score <= 1.0:
+        raise ValueError(f"a normalised score must lie in [0, 1], got {score}")
+    return str(Decimal(str(float(score))).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
+
+
+def sft_conversation(pair: ReportPair) -> dict[str, Any]:
+    """The chat-format training example of one report pair.
+
+    Raises:
+        ValueError: When the pair has no candidate report or no expert score (naming its id).
+    """
+    score = pair.expert.normalized_score if pair.expert else None
+    if pair.candidate is None or score is None:
+        raise ValueError(f"pair {pair.id}: {_incomplete(pair)}")
+    # The same neutralisation as the judge prompts, so training and judging see the same text.
+    prompt = render(
+        SFT_TEMPLATE,
+        reference=neutralize_candidate(pair.reference),
+        candidate=neutralize_candidate(pair.candidate),
+    )
+    answer = score_label(score)
+    return {
+        "messages": [
+            {"role": "user", "content": prompt.strip()},
+            {"role": "assistant", "content": answer},
+        ]
+    }
+
+
+def export_sft(
+    pairs: Sequence[ReportPair],
+    out_dir: Path,
+    *,
+    val_fraction: float = 0.1,
+    seed: int = 0,
+    skip_incomplete: bool = False,
+) -> SftExport:
+    """Write ``train.jsonl`` and ``validation.jsonl`` of chat-format judge examples.
+
+    Args:
+        pairs: Expert-rated report pairs, each with a candidate report.
+        out_dir: Directory to write into (created if needed; existing files are replaced).
+        val_fraction: Share of the pairs, rounded to a whole number, put in the validation file.
+        seed: Seed of the random split.
+        skip_incomplete: Leave out pairs without a candidate or an expert score and list them in
+            `SftExport.skipped`, instead of raising.
+
+    Returns:
+        The paths written and how many conversations each holds.
+
+    Raises:
+        ValueError: On an incomplete pair (unless skipped), a repeated id, no usable pair, or a
+            `val_fraction` outside [0, 1).
+    """
+    if not 0.0 <= val_fraction < 1.0:
+        raise ValueError(f"val_fraction must lie in [0, 1), got {val_fraction}")
+    seen: set[str] = set()
+    usable: list[ReportPair] = []
+    skipped: dict[str, str] = {}
+    incomplete: list[str] = []
+    for pair in pairs:
+        if pair.id in seen:
+            raise ValueError(f"pair id {pair.id} appears more than once")
+        seen.add(pair.id)
+        reason = _incomplete(pair)
+        if reason is None:
+            usable.append(pair)
+        elif skip_incomplete:
+            skipped[pair.id] = reason
+        else:
+            incomplete.append(f"{pair.id} ({reason})")
+    if incomplete:
+        raise ValueError(f"{len(incomplete)} pairs cannot become training examples: {'; '.join(incomplete)}")
+    if not usable:
+        raise ValueError("no pair has both a candidate report and an expert score")
+
+    random.Random(seed).shuffle(usable)
+    n_validation = round(len(usable) * val_fraction)
+    if n_validation >= len(usable):
+        raise ValueError(f"val_fraction {val_fraction} leaves no training pair out of {len(usable)}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    train = _write(out_dir / "train.jsonl", usable[n_validation:])
+    validation = _write(out_dir / "validation.jsonl", usable[:n_validation])
+    return SftExport(
+        train=train,
+        validation=validation,
+        n_train=len(usable) - n_validation,
+        n_validation=n_validation,
+        skipped=skipped,
+    )
+
+
+def _incomplete(pair: ReportPair) -> str | None:
+    """Why a pair cannot be a training example, or None."""
+    if pair.candidate is None:
+        return "no candidate report"
+    if pair.expert is None or pair.expert.score is None:
+        return "no expert score"
+    return None
+
+
+def _write(path: Path, pairs: Sequence[ReportPair]) -> Path:
+    with path.open("w", encoding="utf-8") as handle:
+        for pair in pairs:
+            handle.write(json.dumps(sft_conversation(pair), ensure_ascii=False) + "\n")
+    return path

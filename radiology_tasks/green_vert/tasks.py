@@ -1,0 +1,156 @@
+"""GREEN and VERT: LLM judges that compare a candidate report with its reference.
+
+Specification: "VERT: LLM judges for radiology report evaluation" (../shared/seeds/vert_llm_judges.txt),
+sections 4.1-4.2 and appendices B-D; GREEN by Ostmeier et al. (2024).
+
+    inspect eval radiology_tasks/green --model none --model-role grader=llama-cpp/smollm2-135m
+    inspect eval radiology_tasks/vert -T prompt=rubric -T data=my_pairs.jsonl --model none \
+        --model-role grader=openai-api/vllm/Qwen/Qwen3-8B
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.scorer import Metric
+
+from radiology_tasks.core.constrain import ConstrainMode
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.loading import OnBadRows
+from radiology_tasks.core.metrics import (
+    category_f1,
+    error_count_bias,
+    expert_agreement,
+    mean_of,
+    parse_failure_rate,
+)
+from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.solvers import generate_report, replay_candidate
+from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
+from radiology_tasks.green_vert.fewshot import Curated, few_shot_examples
+from radiology_tasks.green_vert.scorer import JudgePrompt, ZeroMatched, report_judge, score_keys
+
+TASK_VERSION = "1.0.0"
+
+
+def _metrics(keys: list[str], pairs: list[ReportPair]) -> list[Metric]:
+    """Means of every score, agreement with experts where the data has it, and the parse-failure rate."""
+    metrics: list[Metric] = [mean_of(k) for k in keys]
+    if any(p.expert and p.expert.score is not None for p in pairs):
+        metrics.append(expert_agreement(keys[0]))
+        if "green_ec" in keys:
+            metrics.append(expert_agreement("green_ec", higher_is_better=False))
+    if "green_ec" in keys and any(p.expert and p.expert.significant is not None for p in pairs):
+        metrics += [category_f1(), error_count_bias()]
+    metrics.append(parse_failure_rate())
+    return metrics
+
+
+def judge_task(
+    prompt: JudgePrompt,
+    *,
+    data: str | None,
+    candidates: str | None,
+    reports: str | None,
+    revision: str | None,
+    limit: int | None,
+    seed: int | None,
+    on_bad_rows: OnBadRows,
+    generate: bool,
+    shots: int,
+    shot_pool: str | None,
+    shot_seed: int,
+    curated: Curated,
+    error_descriptions: bool,
+    constrain: ConstrainMode,
+    zero_matched: ZeroMatched,
+    judge_max_tokens: int,
+) -> Task:
+    """Build a GREEN-family judge task; `green` and `vert` pass their `-T` parameters through unchanged."""
+    if prompt == "score" and (shots or curated != "none" or error_descriptions):
+        raise InputError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
+    options = DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows)
+    dataset, summary = report_dataset(options, require_candidate=not generate)
+    pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
+    if generate:
+        # Stored candidates and their expert annotations describe other reports than the ones the model under
+        # test is about to write: correlating with them would be meaningless.
+        pairs = [p.model_copy(update={"candidate": None, "expert": None}) for p in pairs]
+        dataset = MemoryDataset([pair_to_sample(p) for p in pairs], name=dataset.name)
+    examples = few_shot_examples(
+        shots, with_score=prompt != "green", shot_pool=shot_pool, shot_seed=shot_seed, curated=curated, evaluated=pairs
+    )
+    metadata: dict[str, Any] = {"data": summary, "few_shot_examples": len(examples)}
+    return Task(
+        dataset=dataset,
+        solver=generate_report() if generate else replay_candidate(),
+        scorer=report_judge(
+            prompt,
+            examples=examples,
+            error_descriptions=error_descriptions,
+            constrain=constrain,
+            zero_matched=zero_matched,
+            max_tokens=judge_max_tokens,
+        ),
+        metrics=_metrics(score_keys(prompt), pairs),
+        metadata=metadata,
+        version=TASK_VERSION,
+    )
+
+
+@task
+def green(
+    data: str | None = None,
+    candidates: str | None = None,
+    reports: str | None = None,
+    revision: str | None = None,
+    limit: int | None = None,
+    seed: int | None = None,
+    on_bad_rows: OnBadRows = "error",
+    generate: bool = False,
+    shots: int = 0,
+    shot_pool: str | None = None,
+    shot_seed: int = 0,
+    curated: Curated = "none",
+    error_descriptions: bool = False,
+    constrain: ConstrainMode = "auto",
+    zero_matched: ZeroMatched = "perfect_if_no_errors",
+    judge_max_tokens: int = 1024,
+) -> Task:
+    """GREEN: the judge counts clinically significant/insignificant errors (a)-(f) and matched findings.
+
+    Scores: `green` = M / (M + S), `green_ec` = significant errors (lower is better), `green_f1` = 2M / (2M + S).
+    """
+    return judge_task("green", **locals())
+
+
+@task
+def vert(
+    prompt: JudgePrompt = "vert",
+    data: str | None = None,
+    candidates: str | None = None,
+    reports: str | None = None,
+    revision: str | None = None,
+    limit: int | None = None,
+    seed: int | None = None,
+    on_bad_rows: OnBadRows = "error",
+    generate: bool = False,
+    shots: int = 0,
+    shot_pool: str | None = None,
+    shot_seed: int = 0,
+    curated: Curated = "none",
+    error_descriptions: bool = False,
+    constrain: ConstrainMode = "auto",
+    zero_matched: ZeroMatched = "perfect_if_no_errors",
+    judge_max_tokens: int = 1024,
+) -> Task:
+    """VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1].
+
+    `-T prompt=formula` asks for M / (M + 2S + 0.5I) instead, `-T prompt=rubric` for a five-band rubric,
+    `-T prompt=score` for the score alone (the prompt fine-tuned judges learn from `radiology-tasks export-sft`).
+    """
+    if prompt == "green":
+        raise InputError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric|score")
+    return judge_task(**locals())

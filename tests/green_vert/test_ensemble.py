@@ -1,0 +1,225 @@
+"""Judge ensembles read from small synthetic Inspect logs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log
+from inspect_ai.model import ModelConfig
+from inspect_ai.scorer import Score
+from scipy import stats
+
+from radiology_tasks.green_vert.ensemble import ensemble_report, format_report
+
+NAN = math.nan
+
+
+def write_log(
+    path: Path,
+    rows: dict[str, tuple[Any, float | None]],
+    *,
+    task: str = "radiology_tasks/vert",
+    grader: str = "openai/judge-a",
+    dataset: str | None = "rate_eval_test",
+    epochs: int = 1,
+) -> str:
+    """Write an Inspect log whose sample `id` has score value `rows[id][0]` and expert score `rows[id][1]`.
+
+    A float value `v` becomes ``{"vert": v, "green": v / 2}``; a dict value is used as is.
+    """
+    samples = [
+        EvalSample(
+            id=sample_id,
+            epoch=epoch,
+            input="x",
+            target="",
+            scores={
+                "report_judge": Score(
+                    value={"vert": value, "green": value / 2} if isinstance(value, float) else value,
+                    metadata={"expert_score": expert},
+                )
+            },
+        )
+        for epoch in range(1, epochs + 1)
+        for sample_id, (value, expert) in rows.items()
+    ]
+    log = EvalLog(
+        status="success",
+        eval=EvalSpec(
+            created="2025-01-01T00:00:00+00:00",
+            task=task,
+            dataset=EvalDataset(name=dataset),
+            model="none",
+            model_roles={"grader": ModelConfig(model=grader)},
+            config=EvalConfig(),
+        ),
+        samples=samples,
+    )
+    write_eval_log(log, str(path))
+    return str(path)
+
+
+def _rows(ids: list[str], judge: list[float], expert: list[float | None]) -> dict[str, tuple[Any, float | None]]:
+    return {i: (j, e) for i, j, e in zip(ids, judge, expert)}
+
+
+RNG = np.random.default_rng(42)
+IDS = [f"s{i:02d}" for i in range(30)]
+EXPERT = list(RNG.integers(0, 6, size=30) / 5)
+JUDGES = [list(np.clip(np.asarray(EXPERT) + RNG.normal(0, s, 30), 0, 1)) for s in (0.2, 0.3, 0.4)]
+
+
+@pytest.fixture
+def three_logs(tmp_path: Path) -> list[str]:
+    return [
+        write_log(tmp_path / f"judge{k}.json", _rows(IDS, judge, EXPERT), grader=f"openai/judge-{k}")
+        for k, judge in enumerate(JUDGES)
+    ]
+
+
+def test_random_split_compares_everything_on_the_held_out_samples(three_logs: list[str]) -> None:
+    report = ensemble_report(three_logs, train_fraction=0.5, seed=3, n_resamples=50)
+    assert report.n_train == 15 and report.n_eval == 15
+    assert sorted(report.train_ids + report.eval_ids) == IDS
+    row = {sample_id: k for k, sample_id in enumerate(IDS)}
+    train = [row[i] for i in report.train_ids]
+    held = [row[i] for i in report.eval_ids]
+    x = np.column_stack(JUDGES)
+    y = np.asarray(EXPERT)
+
+    design = np.column_stack([np.ones(len(train)), x[train]])
+    coefficients = np.linalg.lstsq(design, y[train], rcond=None)[0]
+    assert report.intercept == pytest.approx(coefficients[0], abs=1e-10)
+    assert report.weights == pytest.approx(list(coefficients[1:]), abs=1e-10)
+    predicted = np.column_stack([np.ones(len(held)), x[held]]) @ coefficients
+    assert report.regression.kendall_tau == pytest.approx(stats.kendalltau(predicted, y[held]).statistic, abs=1e-12)
+    assert report.average.kendall_tau == pytest.approx(
+        stats.kendalltau(x[held].mean(axis=1), y[held]).statistic, abs=1e-12
+    )
+    for k, judge in enumerate(report.judges):
+        assert judge.label == f"openai/judge-{k}"
+        assert judge.score_key == "vert"
+        assert judge.agreement.n_pairs == 15
+        assert judge.agreement.kendall_tau == pytest.approx(stats.kendalltau(x[held, k], y[held]).statistic, abs=1e-12)
+
+
+def test_split_is_seeded(three_logs: list[str]) -> None:
+    first = ensemble_report(three_logs, seed=5, n_resamples=20)
+    again = ensemble_report(three_logs, seed=5, n_resamples=20)
+    other = ensemble_report(three_logs, seed=6, n_resamples=20)
+    assert first == again
+    assert first.eval_ids != other.eval_ids
+
+
+def test_training_logs_fit_the_regression(tmp_path: Path) -> None:
+    train_ids = [f"t{i}" for i in range(6)]
+    j1 = [0.1, 0.5, 0.9, 0.3, 0.7, 0.2]
+    j2 = [0.4, 0.1, 0.8, 0.9, 0.3, 0.6]
+    truth = [0.1 + 0.5 * a + 0.3 * b for a, b in zip(j1, j2)]
+    train = [
+        write_log(tmp_path / "train1.json", _rows(train_ids, j1, truth), dataset="rate_eval_train"),
+        write_log(tmp_path / "train2.json", _rows(train_ids, j2, truth), dataset="rate_eval_train", grader="g2"),
+    ]
+    eval_ids = [f"e{i}" for i in range(8)]
+    e1 = [0.2, 0.4, 0.6, 0.8, 0.1, 0.3, 0.5, 0.9]
+    e2 = [0.9, 0.1, 0.5, 0.4, 0.7, 0.2, 0.8, 0.3]  # no two predictions tie
+    expert = [0.2, 0.4, 0.6, 0.6, 0.0, 0.2, 0.8, 0.8]
+    logs = [
+        write_log(tmp_path / "eval1.json", _rows(eval_ids, e1, expert)),
+        write_log(tmp_path / "eval2.json", _rows(eval_ids, e2, expert), grader="g2"),
+    ]
+    report = ensemble_report(logs, train_logs=train, n_resamples=20)
+    assert report.intercept == pytest.approx(0.1, abs=1e-10)
+    assert report.weights == pytest.approx([0.5, 0.3], abs=1e-10)
+    assert report.train_ids == train_ids and report.eval_ids == eval_ids
+    predicted = [0.1 + 0.5 * a + 0.3 * b for a, b in zip(e1, e2)]
+    assert report.regression.kendall_tau == pytest.approx(stats.kendalltau(predicted, expert).statistic, abs=1e-12)
+    assert report.judges[1].agreement.kendall_tau == pytest.approx(stats.kendalltau(e2, expert).statistic, abs=1e-12)
+    assert "training logs" in report.train_source
+
+
+def test_exclusions_are_counted(tmp_path: Path) -> None:
+    ids = [str(i) for i in range(1, 11)]
+    judge = [0.1 * i for i in range(1, 11)]
+    expert = [0.1 * i for i in range(1, 11)]
+    expert[3] = None  # id 4 has no expert score
+    first = _rows(ids, judge, expert)
+    second = _rows(ids[:9], judge[:9], expert[:9])  # id 10 missing here
+    second["11"] = (0.5, 0.5)  # id 11 only here
+    second["3"] = ({"vert": NAN, "green": NAN}, expert[2])  # unscored here
+    logs = [write_log(tmp_path / "a.json", first), write_log(tmp_path / "b.json", second, grader="g2")]
+    report = ensemble_report(logs, n_resamples=10)
+    assert report.excluded == {"missing_from_some_log": 2, "unscored": 1, "no_expert_score": 1}
+    assert sorted(report.train_ids + report.eval_ids) == sorted(["1", "2", "5", "6", "7", "8", "9"])
+    assert "2 missing_from_some_log, 1 unscored, 1 no_expert_score" in format_report(report)
+
+
+def test_score_key_choice(tmp_path: Path) -> None:
+    green_rows = {i: ({"green": v, "green_ec": 1 - v}, e) for i, v, e in zip(IDS, JUDGES[0], EXPERT)}
+    green_logs = [write_log(tmp_path / f"g{k}.json", green_rows, task="green", grader=f"m{k}") for k in range(2)]
+    assert [j.score_key for j in ensemble_report(green_logs, n_resamples=0).judges] == ["green", "green"]
+    # A task name that is no score key falls back to vert.
+    other = [
+        write_log(tmp_path / f"o{k}.json", _rows(IDS, JUDGES[k], EXPERT), task="mine", grader=f"m{k}") for k in range(2)
+    ]
+    assert ensemble_report(other, n_resamples=0).judges[0].score_key == "vert"
+    chosen = ensemble_report(other, score_key="green", n_resamples=0)
+    assert chosen.judges[0].score_key == "green"
+
+
+def test_error_counts_flip_the_judges_but_not_the_regression(tmp_path: Path) -> None:
+    rows = [{i: ({"green_ec": 5 * (1 - v)}, e) for i, v, e in zip(IDS, judge, EXPERT)} for judge in JUDGES[:2]]
+    logs = [write_log(tmp_path / f"ec{k}.json", r, grader=f"m{k}") for k, r in enumerate(rows)]
+    report = ensemble_report(logs, score_key="green_ec", higher_is_better=False, n_resamples=0)
+    assert report.judges[0].agreement.sign == -1 and report.judges[0].agreement.kendall_tau > 0
+    assert report.average.kendall_tau > 0
+    assert report.regression.sign == 1 and report.regression.kendall_tau > 0
+
+
+def test_same_model_twice_is_labelled_by_file(tmp_path: Path) -> None:
+    logs = [write_log(tmp_path / f"run{k}.json", _rows(IDS, JUDGES[k], EXPERT)) for k in range(2)]
+    labels = [j.label for j in ensemble_report(logs, n_resamples=0).judges]
+    assert labels == ["openai/judge-a (run0.json)", "openai/judge-a (run1.json)"]
+
+
+def test_format_report(three_logs: list[str]) -> None:
+    report = ensemble_report(three_logs, seed=1, n_resamples=20)
+    text = format_report(report)
+    assert f"on {report.n_eval} held-out samples" in text
+    assert f"regression ensemble  {report.regression.kendall_tau:>7.4f}" in text
+    for judge in report.judges:
+        assert judge.label in text
+
+
+def test_errors(tmp_path: Path) -> None:
+    rows = _rows(IDS, JUDGES[0], EXPERT)
+    good = write_log(tmp_path / "good.json", rows)
+    with pytest.raises(ValueError, match="at least two judge logs"):
+        ensemble_report([good])
+    other_data = write_log(tmp_path / "other.json", rows, dataset="radeval")
+    with pytest.raises(ValueError, match="different datasets: radeval, rate_eval_test"):
+        ensemble_report([good, other_data])
+    disjoint = write_log(tmp_path / "disjoint.json", {f"x{i}": (0.5, 0.5) for i in range(3)})
+    with pytest.raises(ValueError, match="share no sample ids"):
+        ensemble_report([good, disjoint])
+    no_expert = write_log(tmp_path / "noexpert.json", _rows(IDS, JUDGES[1], [None] * 30))
+    with pytest.raises(ValueError, match="noexpert.json: no sample has an expert score"):
+        ensemble_report([good, no_expert])
+    with pytest.raises(ValueError, match="no score key among rubric"):
+        ensemble_report([good, good], score_key="rubric")
+    epochs = write_log(tmp_path / "epochs.json", rows, epochs=2)
+    with pytest.raises(ValueError, match="appears more than once"):
+        ensemble_report([good, epochs])
+    changed = write_log(tmp_path / "changed.json", {**rows, "s00": (0.5, 0.123)})
+    with pytest.raises(ValueError, match="sample s00 has different expert scores"):
+        ensemble_report([good, changed])
+    with pytest.raises(ValueError, match="needs at least 3 training samples"):
+        ensemble_report([good, good], train_fraction=0.05)
+    with pytest.raises(ValueError, match="training samples are also evaluation samples"):
+        ensemble_report([good, good], train_logs=[good, good])
+    with pytest.raises(ValueError, match="one training log per judge"):
+        ensemble_report([good, good], train_logs=[good])
