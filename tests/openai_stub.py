@@ -11,7 +11,25 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-Reply = Callable[[dict[str, Any]], str]
+
+@dataclass(frozen=True)
+class StubReply:
+    """A reply other than a plain answer: a finish reason of its own, or an HTTP error.
+
+    Attributes:
+        text: The answer text (ignored for an error).
+        finish_reason: ``stop``, or ``length`` for an answer cut at its token budget.
+        status: HTTP status; anything but 200 sends `error` as an OpenAI-style error body.
+        error: The error object, e.g. ``{"message": ..., "type": ..., "code": ...}``.
+    """
+
+    text: str = ""
+    finish_reason: str = "stop"
+    status: int = 200
+    error: dict[str, Any] | None = None
+
+
+Reply = Callable[[dict[str, Any]], "str | StubReply"]
 
 
 @dataclass
@@ -24,7 +42,10 @@ class StubServer:
 
 @contextmanager
 def openai_stub(reply: Reply, model: str = "stub-judge") -> Iterator[StubServer]:
-    """Serve `/v1/chat/completions` answering each request with `reply(request_body)`."""
+    """Serve `/v1/chat/completions` answering each request with `reply(request_body)`.
+
+    `reply` returns the answer text, or a `StubReply` for a truncated answer or an HTTP error.
+    """
     server_state: StubServer
 
     class Handler(BaseHTTPRequestHandler):
@@ -52,7 +73,12 @@ def openai_stub(reply: Reply, model: str = "stub-judge") -> Iterator[StubServer]
                 self._send(404, {"error": {"message": "not found"}})
                 return
             server_state.requests.append(body)
-            text = reply(body)
+            answer = reply(body)
+            answer = answer if isinstance(answer, StubReply) else StubReply(text=answer)
+            if answer.status != 200:
+                self._send(answer.status, {"error": answer.error or {"message": "rejected", "code": answer.status}})
+                return
+            text = answer.text
             prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
             completion_tokens = len(text.split())
             self._send(
@@ -63,7 +89,11 @@ def openai_stub(reply: Reply, model: str = "stub-judge") -> Iterator[StubServer]
                     "created": int(time.time()),
                     "model": body.get("model", model),
                     "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": text},
+                            "finish_reason": answer.finish_reason,
+                        }
                     ],
                     "usage": {
                         "prompt_tokens": prompt_tokens,

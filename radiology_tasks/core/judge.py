@@ -1,9 +1,29 @@
-"""Finding the judge model: Inspect's `grader` role, falling back to `--model` as Inspect does."""
+"""Finding the judge model and asking it, so that no single answer or provider refusal can end a run.
+
+Every family's scorer asks its judge through `ask_judge` (one answer, re-asked while unreadable) or
+`judge_generate` (one call). Both turn what can go wrong with one sample into data instead of exceptions:
+
+- a prompt the judge's context cannot hold (Inspect's ``model_length`` stop reason, or an HTTP 400/413/422
+  whose message says so) is `judge_context_exceeded`;
+- a content-filter refusal is `judge_refused`; any other HTTP 400/413/422 is `judge_request_rejected`;
+- an answer cut at the token budget is ``truncated`` and is asked once more with a larger budget;
+- an answer the caller cannot read is asked again up to ``retries`` times, with Inspect's cache bypassed, a
+  new seed and, when the task samples greedily, `RETRY_TEMPERATURE` (a greedy judge would only repeat itself).
+
+Retryable provider errors (rate limits, timeouts, 5xx) stay with Inspect's own retry; authentication and
+model-name errors (401, 403, 404) are configuration mistakes that would hit every sample, so they still fail
+the task at once.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
 from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.model import Model, get_model
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
 
 GRADER_ROLE = "grader"
 
@@ -13,9 +33,30 @@ NO_JUDGE_MESSAGE = (
     "no API key), grader=vllm/<hf-model> or grader=openai-api/<service>/<model>."
 )
 
+RETRY_TEMPERATURE = 0.7
+"""Sampling temperature of a re-ask when the task's own temperature is lower (greedy decoding would return
+the same unreadable answer again)."""
+
+TRUNCATION_BUDGET_FACTOR = 2
+"""A truncated answer is asked once more with this many times the token budget."""
+
+JudgeFailure = Literal["judge_context_exceeded", "judge_refused", "judge_request_rejected"]
+"""Why a judge call produced no answer to read (the sample's unscored reason)."""
+
+TRUNCATED = "truncated"
+"""The problem recorded for an attempt that stopped at its token budget."""
+
+# HTTP statuses that reject this one request; retrying it unchanged cannot help.
+_REQUEST_REJECTED = {400, 413, 422}
+_CONTEXT_MESSAGE = re.compile(
+    r"context[ _-]?(length|window|size)|maximum context|too many tokens|prompt is too long|input length"
+    r"|exceeds? the (available )?context|max_model_len",
+    re.IGNORECASE,
+)
+
 
 def grader_model() -> Model:
-    """The judge for this evaluation.
+    """The judge for this evaluation: Inspect's `grader` role, falling back to `--model` as Inspect does.
 
     Raises:
         PrerequisiteError: neither a grader role nor a real `--model` is bound.
@@ -24,3 +65,223 @@ def grader_model() -> Model:
     if str(model) == "none/none":
         raise PrerequisiteError(NO_JUDGE_MESSAGE)
     return model
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One judge call and what became of its answer.
+
+    Attributes:
+        answer: The judge's raw answer (the provider's message when the call failed).
+        stop_reason: Inspect's stop reason, or ``error`` when the provider rejected the request.
+        max_tokens: The token budget sent.
+        temperature: The sampling temperature sent (None: the judge's default).
+        seed: The seed sent (None: none).
+        input_tokens: Prompt tokens the provider reported.
+        output_tokens: Answer tokens the provider reported.
+        problem: Why the answer was not accepted as complete (``truncated``, a caller's reading reason,
+            or a `JudgeFailure`); None for an accepted answer.
+    """
+
+    answer: str
+    stop_reason: str
+    max_tokens: int | None
+    temperature: float | None
+    seed: int | None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    problem: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-able form for `Score.metadata`."""
+        return asdict(self)
+
+
+class Reading(Protocol):
+    """What a caller made of one answer; ``problems`` maps each unreadable part to its reason."""
+
+    @property
+    def problems(self) -> Mapping[str, str]: ...
+
+
+R = TypeVar("R", bound=Reading)
+
+
+@dataclass
+class JudgeResult(Generic[R]):
+    """The outcome of asking a judge: the reading kept, every attempt, or why there is no answer.
+
+    Attributes:
+        reading: The most complete reading over the attempts (the earliest among equals); None when no
+            attempt produced an answer.
+        attempts: Every call made, in order.
+        failure: Set when the last call produced no answer to read (context, refusal, rejected request).
+        failure_detail: The provider's message for `failure`.
+    """
+
+    reading: R | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+    failure: JudgeFailure | None = None
+    failure_detail: str | None = None
+
+    @property
+    def retried(self) -> bool:
+        """Whether the judge was asked more than once."""
+        return len(self.attempts) > 1
+
+    @property
+    def truncated(self) -> bool:
+        """Whether any answer stopped at its token budget."""
+        return any(a.stop_reason == "max_tokens" for a in self.attempts)
+
+    @property
+    def input_tokens(self) -> int:
+        """Prompt tokens over all attempts."""
+        return sum(a.input_tokens or 0 for a in self.attempts)
+
+    @property
+    def output_tokens(self) -> int:
+        """Answer tokens over all attempts."""
+        return sum(a.output_tokens or 0 for a in self.attempts)
+
+    def metadata(self) -> dict[str, Any]:
+        """The judge's side of `Score.metadata`: attempts, retry and truncation flags, token totals."""
+        return {
+            "judge_attempts": [a.as_dict() for a in self.attempts],
+            "judge_retried": self.retried,
+            "judge_truncated": self.truncated,
+            "judge_calls": len(self.attempts),
+            "judge_input_tokens": self.input_tokens,
+            "judge_output_tokens": self.output_tokens,
+        }
+
+
+Rejection = Literal["context_exceeded", "request_rejected"]
+"""How a provider rejected one request: the prompt does not fit the context, or something else about it."""
+
+
+def rejected_request(error: BaseException) -> tuple[Rejection, str] | None:
+    """Classify a provider exception that rejects this one request (HTTP 400, 413, 422), with its message.
+
+    Returns:
+        ``context_exceeded`` when the message says the prompt does not fit, else ``request_rejected``; None
+        for every other exception (those are Inspect's to retry, or real failures).
+    """
+    status = getattr(error, "status_code", None)
+    if not isinstance(status, int) or status not in _REQUEST_REJECTED:
+        return None
+    message = str(getattr(error, "message", None) or error)
+    return ("context_exceeded" if _CONTEXT_MESSAGE.search(message) else "request_rejected"), message
+
+
+def _retry_config(config: GenerateConfig, attempt: int) -> GenerateConfig:
+    temperature = config.temperature if (config.temperature or 0.0) >= RETRY_TEMPERATURE else RETRY_TEMPERATURE
+    return config.merge(GenerateConfig(seed=(config.seed or 0) + attempt, temperature=temperature))
+
+
+async def judge_generate(
+    judge: Model,
+    prompt: str | list[ChatMessage],
+    config: GenerateConfig,
+    *,
+    retry: int = 0,
+) -> tuple[Attempt, JudgeFailure | None]:
+    """Make one judge call; a failed request or an answer that cannot be had comes back as a reason.
+
+    Args:
+        judge: The judge model.
+        prompt: The prompt.
+        config: Generate config of the first attempt (constraint, max_tokens, temperature, seed).
+        retry: 0 for a first call; n > 0 re-asks with Inspect's cache bypassed, seed ``seed + n`` and at
+            least `RETRY_TEMPERATURE`.
+
+    Returns:
+        The attempt, and a `JudgeFailure` when there is no answer to read.
+    """
+    if retry:
+        config = _retry_config(config, retry)
+    try:
+        if retry:
+            output: ModelOutput = await judge.generate(prompt, config=config, cache=False)
+        else:
+            output = await judge.generate(prompt, config=config)
+    except Exception as error:
+        rejection = rejected_request(error)
+        if rejection is None:
+            raise
+        kind, message = rejection
+        reason: JudgeFailure = "judge_context_exceeded" if kind == "context_exceeded" else "judge_request_rejected"
+        attempt = Attempt(message, "error", config.max_tokens, config.temperature, config.seed, problem=reason)
+        return attempt, reason
+    usage = output.usage
+    attempt = Attempt(
+        answer=output.completion,
+        stop_reason=output.stop_reason,
+        max_tokens=config.max_tokens,
+        temperature=config.temperature,
+        seed=config.seed,
+        input_tokens=usage.input_tokens if usage else None,
+        output_tokens=usage.output_tokens if usage else None,
+    )
+    failure: JudgeFailure | None = None
+    if output.stop_reason == "model_length":
+        failure = "judge_context_exceeded"
+    elif output.stop_reason == "content_filter":
+        failure = "judge_refused"
+    if failure is not None:
+        attempt = Attempt(**{**attempt.as_dict(), "problem": failure})
+    return attempt, failure
+
+
+def _kept(attempt: Attempt, problem: str | None) -> Attempt:
+    return Attempt(**{**attempt.as_dict(), "problem": problem})
+
+
+async def ask_judge(
+    judge: Model,
+    prompt: str | list[ChatMessage],
+    config: GenerateConfig,
+    read: Callable[[str], R],
+    *,
+    retries: int,
+) -> JudgeResult[R]:
+    """Ask until the answer reads completely, `retries` re-asks at most (plus one for a truncated answer).
+
+    Args:
+        judge: The judge model.
+        prompt: The prompt, the same for every attempt.
+        config: Generate config of the first attempt; its ``max_tokens`` is the token budget.
+        read: Reads one answer; never raises for a malformed answer (it reports `Reading.problems`).
+        retries: Re-asks allowed for an answer with problems (``-T judge_retries``).
+
+    Returns:
+        The most complete reading with every attempt, or the failure that left no answer.
+    """
+    if retries < 0:
+        raise ValueError(f"retries must be >= 0, got {retries}")
+    result: JudgeResult[R] = JudgeResult()
+    truncation_reask_used = False
+    retry = 0
+    while True:
+        attempt, failure = await judge_generate(judge, prompt, config, retry=retry)
+        if failure is not None:
+            result.attempts.append(attempt)
+            if result.reading is None:
+                result.failure, result.failure_detail = failure, attempt.answer
+            return result
+        reading = read(attempt.answer)
+        problems = reading.problems
+        truncated = attempt.stop_reason == "max_tokens"
+        problem = None if not problems else (TRUNCATED if truncated else "; ".join(sorted(set(problems.values()))))
+        result.attempts.append(_kept(attempt, problem))
+        if result.reading is None or len(problems) < len(result.reading.problems):
+            result.reading = reading
+        if not problems:
+            return result
+        if truncated and not truncation_reask_used and config.max_tokens is not None:
+            truncation_reask_used = True
+            config = config.merge(GenerateConfig(max_tokens=config.max_tokens * TRUNCATION_BUDGET_FACTOR))
+            continue
+        if retry >= retries:
+            return result
+        retry += 1

@@ -15,7 +15,7 @@ from radiology_tasks.core.judge import grader_model
 from radiology_tasks.core.metrics import parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from scorers.contract import OutputContract
-from scorers.green_vert.grammar import SCORE_ONLY_GBNF, SCORE_ONLY_REGEX, assessment_gbnf, assessment_regex
+from scorers.green_vert.grammar import SCORE_ONLY_CONTRACT, assessment_contract
 from scorers.green_vert.parse import AssessmentFormatError, parse_assessment, parse_score_answer
 from scorers.green_vert.scores import assessment_scores
 from scorers.untrusted import neutralize_candidate
@@ -39,13 +39,8 @@ def score_keys(prompt: JudgePrompt) -> list[str]:
 def judge_contract(prompt: JudgePrompt) -> OutputContract:
     """The output contract of a judge prompt (sectioned text, with a score section except for GREEN)."""
     if prompt == "score":
-        return OutputContract(name=prompt, gbnf=SCORE_ONLY_GBNF, regex=SCORE_ONLY_REGEX)
-    with_score = prompt != "green"
-    return OutputContract(
-        name=prompt,
-        gbnf=assessment_gbnf(with_score=with_score),
-        regex=assessment_regex(with_score=with_score),
-    )
+        return SCORE_ONLY_CONTRACT
+    return assessment_contract(prompt, with_score=prompt != "green")
 
 
 def unscored(keys: list[str], reason: str, metadata: dict[str, Any], explanation: str | None = None) -> Score:

@@ -1,6 +1,7 @@
-"""The GREEN/VERT answer format as a llama.cpp GBNF grammar and as an equivalent regex.
+"""The GREEN/VERT answer format as a llama.cpp GBNF grammar and as an equivalent regex, with its length bound.
 
-Both are built from the same pieces, so they describe the same language:
+Grammar, regex and the longest admitted answer are built from the same pieces, so they describe the same
+language:
 
     [Explanation]:
     <one line of free text>
@@ -14,15 +15,22 @@ Both are built from the same pieces, so they describe the same language:
     [Overall Accuracy Score]:        (only with_score)
     0.dd or 1.00
 
-Free text is bounded in length and may not contain line breaks or square brackets, so nothing a
-constrained model writes can look like a section header to `parse_assessment`.
+Every stretch of free text has a character bound (`AnswerBounds`), stated once per level of detail, so the
+longest answer the grammar admits is known exactly and fits the token budget tasks send (`DETAIL_MAX_TOKENS`).
+A judge that rambles (a 135M model writing "0.0000..." for a thousand tokens) is stopped by the grammar at
+the bound and moves on to the next section, instead of being cut off by the budget before its score.
+
+Free text is printable ASCII without square brackets: nothing a constrained judge writes can look like a
+section header to `parse_assessment`, and one character never costs more than one token.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Literal, NamedTuple
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
+from scorers.contract import OutputContract
 from scorers.green_vert.parse import (
     SECTION_EXPLANATION,
     SECTION_INSIGNIFICANT,
@@ -31,39 +39,78 @@ from scorers.green_vert.parse import (
     SECTION_SIGNIFICANT,
 )
 
-# The same character class is valid in GBNF and in Python/xgrammar/outlines regexes.
-_FREE_CHAR = r"[^\n\r\[\]]"
+Detail = Literal["full", "brief"]
+"""How much the judge writes besides its counts: ``full`` is the paper's form (an explanation and each error
+described), ``brief`` keeps the counts, the matched count and the score and describes each in a few words."""
+
+# Printable ASCII (0x20-0x7E) except "[" (0x5B) and "]" (0x5D); valid unchanged in GBNF and in Python,
+# xgrammar and outlines regexes.
+_FREE_CHAR = r"[ -Z\\^-~]"
 _REGEX_SPECIAL = set(r"\.^$*+?{}[]|()")
 
 
+@dataclass(frozen=True)
+class AnswerBounds:
+    """The longest free text, in characters, each part of an answer may hold.
+
+    Attributes:
+        explanation: The one-line explanation.
+        item: The text after each error category's count (its errors, separated by semicolons).
+        matched: The text after the matched-findings count.
+    """
+
+    explanation: int
+    item: int
+    matched: int
+
+    def __post_init__(self) -> None:
+        if min(self.explanation, self.item, self.matched) < 1:
+            raise ValueError(f"every bound must be >= 1, got {self}")
+
+
+DETAIL_BOUNDS: dict[Detail, AnswerBounds] = {
+    "full": AnswerBounds(explanation=240, item=120, matched=200),
+    "brief": AnswerBounds(explanation=60, item=30, matched=60),
+}
+"""The bounds of each level of detail: the one place they are stated."""
+
+DETAIL_MAX_TOKENS: dict[Detail, int] = {"full": 3072, "brief": 1536}
+"""The judge's token budget for each level of detail (``-T judge_max_tokens`` default). A test holds that the
+longest admitted answer of every contract fits its budget with margin."""
+
+SCORE_ONLY_MAX_TOKENS = 16
+"""Budget of the score-only answer (one number)."""
+
+
 class _Piece(NamedTuple):
-    """One part of the format, written once in GBNF and once as a regex."""
+    """One part of the format, written once in GBNF and once as a regex, with its longest length."""
 
     gbnf: str
     regex: str
+    max_chars: int
 
 
 def _literal(text: str) -> _Piece:
     gbnf = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
     regex = "".join("\\n" if char == "\n" else "\\" + char if char in _REGEX_SPECIAL else char for char in text)
-    return _Piece(f'"{gbnf}"', regex)
+    return _Piece(f'"{gbnf}"', regex, len(text))
 
 
 def _free_text(max_chars: int) -> _Piece:
     bounded = f"{_FREE_CHAR}{{1,{max_chars}}}"
-    return _Piece(bounded, bounded)
+    return _Piece(bounded, bounded, max_chars)
 
 
 def _sequence(*pieces: _Piece) -> _Piece:
-    return _Piece(" ".join(p.gbnf for p in pieces), "".join(p.regex for p in pieces))
+    return _Piece(" ".join(p.gbnf for p in pieces), "".join(p.regex for p in pieces), sum(p.max_chars for p in pieces))
 
 
 def _optional(piece: _Piece) -> _Piece:
-    return _Piece(f"({piece.gbnf})?", f"(?:{piece.regex})?")
+    return _Piece(f"({piece.gbnf})?", f"(?:{piece.regex})?", piece.max_chars)
 
 
-_COUNT = _Piece("[0-9]{1,2}", "[0-9]{1,2}")
-_SCORE = _Piece('("0." [0-9]{2} | "1.00")', r"(?:0\.[0-9]{2}|1\.00)")
+_COUNT = _Piece("[0-9]{1,2}", "[0-9]{1,2}", 2)
+_SCORE = _Piece('("0." [0-9]{2} | "1.00")', r"(?:0\.[0-9]{2}|1\.00)", 4)
 
 
 def _header(section: str) -> _Piece:
@@ -80,64 +127,67 @@ def _counted_line(prefix: str, max_item_chars: int) -> _Piece:
     )
 
 
-def _rules(*, with_score: bool, max_explanation_chars: int, max_item_chars: int) -> list[tuple[str, _Piece]]:
+def _rules(*, with_score: bool, bounds: AnswerBounds) -> list[tuple[str, _Piece]]:
     """The named rules of the format, root first."""
-    if max_explanation_chars < 1 or max_item_chars < 1:
-        raise ValueError(
-            f"max_explanation_chars and max_item_chars must be >= 1, got {max_explanation_chars} and {max_item_chars}"
-        )
     newline = _literal("\n")
     categories = _sequence(
         *(
-            _sequence(_counted_line(f"({letter}) {CATEGORY_NAMES[letter]}: ", max_item_chars), newline)
+            _sequence(_counted_line(f"({letter}) {CATEGORY_NAMES[letter]}: ", bounds.item), newline)
             for letter in ERROR_CATEGORIES
         )
     )
     sections = [
-        (
-            "explanation",
-            _sequence(_header(SECTION_EXPLANATION), _free_text(max_explanation_chars), newline),
-        ),
+        ("explanation", _sequence(_header(SECTION_EXPLANATION), _free_text(bounds.explanation), newline)),
         ("significant", _sequence(_header(SECTION_SIGNIFICANT), categories)),
         ("insignificant", _sequence(_header(SECTION_INSIGNIFICANT), categories)),
-        ("matched", _sequence(_header(SECTION_MATCHED), _counted_line("", max_item_chars))),
+        ("matched", _sequence(_header(SECTION_MATCHED), _counted_line("", bounds.matched))),
     ]
     if with_score:
         sections.append(("score", _sequence(newline, _header(SECTION_SCORE), _SCORE)))
-    root = _Piece(" ".join(name for name, _ in sections), "".join(piece.regex for _, piece in sections))
+    root = _Piece(
+        " ".join(name for name, _ in sections),
+        "".join(piece.regex for _, piece in sections),
+        sum(piece.max_chars for _, piece in sections),
+    )
     return [("root", root), *sections]
 
 
-def assessment_gbnf(*, with_score: bool, max_explanation_chars: int = 400, max_item_chars: int = 200) -> str:
+def assessment_gbnf(*, with_score: bool, bounds: AnswerBounds = DETAIL_BOUNDS["full"]) -> str:
     """A llama.cpp GBNF grammar that forces the GREEN (or, with a score, VERT) answer format.
 
     Args:
         with_score: Whether the answer ends with an `[Overall Accuracy Score]` section.
-        max_explanation_chars: Longest explanation (one line) a model may write.
-        max_item_chars: Longest free text after a count.
+        bounds: Longest free text of each part.
 
     Returns:
         Grammar text for `llama_cpp.LlamaGrammar.from_string`.
     """
-    rules = _rules(
-        with_score=with_score,
-        max_explanation_chars=max_explanation_chars,
-        max_item_chars=max_item_chars,
-    )
-    return "".join(f"{name} ::= {piece.gbnf}\n" for name, piece in rules)
+    return "".join(f"{name} ::= {piece.gbnf}\n" for name, piece in _rules(with_score=with_score, bounds=bounds))
 
 
-def assessment_regex(*, with_score: bool, max_explanation_chars: int = 400, max_item_chars: int = 200) -> str:
+def assessment_regex(*, with_score: bool, bounds: AnswerBounds = DETAIL_BOUNDS["full"]) -> str:
     """The regex equivalent of `assessment_gbnf` (for vLLM ``structured_outputs.regex``).
 
     Match it against a whole answer (`re.fullmatch`); it has no anchors of its own.
     """
-    rules = _rules(
-        with_score=with_score,
-        max_explanation_chars=max_explanation_chars,
-        max_item_chars=max_item_chars,
+    return _rules(with_score=with_score, bounds=bounds)[0][1].regex
+
+
+def assessment_max_chars(*, with_score: bool, bounds: AnswerBounds = DETAIL_BOUNDS["full"]) -> int:
+    """Length in characters of the longest answer `assessment_gbnf` admits."""
+    return _rules(with_score=with_score, bounds=bounds)[0][1].max_chars
+
+
+def assessment_contract(name: str, *, with_score: bool, detail: Detail = "full") -> OutputContract:
+    """The sectioned-answer contract of a GREEN-family prompt at a level of detail."""
+    bounds = DETAIL_BOUNDS[detail]
+    return OutputContract(
+        name=name if detail == "full" else f"{name}-{detail}",
+        max_chars=assessment_max_chars(with_score=with_score, bounds=bounds),
+        max_tokens=DETAIL_MAX_TOKENS[detail],
+        gbnf=assessment_gbnf(with_score=with_score, bounds=bounds),
+        regex=assessment_regex(with_score=with_score, bounds=bounds),
     )
-    return rules[0][1].regex
 
 
 SCORE_ONLY_GBNF = 'root ::= "0." [0-9] | "1.0"'
@@ -145,3 +195,8 @@ SCORE_ONLY_GBNF = 'root ::= "0." [0-9] | "1.0"'
 
 SCORE_ONLY_REGEX = r"0\.[0-9]|1\.0"
 """The regex equivalent of `SCORE_ONLY_GBNF`."""
+
+SCORE_ONLY_CONTRACT = OutputContract(
+    name="score", max_chars=3, max_tokens=SCORE_ONLY_MAX_TOKENS, gbnf=SCORE_ONLY_GBNF, regex=SCORE_ONLY_REGEX
+)
+"""The contract of the score-only prompt (fine-tuned judges)."""

@@ -18,10 +18,10 @@ SCHEMA = {
     "required": ["score"],
     "additionalProperties": False,
 }
-TEXT = OutputContract(name="verdict", gbnf=GBNF, regex="yes|no")
-GBNF_ONLY = OutputContract(name="green", gbnf=GBNF)
-REGEX_ONLY = OutputContract(name="yesno", regex="yes|no")
-JSON = OutputContract(name="vert", json_schema=SCHEMA)
+TEXT = OutputContract(name="verdict", max_chars=3, max_tokens=8, gbnf=GBNF, regex="yes|no")
+GBNF_ONLY = OutputContract(name="green", max_chars=3, max_tokens=8, gbnf=GBNF)
+REGEX_ONLY = OutputContract(name="yesno", max_chars=3, max_tokens=8, regex="yes|no")
+JSON = OutputContract(name="vert", max_chars=3, max_tokens=8, json_schema=SCHEMA)
 
 NO_SERVER = "http://127.0.0.1:9/v1"  # never contacted: building a Model makes no request
 
@@ -122,7 +122,7 @@ def test_other_backends_get_json_through_response_schema(spec: str) -> None:
 
 
 def test_response_schema_refuses_a_schema_inspect_would_truncate() -> None:
-    lossy = OutputContract(name="list", json_schema={"type": "array", "minItems": 1})
+    lossy = OutputContract(name="list", max_chars=3, max_tokens=8, json_schema={"type": "array", "minItems": 1})
     with pytest.raises(ValueError, match="output contract 'list': Inspect's response_schema cannot"):
         constrained_config(server_model("openai/gpt-4o-mini"), lossy)
 

@@ -10,7 +10,7 @@ import pytest
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ErrorCounts
 from scorers.green_vert.curated_shots import ERROR_TYPE_SHOTS, error_type_examples
-from scorers.green_vert.grammar import assessment_gbnf, assessment_regex
+from scorers.green_vert.grammar import AnswerBounds, assessment_gbnf, assessment_regex
 from scorers.green_vert.parse import parse_assessment
 
 
@@ -149,23 +149,21 @@ def test_regex_rejects(old: str, new: str) -> None:
 
 
 def test_free_text_lengths_are_bounded() -> None:
-    regex = assessment_regex(with_score=False, max_explanation_chars=10, max_item_chars=5)
-    assert re.fullmatch(regex, _answer("x" * 10, {"a": "1. abcd"}, {}, "1. abcd", None))
+    regex = assessment_regex(with_score=False, bounds=AnswerBounds(explanation=10, item=5, matched=6))
+    assert re.fullmatch(regex, _answer("x" * 10, {"a": "1. abcd"}, {}, "1. abcde", None))
     assert not re.fullmatch(regex, _answer("x" * 11, {}, {}, "1.", None))
     assert not re.fullmatch(regex, _answer("x", {"a": "1. abcdef"}, {}, "1.", None))
-    assert not re.fullmatch(regex, _answer("x", {}, {}, "1. abcdef", None))
+    assert not re.fullmatch(regex, _answer("x", {}, {}, "1. abcdefg", None))
 
 
-@pytest.mark.parametrize("kwargs", [{"max_explanation_chars": 0}, {"max_item_chars": 0}])
+@pytest.mark.parametrize("kwargs", [{"explanation": 0}, {"item": 0}, {"matched": 0}])
 def test_bounds_must_be_positive(kwargs: dict[str, int]) -> None:
     with pytest.raises(ValueError, match="must be >= 1"):
-        assessment_gbnf(with_score=True, **kwargs)
-    with pytest.raises(ValueError, match="must be >= 1"):
-        assessment_regex(with_score=True, **kwargs)
+        AnswerBounds(**{"explanation": 5, "item": 5, "matched": 5, **kwargs})
 
 
 def test_gbnf_rules() -> None:
-    grammar = assessment_gbnf(with_score=True, max_explanation_chars=7, max_item_chars=3)
+    grammar = assessment_gbnf(with_score=True, bounds=AnswerBounds(explanation=7, item=3, matched=4))
     rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines())
     assert list(rules) == [
         "root",
@@ -176,12 +174,12 @@ def test_gbnf_rules() -> None:
         "score",
     ]
     assert rules["root"] == "explanation significant insignificant matched score"
-    assert rules["explanation"] == r'"[Explanation]:\n" [^\n\r\[\]]{1,7} "\n"'
-    assert rules["matched"] == r'"[Matched Findings]:\n" [0-9]{1,2} "." (" " [^\n\r\[\]]{1,3})?'
+    assert rules["explanation"] == r'"[Explanation]:\n" [ -Z\\^-~]{1,7} "\n"'
+    assert rules["matched"] == r'"[Matched Findings]:\n" [0-9]{1,2} "." (" " [ -Z\\^-~]{1,4})?'
     assert rules["score"] == r'"\n" "[Overall Accuracy Score]:\n" ("0." [0-9]{2} | "1.00")'
     expected_line = (
         r'"(c) Misidentification of a finding' + "'" + r's anatomic location/position: "'
-        r' [0-9]{1,2} "." (" " [^\n\r\[\]]{1,3})? "\n"'
+        r' [0-9]{1,2} "." (" " [ -Z\\^-~]{1,3})? "\n"'
     )
     for section in ("significant", "insignificant"):
         assert expected_line in rules[section]
@@ -193,7 +191,7 @@ def test_gbnf_without_score() -> None:
     rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines())
     assert list(rules) == ["root", "explanation", "significant", "insignificant", "matched"]
     assert rules["root"] == "explanation significant insignificant matched"
-    assert "{1,400}" in rules["explanation"]
+    assert "{1,240}" in rules["explanation"]
     assert "{1,200}" in rules["matched"]
 
 
