@@ -1,18 +1,14 @@
-"""Inspect metrics comparing judge scores with radiologists (agreement, error F1, count bias).
+"""Inspect metrics over judged samples: agreement with radiologists, error F1, count bias, judge health.
 
-The judge scorers give `Score.value` as a dict of floats (e.g. ``{"vert": 0.8, "green": 0.67}``)
-and put what the experts said in `Score.metadata`: ``expert_score`` (normalised to [0, 1]),
-``expert_significant`` and ``predicted_significant`` (error counts keyed ``a``-``f``), each
-possibly None. A sample the judge could not score has NaN values.
+The scorers give `Score.value` as a dict of floats (e.g. ``{"vert": 0.8, "green": 0.67}``) and follow the
+convention of `radiology_tasks.core.unscored`: ``Score.metadata["unscored"]`` gives the reason for each
+missing score, ``["filled_in"]`` the scores `-T unscored=worst` set to the bottom of their range. What the
+experts said is in the metadata too: ``expert_score`` (normalised to [0, 1]), ``expert_significant`` and
+``predicted_significant`` (error counts keyed ``a``-``f``), each possibly None.
 
-Use these metrics in the list form of ``@scorer(metrics=[...])``: there Inspect passes the whole
-dict value and the metadata. Inspect drops samples whose entire value is a bare NaN
-(`Score.unscored()`) before calling any metric, so only unscored samples that keep the dict
-shape (every key NaN) are visible to `parse_failure_rate`. Every dict key returned here is
-prefixed so that several metrics of one scorer stay distinct and readable in ``inspect eval``.
-
-`mean_of` gives the mean of one key in that list form; Inspect's own per-key form,
-``metrics=[{"vert": [mean()]}]``, does the same and reports NaN values as unscored.
+Use these metrics in the list form of ``@scorer(metrics=[...])``: there Inspect passes the whole dict value
+and the metadata. Every dict key returned here is prefixed so that several metrics of one scorer stay
+distinct and readable in ``inspect eval``.
 """
 
 from __future__ import annotations
@@ -24,6 +20,7 @@ from typing import Any, cast
 from inspect_ai.scorer import Metric, MetricProtocol, SampleScore, Value, aggregate, mean, metric
 
 from radiology_tasks.core.records import ERROR_CATEGORIES
+from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, unscored_reason
 from scorers.agreement import category_error_f1, checked_counts, correlate, count_bias_by_human_errors
 
 EXPERT_SCORE = "expert_score"
@@ -45,8 +42,9 @@ def expert_agreement(
 ) -> Metric:
     """Correlation of one judge score with the expert score (Kendall tau-b, Spearman, Pearson).
 
-    Samples whose judge score is NaN/None are counted in ``<key>_n_unscored``; samples without an
-    expert score in ``<key>_n_no_expert``. Values are NaN when no sample has both.
+    Samples whose judge score is NaN/None, or was filled in by ``-T unscored=worst`` (not the judge's
+    number), are counted in ``<key>_n_unscored``; samples without an expert score in ``<key>_n_no_expert``.
+    Values are NaN when no sample has both.
 
     Args:
         key: Key of the dict `Score.value` to correlate (a plain float value is used as is).
@@ -122,20 +120,72 @@ def mean_of(key: str) -> Metric:
 
 @metric
 def parse_failure_rate(key: str | None = None) -> Metric:
-    """Share of samples the judge could not score, and their number.
+    """Share of samples whose judge answer could not be read, and the number of samples left unscored.
 
     Args:
-        key: Count a sample as unscored when this key of its dict value is NaN/None. Without a
-            key, a sample is unscored when its value is NaN or a dict whose values are all NaN/None.
+        key: The score to count (the task's main score). A sample is unscored when its metadata gives a
+            reason for `key` (or, without such metadata, when the value under `key` is NaN/None); it is a
+            parse failure when that reason is one of `ANSWER_FORMAT_REASONS`. Without a key, a sample
+            counts when every value is NaN/None.
 
     Returns:
-        A metric giving ``parse_failure_rate`` (NaN when there are no samples) and ``unscored``.
+        A metric giving ``parse_failure_rate`` (NaN when there are no samples) and ``unscored`` (every
+        reason: judge answer unreadable, judge or generator failure, empty candidate).
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        unscored = sum(1 for sample in scores if _is_unscored(sample, key))
-        rate = unscored / len(scores) if scores else _NAN
+        reasons = [_reason(sample, key) for sample in scores]
+        unscored = sum(1 for reason in reasons if reason is not None)
+        failures = sum(1 for reason in reasons if reason in ANSWER_FORMAT_REASONS)
+        rate = failures / len(scores) if scores else _NAN
         return {"parse_failure_rate": rate, "unscored": float(unscored)}
+
+    return compute
+
+
+@metric
+def judge_calls() -> Metric:
+    """What the judge cost and how often it had to be asked again.
+
+    Reads the judge metadata of `radiology_tasks.core.judge.JudgeResult.metadata`; samples without it
+    (no judge call was made) count as zero calls.
+
+    Returns:
+        A metric giving ``retried`` and ``truncated`` (samples whose judge was asked more than once, or
+        whose answer stopped at its token budget), and per sample ``judge_calls_per_sample``,
+        ``judge_input_tokens_per_sample`` and ``judge_output_tokens_per_sample``.
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        metadata = [_metadata(sample) for sample in scores]
+        n = len(scores)
+
+        def per_sample(field: str) -> float:
+            return sum(float(m.get(field) or 0) for m in metadata) / n if n else _NAN
+
+        return {
+            "retried": float(sum(1 for m in metadata if m.get("judge_retried"))),
+            "truncated": float(sum(1 for m in metadata if m.get("judge_truncated"))),
+            "judge_calls_per_sample": per_sample("judge_calls"),
+            "judge_input_tokens_per_sample": per_sample("judge_input_tokens"),
+            "judge_output_tokens_per_sample": per_sample("judge_output_tokens"),
+        }
+
+    return compute
+
+
+@metric
+def report_truncated() -> Metric:
+    """Generated reports cut at their token budget (``-T generate=true``; still judged, the generator's fault).
+
+    Returns:
+        A metric giving ``report_truncated``, the number of samples whose ``generation`` metadata is
+        flagged ``truncated``.
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        flagged = sum(1 for sample in scores if (_metadata(sample).get("generation") or {}).get("truncated"))
+        return {"report_truncated": float(flagged)}
 
     return compute
 
@@ -204,17 +254,24 @@ def _is_nan_or_none(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def _is_unscored(sample: SampleScore, key: str | None) -> bool:
+def _reason(sample: SampleScore, key: str | None) -> str | None:
+    """Why `key` is missing from the sample (``invalid_response_format`` when only a NaN says so), or None."""
+    if key is not None and "unscored" in _metadata(sample):
+        return unscored_reason(_metadata(sample), key)
     value = sample.score.value
     if isinstance(value, Mapping):
-        if key is not None:
-            return _is_nan_or_none(value.get(key))
-        return all(_is_nan_or_none(v) for v in value.values())
-    return _is_nan_or_none(value)
+        missing = (
+            _is_nan_or_none(value.get(key)) if key is not None else all(_is_nan_or_none(v) for v in value.values())
+        )
+    else:
+        missing = _is_nan_or_none(value)
+    return (sample.score.reason or "invalid_response_format") if missing else None
 
 
 def _judge_value(sample: SampleScore, key: str) -> float | None:
-    """The judge's number under `key`, or None when the sample is unscored."""
+    """The judge's number under `key`, or None when the sample is unscored or the number was filled in."""
+    if is_filled_in(_metadata(sample), key):
+        return None
     value = sample.score.value
     if isinstance(value, Mapping):
         if key not in value:

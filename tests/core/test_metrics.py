@@ -121,9 +121,36 @@ def test_parse_failure_rate_counts_dict_nan_and_bare_nan() -> None:
     scores = [
         *SCORED[:3],
         _unscored(10),
-        SampleScore(score=Score.unscored(reason="no_response"), sample_id=11),
+        SampleScore(score=Score.unscored(reason="invalid_response_format"), sample_id=11),
     ]
     assert _call(parse_failure_rate(), scores) == {"parse_failure_rate": 2 / 5, "unscored": 2.0}
+
+
+def test_only_unreadable_answers_are_parse_failures() -> None:
+    """An empty candidate or a judge that could not answer is unscored, but not a parse failure."""
+    scores = [
+        *SCORED[:2],
+        _unscored(10),
+        SampleScore(score=Score.unscored(reason="no_response"), sample_id=11),
+        _sample(12, {"vert": NAN}, reason="judge_context_exceeded"),
+    ]
+    assert _call(parse_failure_rate(), scores) == {"parse_failure_rate": 1 / 5, "unscored": 3.0}
+
+
+def test_parse_failure_rate_reads_the_reasons_in_the_metadata() -> None:
+    def judged(sample_id: int, reasons: dict[str, str], filled: list[str]) -> SampleScore:
+        value = {"vert": 0.0 if "vert" in filled else (NAN if "vert" in reasons else 0.4), "green_ec": NAN}
+        metadata = {"unscored": reasons, "filled_in": filled, "expert_score": 0.5}
+        return SampleScore(score=Score(value=value, metadata=metadata), sample_id=sample_id)
+
+    scores = [
+        judged(1, {"vert": "truncated", "green_ec": "truncated"}, ["vert"]),  # filled in by unscored=worst
+        judged(2, {"vert": "judge_refused", "green_ec": "judge_refused"}, []),
+        judged(3, {"green_ec": "invalid_response_format"}, []),  # only the count is missing
+        judged(4, {}, []),
+    ]
+    assert _call(parse_failure_rate("vert"), scores) == {"parse_failure_rate": 1 / 4, "unscored": 2.0}
+    assert _call(parse_failure_rate("green_ec"), scores) == {"parse_failure_rate": 2 / 4, "unscored": 3.0}
 
 
 def test_parse_failure_rate_edge_cases() -> None:
