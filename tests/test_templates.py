@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from jinja2 import UndefinedError
 
+from scorers.green_vert.grammar import DETAIL_BOUNDS
 from templates import render, template_names
 
 VARIABLES = {
@@ -12,6 +13,8 @@ VARIABLES = {
     "candidate": "CANDIDATE-TEXT Small right pleural effusion.",
     "examples": [{"reference": "Ex ref.", "candidate": "Ex cand.", "answer": "[Overall Accuracy Score]:\n0.50"}],
     "error_descriptions": True,
+    "detail": "brief",
+    "bounds": DETAIL_BOUNDS["brief"],
     "modality": "CT",
     "anatomy": "chest",
     "language": "en",

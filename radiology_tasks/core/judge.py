@@ -115,11 +115,13 @@ class JudgeResult(Generic[R]):
         reading: The most complete reading over the attempts (the earliest among equals); None when no
             attempt produced an answer.
         attempts: Every call made, in order.
-        failure: Set when the last call produced no answer to read (context, refusal, rejected request).
+        reading_attempt: Index in `attempts` of the answer `reading` was made from.
+        failure: Set when no call produced an answer to read (context, refusal, rejected request).
         failure_detail: The provider's message for `failure`.
     """
 
     reading: R | None = None
+    reading_attempt: int | None = None
     attempts: list[Attempt] = field(default_factory=list)
     failure: JudgeFailure | None = None
     failure_detail: str | None = None
@@ -133,6 +135,11 @@ class JudgeResult(Generic[R]):
     def truncated(self) -> bool:
         """Whether any answer stopped at its token budget."""
         return any(a.stop_reason == "max_tokens" for a in self.attempts)
+
+    @property
+    def kept(self) -> Attempt | None:
+        """The attempt whose answer `reading` was made from."""
+        return None if self.reading_attempt is None else self.attempts[self.reading_attempt]
 
     @property
     def input_tokens(self) -> int:
@@ -275,7 +282,7 @@ async def ask_judge(
         problem = None if not problems else (TRUNCATED if truncated else "; ".join(sorted(set(problems.values()))))
         result.attempts.append(_kept(attempt, problem))
         if result.reading is None or len(problems) < len(result.reading.problems):
-            result.reading = reading
+            result.reading, result.reading_attempt = reading, len(result.attempts) - 1
         if not problems:
             return result
         if truncated and not truncation_reask_used and config.max_tokens is not None:

@@ -17,10 +17,14 @@ def _normalise_text(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def score_answer(pair: ReportPair) -> str:
-    """The expected judge answer for a pool example: its expert score on [0, 1], two decimals."""
+def expert_rating(pair: ReportPair) -> str:
+    """A pool example's expert score on [0, 1] with two decimals.
+
+    A pool pair has an expert score but no error counts, so it cannot be shown as an answer in the prompt's
+    format; the prompt shows it as the radiologists' rating instead.
+    """
     assert pair.expert is not None and pair.expert.normalized_score is not None
-    return f"[Overall Accuracy Score]:\n{pair.expert.normalized_score:.2f}"
+    return f"{pair.expert.normalized_score:.2f}"
 
 
 def draw_shots(pool: Sequence[ReportPair], k: int, *, seed: int, evaluated: Sequence[ReportPair]) -> list[ReportPair]:
@@ -92,5 +96,7 @@ def few_shot_examples(
         pool = load_pairs(shot_pool).pairs
         for pair in draw_shots(pool, shots, seed=shot_seed, evaluated=evaluated):
             assert pair.candidate is not None
-            examples.append({"reference": pair.reference, "candidate": pair.candidate, "answer": score_answer(pair)})
+            examples.append(
+                {"reference": pair.reference, "candidate": pair.candidate, "expert_rating": expert_rating(pair)}
+            )
     return examples

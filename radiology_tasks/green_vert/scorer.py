@@ -1,8 +1,7 @@
-"""The GREEN/VERT judge scorer: render the prompt, ask the grader, parse strictly, score."""
+"""The GREEN/VERT judge scorer: render the prompt, ask the grader until its answer reads, score what it says."""
 
 from __future__ import annotations
 
-import math
 from typing import Any, Literal, get_args
 
 from inspect_ai.model import GenerateConfig
@@ -11,50 +10,30 @@ from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.judge import grader_model
-from radiology_tasks.core.metrics import parse_failure_rate
+from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge, grader_model
+from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
 from scorers.contract import OutputContract
-from scorers.green_vert.grammar import SCORE_ONLY_CONTRACT, assessment_contract
-from scorers.green_vert.parse import AssessmentFormatError, parse_assessment, parse_score_answer
-from scorers.green_vert.scores import assessment_scores
+from scorers.green_vert.grammar import DETAIL_BOUNDS, SCORE_ONLY_CONTRACT, Detail, assessment_contract
+from scorers.green_vert.parse import MISSING_CATEGORIES, AssessmentFormatError, MissingCategories
+from scorers.green_vert.reading import BOUNDED_KEYS, JUDGE_PROMPTS, JudgePrompt, ScoreReading, read_scores, score_keys
 from scorers.untrusted import neutralize_candidate
 from templates import render
 
-JudgePrompt = Literal["green", "vert", "formula", "rubric", "score"]
 ZeroMatched = Literal["perfect_if_no_errors", "original"]
-JUDGE_PROMPTS: tuple[JudgePrompt, ...] = ("green", "vert", "formula", "rubric", "score")
+DETAILS: tuple[Detail, ...] = get_args(Detail)
 # The score-only prompt is the one `radiology-tasks export-sft` trains fine-tuned judges on.
 TEMPLATES: dict[JudgePrompt, str] = {p: f"green_vert/{p}" for p in JUDGE_PROMPTS} | {"score": "green_vert/sft_judge"}
 
-
-def score_keys(prompt: JudgePrompt) -> list[str]:
-    """The keys of `Score.value` for a judge prompt; the first is the main score."""
-    green_keys = ["green", "green_ec", "green_f1"]
-    if prompt == "score":
-        return ["score"]
-    return green_keys if prompt == "green" else [prompt, *green_keys]
+__all__ = ["JUDGE_PROMPTS", "JudgePrompt", "ZeroMatched", "judge_contract", "report_judge", "score_keys"]
 
 
-def judge_contract(prompt: JudgePrompt) -> OutputContract:
+def judge_contract(prompt: JudgePrompt, detail: Detail = "full") -> OutputContract:
     """The output contract of a judge prompt (sectioned text, with a score section except for GREEN)."""
     if prompt == "score":
         return SCORE_ONLY_CONTRACT
-    return assessment_contract(prompt, with_score=prompt != "green")
-
-
-def unscored(keys: list[str], reason: str, metadata: dict[str, Any], explanation: str | None = None) -> Score:
-    """An unscored judgement whose value is NaN under every key.
-
-    Inspect drops samples whose whole value is NaN before calling metrics; keeping the dict shape lets the
-    parse-failure metric see and count them, while every other metric skips the NaNs.
-    """
-    return Score(
-        value={k: math.nan for k in keys},
-        reason=reason,
-        explanation=explanation,
-        metadata=metadata,
-    )
+    return assessment_contract(prompt, with_score=prompt != "green", detail=detail)
 
 
 def _expert_metadata(pair: ReportPair) -> dict[str, Any]:
@@ -66,7 +45,36 @@ def _expert_metadata(pair: ReportPair) -> dict[str, Any]:
     }
 
 
-@scorer(metrics=[parse_failure_rate()])
+def _parts_metadata(reading: ScoreReading) -> dict[str, Any]:
+    """The judge's counts as read, for the per-category metrics and the log viewer."""
+    parts = reading.parts
+    if parts is None:
+        return {}
+
+    def counts(part: object) -> dict[str, int] | None:
+        return None if isinstance(part, AssessmentFormatError) else part.as_dict()  # type: ignore[attr-defined]
+
+    return {
+        "matched": None if isinstance(parts.matched, AssessmentFormatError) else parts.matched,
+        "predicted_significant": counts(parts.significant),
+        "predicted_insignificant": counts(parts.insignificant),
+        "formula_check": reading.formula_check,
+        "filled_categories": parts.filled_categories,
+        "quoted_sections": parts.quoted_sections,
+    }
+
+
+def _missing(result: JudgeResult[ScoreReading], keys: list[str]) -> dict[str, tuple[str, str]]:
+    """Reason code and detail for each score the judge's kept answer does not give."""
+    reading = result.reading
+    if reading is None:
+        return {key: (str(result.failure), result.failure_detail or "") for key in keys}
+    kept = result.kept
+    code = TRUNCATED if kept is not None and kept.stop_reason == "max_tokens" else "invalid_response_format"
+    return {key: (code, problem) for key, problem in reading.problems.items()}
+
+
+@scorer(metrics=[parse_failure_rate(), judge_calls()])
 def report_judge(
     prompt: JudgePrompt = "vert",
     *,
@@ -74,7 +82,11 @@ def report_judge(
     error_descriptions: bool = False,
     constrain: ConstrainMode = "auto",
     zero_matched: ZeroMatched = "perfect_if_no_errors",
-    max_tokens: int = 1024,
+    missing_categories: MissingCategories = "zero",
+    detail: Detail = "full",
+    judge_retries: int = 1,
+    unscored: UnscoredPolicy = "worst",
+    max_tokens: int | None = None,
     temperature: float = 0.0,
 ) -> Scorer:
     """Judge the candidate report against the reference with the `grader` model.
@@ -83,22 +95,35 @@ def report_judge(
         prompt: `green` (error counts, GREEN computed from them), `vert` (direct overall score),
             `formula` (judge computes M / (M + 2S + 0.5I)), `rubric` (five score bands) or `score`
             (the score-only prompt that fine-tuned judges learn from `radiology-tasks export-sft`).
-        examples: Few-shot examples `{reference, candidate, answer}` placed in the prompt.
+        examples: Few-shot examples placed in the prompt: `{reference, candidate, answer}` (an answer in the
+            contract's form) or `{reference, candidate, expert_rating}` (an expert's score, shown as such).
         error_descriptions: Add the team's description of each error category (a)-(f).
         constrain: How to constrain the judge's output (`auto` picks what the backend understands).
         zero_matched: GREEN when no findings match: `perfect_if_no_errors` gives 1.0 if there are no
             significant errors either, `original` gives 0 like the original GREEN code.
-        max_tokens: Upper bound on the judge's answer length.
+        missing_categories: `zero` reads terse answers as GREEN's reference parser does; `strict` refuses them.
+        detail: `full` (the paper's answer) or `brief` (counts and score, a few words per description).
+        judge_retries: Re-asks for an answer that leaves a score unreadable.
+        unscored: `worst` counts a score the judge did not give as 0 in the means; `exclude` leaves it out.
+        max_tokens: Upper bound on the judge's answer length; None sends the contract's budget.
         temperature: Judge sampling temperature.
     """
     if prompt not in JUDGE_PROMPTS:
         raise InputError(f"prompt must be one of {', '.join(JUDGE_PROMPTS)}; got {prompt!r}")
-    if constrain not in get_args(ConstrainMode):
-        raise InputError(f"constrain must be one of {', '.join(get_args(ConstrainMode))}; got {constrain!r}")
-    if zero_matched not in get_args(ZeroMatched):
-        raise InputError(f"zero_matched must be one of {', '.join(get_args(ZeroMatched))}; got {zero_matched!r}")
+    for name, value, allowed in (
+        ("constrain", constrain, get_args(ConstrainMode)),
+        ("zero_matched", zero_matched, get_args(ZeroMatched)),
+        ("missing_categories", missing_categories, MISSING_CATEGORIES),
+        ("detail", detail, DETAILS),
+    ):
+        if value not in allowed:
+            raise InputError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+    if judge_retries < 0:
+        raise InputError(f"judge_retries must be >= 0, got {judge_retries}")
+    policy = check_policy(unscored)
     keys = score_keys(prompt)
-    contract = judge_contract(prompt)
+    contract = judge_contract(prompt, detail)
+    budget = contract.max_tokens if max_tokens is None else max_tokens
     # Every report text is neutralised, not only the candidate: a reference or an example that contains a
     # delimiter tag would otherwise break the prompt's structure just as well.
     shots = [
@@ -108,50 +133,71 @@ def report_judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         pair = state.metadata_as(ReportPair)
-        metadata: dict[str, Any] = {"prompt": prompt, **_expert_metadata(pair)}
+        metadata: dict[str, Any] = {"prompt": prompt, "detail": detail, **_expert_metadata(pair)}
+        generation = state.metadata.get("generation")
+        if generation is not None:
+            metadata["generation"] = generation
         candidate = state.output.completion if state.output else ""
+        if generation is not None and generation.get("error"):
+            code, _, detail_text = str(generation["error"]).partition(": ")
+            return judged_score(
+                dict.fromkeys(keys),
+                dict.fromkeys(keys, (code, detail_text)),
+                policy=policy,
+                bounded=BOUNDED_KEYS,
+                metadata=metadata,
+            )
         if not candidate.strip():
-            return unscored(keys, "no_response", metadata)
+            return judged_score(
+                dict.fromkeys(keys),
+                dict.fromkeys(keys, ("no_response", "the candidate is empty")),
+                policy=policy,
+                bounded=BOUNDED_KEYS,
+                metadata=metadata,
+            )
 
         judge = grader_model()
         constrained = constrained_config(judge, contract, constrain)
-        config = constrained.config.merge(GenerateConfig(max_tokens=max_tokens, temperature=temperature))
+        config = constrained.config.merge(GenerateConfig(max_tokens=budget, temperature=temperature))
         judge_prompt = render(
             TEMPLATES[prompt],
             reference=neutralize_candidate(pair.reference),
             candidate=neutralize_candidate(candidate),
             examples=shots,
             error_descriptions=error_descriptions,
+            bounds=DETAIL_BOUNDS[detail],
+            detail=detail,
         )
-        output = await judge.generate(judge_prompt, config=config)
-        answer = output.completion
+        result = await ask_judge(
+            judge,
+            judge_prompt,
+            config,
+            lambda answer: read_scores(
+                answer,
+                prompt=prompt,
+                candidate=candidate,
+                missing_categories=missing_categories,
+                zero_matched=zero_matched,
+            ),
+            retries=judge_retries,
+        )
+        reading = result.reading
         metadata |= {
             "judge": str(judge),
             "constraint": constrained.description,
-            "judge_answer": answer,
-            "judge_input_tokens": output.usage.input_tokens if output.usage else None,
-            "judge_output_tokens": output.usage.output_tokens if output.usage else None,
+            "judge_answer": reading.answer if reading else None,
+            **result.metadata(),
+            **(_parts_metadata(reading) if reading else {}),
         }
-        try:
-            if prompt == "score":
-                return Score(
-                    value={"score": parse_score_answer(answer)}, answer=candidate, explanation=answer, metadata=metadata
-                )
-            assessment = parse_assessment(answer, require_score=prompt != "green")
-        except AssessmentFormatError as error:
-            metadata["parse_error"] = f"{error.reason}: {error.detail}"
-            return unscored(keys, "invalid_response_format", metadata, explanation=answer)
-
-        derived = assessment_scores(assessment, zero_matched=zero_matched)
-        value = {k: float(derived[k]) for k in ("green", "green_ec", "green_f1")}
-        if prompt != "green":
-            value = {prompt: float(assessment.score), **value}
-        metadata |= {
-            "matched": assessment.matched,
-            "predicted_significant": assessment.significant.as_dict(),
-            "predicted_insignificant": assessment.insignificant.as_dict(),
-            "formula_check": derived["formula_check"],
-        }
-        return Score(value=value, answer=candidate, explanation=answer, metadata=metadata)
+        values = reading.values if reading else dict.fromkeys(keys)
+        return judged_score(
+            values,
+            _missing(result, keys),
+            policy=policy,
+            bounded=BOUNDED_KEYS,
+            answer=candidate,
+            explanation=reading.answer if reading else result.failure_detail,
+            metadata=metadata,
+        )
 
     return score

@@ -23,20 +23,25 @@ from radiology_tasks.core.metrics import (
     category_f1,
     error_count_bias,
     expert_agreement,
+    judge_calls,
     mean_of,
     parse_failure_rate,
+    report_truncated,
 )
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
+from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.green_vert.fewshot import Curated, few_shot_examples
 from radiology_tasks.green_vert.scorer import JudgePrompt, ZeroMatched, report_judge, score_keys
+from scorers.green_vert.grammar import Detail
+from scorers.green_vert.parse import MissingCategories
 
-TASK_VERSION = "1.0.0"
+TASK_VERSION = "1.1.0"
 
 
-def _metrics(keys: list[str], pairs: list[ReportPair]) -> list[Metric]:
-    """Means of every score, agreement with experts where the data has it, and the parse-failure rate."""
+def _metrics(keys: list[str], pairs: list[ReportPair], generate: bool) -> list[Metric]:
+    """Means of every score, agreement with experts where the data has it, and the judge's health and cost."""
     metrics: list[Metric] = [mean_of(k) for k in keys]
     if any(p.expert and p.expert.score is not None for p in pairs):
         metrics.append(expert_agreement(keys[0]))
@@ -44,7 +49,9 @@ def _metrics(keys: list[str], pairs: list[ReportPair]) -> list[Metric]:
             metrics.append(expert_agreement("green_ec", higher_is_better=False))
     if "green_ec" in keys and any(p.expert and p.expert.significant is not None for p in pairs):
         metrics += [category_f1(), error_count_bias()]
-    metrics.append(parse_failure_rate())
+    metrics += [parse_failure_rate(keys[0]), judge_calls()]
+    if generate:
+        metrics.append(report_truncated())
     return metrics
 
 
@@ -66,7 +73,11 @@ def judge_task(
     error_descriptions: bool,
     constrain: ConstrainMode,
     zero_matched: ZeroMatched,
-    judge_max_tokens: int,
+    missing_categories: MissingCategories,
+    detail: Detail,
+    judge_retries: int,
+    unscored: UnscoredPolicy,
+    judge_max_tokens: int | None,
 ) -> Task:
     """Build a GREEN-family judge task; `green` and `vert` pass their `-T` parameters through unchanged."""
     if prompt == "score" and (shots or curated != "none" or error_descriptions):
@@ -92,9 +103,13 @@ def judge_task(
             error_descriptions=error_descriptions,
             constrain=constrain,
             zero_matched=zero_matched,
+            missing_categories=missing_categories,
+            detail=detail,
+            judge_retries=judge_retries,
+            unscored=unscored,
             max_tokens=judge_max_tokens,
         ),
-        metrics=_metrics(score_keys(prompt), pairs),
+        metrics=_metrics(score_keys(prompt), pairs, generate),
         metadata=metadata,
         version=TASK_VERSION,
     )
@@ -117,7 +132,11 @@ def green(
     error_descriptions: bool = False,
     constrain: ConstrainMode = "auto",
     zero_matched: ZeroMatched = "perfect_if_no_errors",
-    judge_max_tokens: int = 1024,
+    missing_categories: MissingCategories = "zero",
+    detail: Detail = "full",
+    judge_retries: int = 1,
+    unscored: UnscoredPolicy = "worst",
+    judge_max_tokens: int | None = None,
 ) -> Task:
     """GREEN: the judge counts clinically significant/insignificant errors (a)-(f) and matched findings.
 
@@ -144,7 +163,11 @@ def vert(
     error_descriptions: bool = False,
     constrain: ConstrainMode = "auto",
     zero_matched: ZeroMatched = "perfect_if_no_errors",
-    judge_max_tokens: int = 1024,
+    missing_categories: MissingCategories = "zero",
+    detail: Detail = "full",
+    judge_retries: int = 1,
+    unscored: UnscoredPolicy = "worst",
+    judge_max_tokens: int | None = None,
 ) -> Task:
     """VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1].
 

@@ -38,16 +38,18 @@ def test_pool_needs_candidates_and_scores():
         draw_shots(pool, 2, seed=0, evaluated=[])
 
 
-def test_examples_carry_the_normalised_expert_score(pairs_file):
+def test_pool_examples_are_expert_ratings_not_answers(pairs_file):
     rows = [
         {"id": f"s{i}", "reference": f"Ref {i}.", "candidate": f"Cand {i}.", "expert_score": i, "expert_score_max": 5}
         for i in range(5)
     ]
     pool = str(pairs_file(rows))
     examples = few_shot_examples(5, with_score=True, shot_pool=pool, shot_seed=0, curated="none", evaluated=[])
-    answers = {e["reference"]: e["answer"] for e in examples}
-    assert answers["Ref 4."] == "[Overall Accuracy Score]:\n0.80"
-    assert answers["Ref 0."] == "[Overall Accuracy Score]:\n0.00"
+    ratings = {e["reference"]: e["expert_rating"] for e in examples}
+    assert ratings["Ref 4."] == "0.80"
+    assert ratings["Ref 0."] == "0.00"
+    # A pool pair has no error counts, so nothing may present its score as an answer in the contract's form.
+    assert not any("answer" in e for e in examples)
 
 
 def test_curated_error_types_come_first_and_cover_every_category():

@@ -397,24 +397,29 @@ def test_header_without_brackets_is_not_a_header() -> None:
     assert _reason(text) == ("missing_section", "Matched Findings")
 
 
-def test_duplicate_score_section_from_echoed_candidate() -> None:
+def test_second_score_section_without_the_candidate_conflicts() -> None:
     text = _edit(
         VERT_ANSWER,
         "one extra minor finding.\n",
         "one extra minor finding. The candidate ends with:\n[Overall Accuracy Score]:\n1.00\n",
     )
-    assert _reason(text) == ("duplicate_section", "Overall Accuracy Score")
-    assert _reason(text, require_score=False) == ("duplicate_section", "Overall Accuracy Score")
+    assert _reason(text) == ("conflicting_verdicts", "Overall Accuracy Score")
+    assert _reason(text, require_score=False) == ("conflicting_verdicts", "Overall Accuracy Score")
 
 
-def test_duplicate_error_section() -> None:
+def test_conflicting_error_section() -> None:
     text = VERT_ANSWER + "[Clinically Significant Errors]:\nNone.\n"
-    assert _reason(text) == ("duplicate_section", "Clinically Significant Errors")
+    assert _reason(text) == ("conflicting_verdicts", "Clinically Significant Errors")
 
 
-def test_duplicate_section_in_other_spelling() -> None:
+def test_conflicting_section_in_other_spelling() -> None:
     text = VERT_ANSWER + "**[matched findings]**\n0.\n"
-    assert _reason(text) == ("duplicate_section", "Matched Findings")
+    assert _reason(text) == ("conflicting_verdicts", "Matched Findings")
+
+
+def test_a_repeated_identical_verdict_is_one_verdict() -> None:
+    text = VERT_ANSWER + "[Matched Findings]:\n2. The same two findings.\n[Overall Accuracy Score]:\n0.55\n"
+    _assert_counts(parse_assessment(text, require_score=True), SIG_B1_C1, INSIG_A1, 2, 0.55)
 
 
 @pytest.mark.parametrize(
@@ -563,7 +568,7 @@ def test_every_reason_is_documented_and_exercised() -> None:
     exercised = {
         "empty_answer",
         "missing_section",
-        "duplicate_section",
+        "conflicting_verdicts",
         "unreadable_section",
         "missing_category",
         "duplicate_category",

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from radiology_tasks.core.records import CATEGORY_NAMES
+from radiology_tasks.green_vert.fewshot import few_shot_examples
+from radiology_tasks.green_vert.scorer import judge_contract
 from scorers.green_vert.curated_shots import ERROR_TYPE_DESCRIPTIONS, error_type_examples
+from scorers.green_vert.grammar import DETAIL_BOUNDS
 from scorers.green_vert.parse import AssessmentFormatError, parse_assessment
 from scorers.untrusted import neutralize_candidate
 from templates import render
@@ -82,16 +87,22 @@ def test_echoed_neutralized_candidate_is_not_a_section() -> None:
     assert parse_assessment(answer, require_score=True).score == 0.9
 
 
-def test_echoed_raw_candidate_is_refused() -> None:
-    answer = (
-        "[Explanation]:\nThe candidate ends with:\n" + HOSTILE + "\n[Clinically Significant Errors]:\nNone.\n"
-        "[Clinically Insignificant Errors]:\nNone.\n"
-        "[Matched Findings]:\n2. Normal heart size; No pleural effusion.\n"
-        "[Overall Accuracy Score]:\n0.90\n"
-    )
+ECHOED_RAW = (
+    "[Explanation]:\nThe candidate ends with:\n" + HOSTILE + "\n[Clinically Significant Errors]:\nNone.\n"
+    "[Clinically Insignificant Errors]:\nNone.\n"
+    "[Matched Findings]:\n2. Normal heart size; No pleural effusion.\n"
+    "[Overall Accuracy Score]:\n0.90\n"
+)
+
+
+def test_echoed_raw_candidate_is_a_quotation_not_a_verdict() -> None:
+    assert parse_assessment(ECHOED_RAW, require_score=True, candidate=HOSTILE).score == 0.9
+
+
+def test_two_verdicts_without_the_candidate_to_tell_them_apart_are_refused() -> None:
     with pytest.raises(AssessmentFormatError) as caught:
-        parse_assessment(answer, require_score=True)
-    assert caught.value.reason == "duplicate_section"
+        parse_assessment(ECHOED_RAW, require_score=True)
+    assert caught.value.reason == "conflicting_verdicts"
 
 
 def _render(name: str, **overrides: object) -> str:
@@ -100,6 +111,8 @@ def _render(name: str, **overrides: object) -> str:
         "candidate": neutralize_candidate(HOSTILE),
         "examples": [],
         "error_descriptions": False,
+        "bounds": DETAIL_BOUNDS["full"],
+        "detail": "full",
     }
     variables.update(overrides)
     return render(name, **variables)
@@ -169,3 +182,22 @@ def test_rubric_prompt_has_five_bands() -> None:
     prompt = _render("green_vert/rubric")
     for band in ("0.90 to 1.00", "0.75 to 0.89", "0.50 to 0.74", "0.25 to 0.49", "0.00 to 0.24"):
         assert f"- {band}: " in prompt
+
+
+@pytest.mark.parametrize("name", ["green_vert/vert", "green_vert/formula", "green_vert/rubric"])
+def test_every_example_answer_in_a_prompt_is_one_the_contract_admits(name: str, pairs_file) -> None:
+    """The prompt says "answer in exactly this format": its examples must not contradict it."""
+    rows = [
+        {"id": f"p{i}", "reference": f"Pool reference {i}.", "candidate": f"Pool candidate {i}.", "expert_score": i}
+        for i in range(2)
+    ]
+    examples = few_shot_examples(
+        2, with_score=True, shot_pool=str(pairs_file(rows)), shot_seed=0, curated="error-types", evaluated=[]
+    )
+    prompt = _render(name, examples=examples)
+    shown = re.findall(r"<example_answer>\n(.*?)\n</example_answer>", prompt, re.S)
+    ratings = re.findall(r"<expert_rating>\n(.*?)\n</expert_rating>", prompt, re.S)
+    assert len(shown) == 6 and len(ratings) == 2
+    contract = judge_contract("vert")
+    assert all(re.fullmatch(contract.regex, answer) for answer in shown)
+    assert all("[" not in rating for rating in ratings)
