@@ -1,16 +1,17 @@
-"""Measure what constrained decoding buys the embedded judge on the bundled demo set.
+"""Measure what the bounded output contract buys the embedded judge on the bundled demo set.
 
-Runs the GREEN and VERT tasks with the in-process SmolLM2 grader, once with
-``constrain="auto"`` and once with ``constrain="off"``, and prints for each run: the share of
-reports whose judge answer could not be parsed (the primary scorer's ``unscored`` count), the
-number of judge calls, input/output tokens per report, and speed: output tokens per second and
-seconds per judge call, from the compute time the provider records for each call (taken with the
-model lock held, so queueing behind other samples is not counted), and wall-clock seconds per
-report for the whole run.
+Runs the GREEN and VERT tasks with the in-process SmolLM2 grader for each level of detail (``full``, the
+paper's answer, and ``brief``) and each constraint mode (``auto`` by default; ``off`` on request), and
+prints for each run: reports whose judge answer could not be read (``parse_failure_rate``), reports asked
+again and reports whose answer hit the token budget, judge calls, input/output tokens per report, speed
+(output tokens per second and seconds per judge call, from the compute time the provider records for each
+call with the model lock held, so queueing behind other samples is not counted; and wall-clock seconds per
+report), and the main score's Kendall tau against the demo set's expert scores.
 
 Usage::
 
-    python bench/judge_constraint.py [--limit N] [--limit-off N] [--log-dir DIR] [--judges green vert]
+    python bench/judge_constraint.py [--judges green vert] [--details full brief] [--modes auto off]
+        [--limit N] [--limit-off N] [--log-dir DIR]
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ is ``llama-cpp/...`` (``radiology_tasks/llama-cpp/...`` is not recognised by `ge
 ROLE = "grader"
 JUDGES = ("green", "vert")
 MODES = ("auto", "off")
+DETAILS = ("full", "brief")
 
 
 @dataclass(frozen=True)
@@ -39,8 +41,12 @@ class RunStats:
     Attributes:
         task: Task name, e.g. ``radiology_tasks/green``.
         mode: The task's ``constrain`` argument.
+        detail: The task's ``detail`` argument.
         reports: Samples (report pairs) in the run.
-        unparsed: Reports the primary scorer left unscored (judge answer not readable).
+        unparsed: Reports whose main score could not be read from the judge's answer.
+        retried: Reports whose judge was asked more than once.
+        truncated: Reports with an answer that stopped at the token budget.
+        kendall_tau: Kendall tau-b of the main score with the expert score (NaN without pairs).
         judge_calls: Grader model calls across all reports.
         input_tokens: Grader input tokens across all reports.
         output_tokens: Grader output tokens across all reports.
@@ -51,8 +57,12 @@ class RunStats:
 
     task: str
     mode: str
+    detail: str
     reports: int
     unparsed: int
+    retried: int
+    truncated: int
+    kendall_tau: float
     judge_calls: int
     input_tokens: int
     output_tokens: int
@@ -66,7 +76,7 @@ class RunStats:
         return self.unparsed / self.reports if self.reports else math.nan
 
 
-def run_task(task: str, mode: str, limit: int | None, log_dir: str) -> EvalLog:
+def run_task(task: str, mode: str, detail: str, limit: int | None, log_dir: str) -> EvalLog:
     """Evaluate `task` with the embedded grader and return its log, samples included.
 
     Raises:
@@ -76,7 +86,7 @@ def run_task(task: str, mode: str, limit: int | None, log_dir: str) -> EvalLog:
 
     [log] = eval(
         task,
-        task_args={"constrain": mode},
+        task_args={"constrain": mode, "detail": detail},
         model="none",
         model_roles={ROLE: GRADER},
         limit=limit,
@@ -85,7 +95,7 @@ def run_task(task: str, mode: str, limit: int | None, log_dir: str) -> EvalLog:
     )
     if log.status != "success":
         reason = log.error.message if log.error else "no error recorded"
-        raise RuntimeError(f"{task} (constrain={mode}) ended with status {log.status}: {reason}")
+        raise RuntimeError(f"{task} (constrain={mode}, detail={detail}) ended with status {log.status}: {reason}")
     # re-read from disk: the in-memory log condenses events; the file holds every grader call
     return read_eval_log(log.location)
 
@@ -100,22 +110,18 @@ def grader_events(log: EvalLog) -> list[ModelEvent]:
     ]
 
 
-def unparsed_reports(log: EvalLog) -> int:
-    """Count the reports the primary (first) scorer could not score.
-
-    Uses the scorer's ``unscored`` metric (from `radiology_tasks.core.metrics.parse_failure_rate`,
-    which also sees dict scores whose every key is NaN); without it, Inspect's own count of
-    unscored samples.
+def metric_value(log: EvalLog, name: str) -> float:
+    """A metric of the primary scorer (``parse_failure_rate``, ``retried``, ``vert_kendall_tau``, ...).
 
     Raises:
-        RuntimeError: The log has no scores to read.
+        RuntimeError: The log has no scores, or not this metric.
     """
     if log.results is None or not log.results.scores:
         raise RuntimeError(f"{log.eval.task}: the log has no scores")
-    primary = log.results.scores[0]
-    if "unscored" in primary.metrics:
-        return int(primary.metrics["unscored"].value)
-    return primary.unscored_samples or 0
+    metrics = log.results.scores[0].metrics
+    if name not in metrics:
+        raise RuntimeError(f"{log.eval.task}: no metric {name!r} (has {', '.join(metrics)})")
+    return float(metrics[name].value)
 
 
 def compute_seconds(events: list[ModelEvent]) -> float:
@@ -125,9 +131,9 @@ def compute_seconds(events: list[ModelEvent]) -> float:
     return sum(event.call.time for event in events if event.call and event.call.time is not None)
 
 
-def measure(task: str, mode: str, limit: int | None, log_dir: str) -> RunStats:
-    """Run one task/mode and collect its `RunStats`."""
-    log = run_task(task, mode, limit, log_dir)
+def measure(task: str, mode: str, detail: str, limit: int | None, log_dir: str) -> RunStats:
+    """Run one task/mode/detail and collect its `RunStats`."""
+    log = run_task(task, mode, detail, limit, log_dir)
     events = grader_events(log)
     usage = log.stats.role_usage.get(ROLE)
     seconds = compute_seconds(events)
@@ -136,11 +142,16 @@ def measure(task: str, mode: str, limit: int | None, log_dir: str) -> RunStats:
     wall = (
         datetime.fromisoformat(log.stats.completed_at) - datetime.fromisoformat(log.stats.started_at)
     ).total_seconds()
+    main = task.rsplit("/", 1)[-1]
     return RunStats(
         task=task,
         mode=mode,
+        detail=detail,
         reports=reports,
-        unparsed=unparsed_reports(log),
+        unparsed=round(metric_value(log, "parse_failure_rate") * reports),
+        retried=int(metric_value(log, "retried")),
+        truncated=int(metric_value(log, "truncated")),
+        kendall_tau=metric_value(log, f"{main}_kendall_tau"),
         judge_calls=len(events),
         input_tokens=usage.input_tokens if usage else 0,
         output_tokens=output_tokens,
@@ -153,17 +164,19 @@ def measure(task: str, mode: str, limit: int | None, log_dir: str) -> RunStats:
 def format_table(rows: list[RunStats]) -> str:
     """Render the runs as a fixed-width text table."""
     header = (
-        f"{'task':<24} {'constrain':<10}{'reports':>8}{'parse fail':>12}{'calls':>7}"
-        f"{'in tok/report':>15}{'out tok/report':>16}{'out tok/s':>11}{'s/call':>8}{'wall s/report':>15}"
+        f"{'task':<24} {'constrain':<10}{'detail':<7}{'reports':>8}{'parse fail':>12}{'retried':>8}{'trunc':>6}"
+        f"{'calls':>7}{'in tok/report':>15}{'out tok/report':>16}{'out tok/s':>11}{'s/call':>8}"
+        f"{'wall s/report':>15}{'tau vs expert':>15}"
     )
     lines = [header, "-" * len(header)]
     for r in rows:
         per_report = max(r.reports, 1)
         lines.append(
-            f"{r.task:<24} {r.mode:<10}{r.reports:>8}"
-            f"{f'{r.unparsed} ({r.parse_failure_rate:.0%})':>12}{r.judge_calls:>7}"
+            f"{r.task:<24} {r.mode:<10}{r.detail:<7}{r.reports:>8}"
+            f"{f'{r.unparsed} ({r.parse_failure_rate:.0%})':>12}{r.retried:>8}{r.truncated:>6}{r.judge_calls:>7}"
             f"{r.input_tokens / per_report:>15.1f}{r.output_tokens / per_report:>16.1f}"
             f"{r.tokens_per_second:>11.1f}{r.seconds_per_call:>8.2f}{r.wall_seconds_per_report:>15.2f}"
+            f"{r.kendall_tau:>15.3f}"
         )
     return "\n".join(lines)
 
@@ -180,17 +193,21 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--log-dir", default="logs/bench-judge-constraint", help="where eval logs go")
     parser.add_argument("--judges", nargs="+", choices=JUDGES, default=list(JUDGES), help="tasks to run")
+    parser.add_argument("--details", nargs="+", choices=DETAILS, default=list(DETAILS), help="levels of detail")
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=["auto"], help="constraint modes")
     args = parser.parse_args(argv)
 
     rows = [
         measure(
             f"radiology_tasks/{judge}",
             mode,
+            detail,
             args.limit_off if mode == "off" and args.limit_off is not None else args.limit,
             args.log_dir,
         )
         for judge in args.judges
-        for mode in MODES
+        for mode in args.modes
+        for detail in args.details
     ]
     print(f"grader: {GRADER}")
     print(format_table(rows))
