@@ -1,0 +1,1 @@
+"""Pure logic of the judge-sensitivity family: no Inspect imports."""
