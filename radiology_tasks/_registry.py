@@ -8,5 +8,19 @@ from radiology_tasks.core.llama_cpp_provider import llama_cpp_api
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.green_vert.scorer import report_judge
 from radiology_tasks.green_vert.tasks import green, vert
+from radiology_tasks.judge_sensitivity.scorer import sensitivity_judge
+from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
+from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity
 
-__all__ = ["generate_report", "green", "llama_cpp_api", "replay_candidate", "report_judge", "vert"]
+__all__ = [
+    "generate_report",
+    "green",
+    "inject_errors",
+    "judge_sensitivity",
+    "llama_cpp_api",
+    "paraphrase",
+    "replay_candidate",
+    "report_judge",
+    "sensitivity_judge",
+    "vert",
+]

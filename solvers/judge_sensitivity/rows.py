@@ -57,7 +57,9 @@ def variant_fields(metadata: dict[str, Any]) -> VariantFields:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ValueError(f"{where + ': ' if where else ''}{first['msg']}") from None
+        # A rule of `_consistent` carries its own message; pydantic would prefix it with "Value error, ".
+        message = str(first["ctx"]["error"]) if first["type"] == "value_error" else first["msg"]
+        raise ValueError(f"{where + ': ' if where else ''}{message}") from None
 
 
 def spec_metadata(spec: VariantSpec, source_id: str) -> dict[str, Any]:

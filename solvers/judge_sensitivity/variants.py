@@ -20,6 +20,9 @@ DELETION_CATEGORIES: frozenset[str] = frozenset({"b", "f"})
 DEFAULT_CATEGORIES: tuple[ErrorCategory, ...] = ("a", "b")
 """The error types of the VERT paper's injection study (section 4.2): false and missed findings."""
 
+MAX_ERRORS_LIMIT = 9
+"""The most errors one variant may carry (one per sentence; references rarely have more sentences)."""
+
 
 @dataclass(frozen=True)
 class VariantSpec:
@@ -52,7 +55,15 @@ class VariantSpec:
 
 
 def plan_variants(categories: tuple[ErrorCategory, ...], max_errors: int, paraphrases: int) -> list[VariantSpec]:
-    """The variants of one reference: each error type with 1..`max_errors` errors, then the paraphrases."""
+    """The variants of one reference: each error type with 1..`max_errors` errors, then the paraphrases.
+
+    Raises:
+        ValueError: `max_errors` outside 1..`MAX_ERRORS_LIMIT`, or a negative number of paraphrases.
+    """
+    if not 1 <= max_errors <= MAX_ERRORS_LIMIT:
+        raise ValueError(f"max_errors must be between 1 and {MAX_ERRORS_LIMIT}, got {max_errors}")
+    if paraphrases < 0:
+        raise ValueError(f"paraphrases must be >= 0, got {paraphrases}")
     errors = [VariantSpec("error", c, n) for c in categories for n in range(1, max_errors + 1)]
     return errors + [VariantSpec("paraphrase", number=k) for k in range(1, paraphrases + 1)]
 

@@ -1,0 +1,226 @@
+"""The judge under test scores each variant against its reference, in one pass or in two.
+
+One pass is exactly the GREEN/VERT scorer (`radiology_tasks.green_vert.scorer.report_judge`): same prompt,
+contract, reading and unscored reasons, so a judge's numbers here mean what they mean in ``green`` and
+``vert``. Two passes (ReEvalMed's two-pass setting) first ask the judge to list the differences between the
+reports, then give it the same GREEN/VERT prompt with that list to classify; the second answer is read by
+the same `read_scores`. The log shows both calls; the metadata keeps both passes' attempts.
+
+A variant that could not be made is scored with every value missing (reason ``variant_excluded``), never
+filled in, so it is counted (`variant_exclusions`) but enters no other metric.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from inspect_ai.model import GenerateConfig
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import TaskState
+
+from radiology_tasks.core.constrain import ConstrainMode, constrained_config
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge, grader_model
+from radiology_tasks.core.metrics import judge_calls
+from radiology_tasks.core.records import ErrorCounts, ReportPair
+from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
+from radiology_tasks.green_vert.scorer import TEMPLATES, ZeroMatched, judge_contract, report_judge
+from radiology_tasks.judge_sensitivity.metrics import variant_exclusions
+from radiology_tasks.judge_sensitivity.solvers import VARIANT
+from scorers.green_vert.grammar import DETAIL_BOUNDS, Detail
+from scorers.green_vert.parse import AssessmentFormatError, MissingCategories
+from scorers.green_vert.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
+from scorers.judge_sensitivity.answers import Differences, JsonReading, read_json_answer
+from scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT, MAX_DIFFERENCES
+from scorers.untrusted import neutralize_candidate
+from templates import render
+
+SensitivityPrompt = Literal["green", "vert", "formula", "rubric"]
+"""Judge prompts whose answers count significant errors per type (the score-only prompt counts none)."""
+
+SENSITIVITY_PROMPTS: tuple[SensitivityPrompt, ...] = get_args(SensitivityPrompt)
+
+VARIANT_EXCLUDED = "variant_excluded"
+"""Unscored reason of a variant the injector could not make."""
+
+_SUMMARY = ("kind", "category", "n_errors", "source_id", "excluded", "exclusion_detail", "injector_calls")
+
+
+def _missing(result: JudgeResult[Any], keys: list[str], part: str = "") -> dict[str, tuple[str, str]]:
+    """Reason code and detail for each score the kept answer does not give (the shared convention)."""
+    reading = result.reading
+    if reading is None:
+        return {key: (str(result.failure), result.failure_detail or "") for key in keys}
+    kept = result.kept
+    code = TRUNCATED if kept is not None and kept.stop_reason == "max_tokens" else "invalid_response_format"
+    return {key: (code, f"{part}{problem}") for key, problem in reading.problems.items()}
+
+
+def _counts(reading: ScoreReading | None) -> dict[str, Any]:
+    """The judge's counts as read, under the keys the GREEN/VERT scorer uses."""
+    if reading is None or reading.parts is None:
+        return {}
+    parts = reading.parts
+
+    def counts(part: ErrorCounts | AssessmentFormatError) -> dict[str, int] | None:
+        return None if isinstance(part, AssessmentFormatError) else part.as_dict()
+
+    return {
+        "predicted_significant": counts(parts.significant),
+        "predicted_insignificant": counts(parts.insignificant),
+        "matched": None if isinstance(parts.matched, AssessmentFormatError) else parts.matched,
+    }
+
+
+def _cost(*results: JudgeResult[Any]) -> dict[str, Any]:
+    """The judge's calls and tokens over both passes, under the keys `judge_calls` reads."""
+    return {
+        "judge_calls": sum(len(r.attempts) for r in results),
+        "judge_input_tokens": sum(r.input_tokens for r in results),
+        "judge_output_tokens": sum(r.output_tokens for r in results),
+        "judge_retried": any(r.retried for r in results),
+        "judge_truncated": any(r.truncated for r in results),
+    }
+
+
+@scorer(metrics=[variant_exclusions(), judge_calls()])
+def sensitivity_judge(
+    prompt: SensitivityPrompt = "vert",
+    *,
+    passes: int = 1,
+    constrain: ConstrainMode = "auto",
+    zero_matched: ZeroMatched = "perfect_if_no_errors",
+    missing_categories: MissingCategories = "zero",
+    detail: Detail = "full",
+    judge_retries: int = 1,
+    unscored: UnscoredPolicy = "worst",
+    max_tokens: int | None = None,
+    temperature: float = 0.0,
+) -> Scorer:
+    """Score each variant against its reference with the `grader` model, as GREEN/VERT do.
+
+    Args:
+        prompt: ``green``, ``vert``, ``formula`` or ``rubric`` (as in the ``green`` and ``vert`` tasks).
+        passes: 1: the GREEN/VERT prompt alone; 2: first list the differences, then classify each one's
+            clinical significance with the GREEN/VERT prompt.
+        constrain: How to constrain the judge's answers.
+        zero_matched: GREEN's value when no finding matched (as in ``green``).
+        missing_categories: How terse answers read (as in ``green``).
+        detail: ``full`` or ``brief`` answers (as in ``green``).
+        judge_retries: Re-asks of an unreadable answer, per pass.
+        unscored: ``worst`` or ``exclude``: what a score the judge did not give counts as in its value (the
+            sensitivity metrics never use a filled-in value).
+        max_tokens: Budget of the GREEN/VERT answer; None sends its contract's budget.
+        temperature: Judge sampling temperature.
+    """
+    if prompt not in SENSITIVITY_PROMPTS:
+        raise InputError(f"prompt must be one of {', '.join(SENSITIVITY_PROMPTS)}; got {prompt!r}")
+    if passes not in (1, 2):
+        raise InputError(f"-T passes must be 1 or 2, got {passes!r}")
+    one_pass = report_judge(
+        prompt,
+        constrain=constrain,
+        zero_matched=zero_matched,
+        missing_categories=missing_categories,
+        detail=detail,
+        judge_retries=judge_retries,
+        unscored=unscored,
+        max_tokens=max_tokens,
+        temperature=temperature,
+    )
+    policy = check_policy(unscored)
+    keys = score_keys(prompt)
+    contract = judge_contract(prompt, detail)
+    budget = contract.max_tokens if max_tokens is None else max_tokens
+
+    async def two_pass(state: TaskState) -> Score:
+        pair = state.metadata_as(ReportPair)
+        candidate = state.output.completion
+        reference, shown = neutralize_candidate(pair.reference), neutralize_candidate(candidate)
+        judge = grader_model()
+        listing = constrained_config(judge, DIFFERENCES_CONTRACT, constrain)
+        first: JudgeResult[JsonReading[Differences]] = await ask_judge(
+            judge,
+            render(
+                "judge_sensitivity/differences", reference=reference, candidate=shown, max_differences=MAX_DIFFERENCES
+            ),
+            listing.config.merge(GenerateConfig(max_tokens=DIFFERENCES_CONTRACT.max_tokens, temperature=temperature)),
+            lambda answer: read_json_answer(answer, Differences),
+            retries=judge_retries,
+        )
+        found = first.reading.value if first.reading is not None else None
+        metadata: dict[str, Any] = {
+            "judge": str(judge),
+            "differences": found.differences if found else None,
+            "differences_constraint": listing.description,
+            "differences_attempts": [a.as_dict() for a in first.attempts],
+        }
+        if found is None:
+            (why,) = _missing(first, ["answer"], "differences: ").values()
+            return judged_score(
+                dict.fromkeys(keys),
+                dict.fromkeys(keys, why),
+                policy=policy,
+                bounded=BOUNDED_KEYS,
+                answer=candidate,
+                metadata=metadata | _cost(first),
+            )
+        classifying = constrained_config(judge, contract, constrain)
+        second = await ask_judge(
+            judge,
+            render(
+                "judge_sensitivity/classify",
+                base=f"{TEMPLATES[prompt]}.jinja",
+                reference=reference,
+                candidate=shown,
+                examples=[],
+                error_descriptions=False,
+                bounds=DETAIL_BOUNDS[detail],
+                detail=detail,
+                differences=[neutralize_candidate(d) for d in found.differences],
+            ),
+            classifying.config.merge(GenerateConfig(max_tokens=budget, temperature=temperature)),
+            lambda answer: read_scores(
+                answer,
+                prompt=prompt,
+                candidate=candidate,
+                missing_categories=missing_categories,
+                zero_matched=zero_matched,
+            ),
+            retries=judge_retries,
+        )
+        reading = second.reading
+        metadata |= {
+            "constraint": classifying.description,
+            "judge_answer": reading.answer if reading else None,
+            **second.metadata(),
+            **_cost(first, second),
+            **_counts(reading),
+        }
+        return judged_score(
+            reading.values if reading else dict.fromkeys(keys),
+            _missing(second, keys),
+            policy=policy,
+            bounded=BOUNDED_KEYS,
+            answer=candidate,
+            explanation=reading.answer if reading else second.failure_detail,
+            metadata=metadata,
+        )
+
+    async def score(state: TaskState, target: Target) -> Score:
+        variant = state.metadata[VARIANT]
+        context = {"prompt": prompt, "passes": passes, "variant": {key: variant[key] for key in _SUMMARY}}
+        if variant["text"] is None:
+            reason = (VARIANT_EXCLUDED, variant["exclusion_detail"])
+            return judged_score(
+                dict.fromkeys(keys),
+                dict.fromkeys(keys, reason),
+                policy="exclude",
+                bounded=BOUNDED_KEYS,
+                metadata=context,
+            )
+        result = await (one_pass(state, target) if passes == 1 else two_pass(state))
+        result.metadata = {**(result.metadata or {}), **context}
+        return result
+
+    return score

@@ -1,0 +1,203 @@
+"""Judge sensitivity: does a judge catch injected clinical errors and let harmless rewording pass?
+
+Specification: "VERT: LLM judges for radiology report evaluation" (../shared/seeds/vert_llm_judges.txt),
+sections 4.2 and 5.2, appendix F (error injection, plausibility check, per-type detection F1), and "Beyond
+scalar scores" (ReEvalMed; clinical_significance_reevalmed_abstract.txt): discrimination against
+robustness, one pass against two.
+
+    inspect eval radiology_tasks/judge_sensitivity --model none \\
+        --model-role injector=llama-cpp/smollm2-135m --model-role grader=llama-cpp/smollm2-135m -T limit=2
+    radiology-tasks perturb --injector openai/gpt-4.1 --out variants.jsonl
+    inspect eval radiology_tasks/judge_sensitivity -T data=variants.jsonl -T passes=2 --model none \\
+        --model-role grader=openai/gpt-4.1-mini
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.scorer import Metric
+
+from radiology_tasks.core.constrain import ConstrainMode
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.loading import OnBadRows, load_pairs
+from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
+from radiology_tasks.core.unscored import UnscoredPolicy
+from radiology_tasks.green_vert.scorer import ZeroMatched
+from radiology_tasks.judge_sensitivity.dataset import (
+    VariantSamples,
+    distinct_references,
+    file_samples,
+    is_variants_file,
+    pick,
+    planned_samples,
+)
+from radiology_tasks.judge_sensitivity.metrics import (
+    count_recovered,
+    detection_by_type,
+    discrimination_robustness,
+    score_monotonicity,
+    variant_exclusions,
+)
+from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, sensitivity_judge
+from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
+from scorers.green_vert.grammar import Detail
+from scorers.green_vert.parse import MissingCategories
+from scorers.green_vert.reading import score_keys
+from solvers.judge_sensitivity.variants import DEFAULT_CATEGORIES, VariantSpec, parse_categories, plan_variants
+
+TASK_VERSION = "1.0.0"
+
+_GENERATION_DEFAULTS: dict[str, Any] = {
+    "categories": None,
+    "max_errors": 3,
+    "paraphrases": 1,
+    "injector_attempts": 5,
+    "injector_temperature": 0.0,
+    "injector_max_tokens": None,
+}
+"""Parameters that shape the variants the injector makes; with a variants file they must keep these values."""
+
+
+def _plan(categories: str | list[str] | None, max_errors: int, paraphrases: int) -> list[VariantSpec]:
+    """The variants planned for each reference (validated even when a variants file makes them moot)."""
+    try:
+        chosen = DEFAULT_CATEGORIES if categories is None else parse_categories(categories)
+        return plan_variants(chosen, max_errors, paraphrases)
+    except ValueError as error:
+        raise InputError(f"-T {error}") from None
+
+
+def _samples(
+    data: str | None,
+    *,
+    revision: str | None,
+    on_bad_rows: OnBadRows,
+    seed: int | None,
+    limit: int | None,
+    plan: list[VariantSpec],
+    generation: dict[str, Any],
+) -> VariantSamples:
+    """The variants to judge: read from a variants file, or planned for the injector to make."""
+    if limit is not None and limit < 1:
+        raise InputError(f"-T limit must be at least 1, got {limit}")
+    loaded = load_pairs(data, revision=revision, on_bad_rows=on_bad_rows)
+    if is_variants_file(loaded):
+        given = [f"-T {k}" for k, v in generation.items() if v != _GENERATION_DEFAULTS[k]]
+        if given:
+            raise InputError(
+                f"{', '.join(given)} shape variants the injector makes; {loaded.source} holds ready-made variants "
+                "(make others with radiology-tasks perturb)"
+            )
+        samples = file_samples(loaded, on_bad_rows=on_bad_rows, seed=seed, limit=limit)
+        return VariantSamples(
+            samples.dataset, {"data": loaded.summary(), **samples.summary}, True, samples.categories, samples.max_n
+        )
+    references = pick(distinct_references(loaded.pairs), seed=seed, limit=limit)
+    dataset = planned_samples(references, plan)
+    summary = {"data": loaded.summary(), "references": len(references), "variants": len(dataset)}
+    errors = [spec for spec in plan if spec.kind == "error"]
+    categories = tuple(dict.fromkeys(str(spec.category) for spec in errors))
+    return VariantSamples(dataset, summary, False, categories, max((s.n_changes for s in errors), default=0))
+
+
+def _metrics(prompt: SensitivityPrompt, samples: VariantSamples) -> list[Metric]:
+    main = score_keys(prompt)[0]
+    return [
+        discrimination_robustness(main, compare_scores=prompt != "green"),
+        score_monotonicity(main, samples.max_n),
+        count_recovered(main, samples.max_n),
+        detection_by_type(main, samples.categories),
+        variant_exclusions(),
+        parse_failure_rate(main),
+        judge_calls(),
+    ]
+
+
+@task
+def judge_sensitivity(
+    prompt: SensitivityPrompt = "vert",
+    passes: int = 1,
+    categories: str | list[str] | None = None,
+    max_errors: int = 3,
+    paraphrases: int = 1,
+    injector_attempts: int = 5,
+    injector_temperature: float = 0.0,
+    injector_max_tokens: int | None = None,
+    data: str | None = None,
+    revision: str | None = None,
+    limit: int | None = None,
+    seed: int | None = None,
+    on_bad_rows: OnBadRows = "error",
+    constrain: ConstrainMode = "auto",
+    zero_matched: ZeroMatched = "perfect_if_no_errors",
+    missing_categories: MissingCategories = "zero",
+    detail: Detail = "full",
+    judge_retries: int = 1,
+    unscored: UnscoredPolicy = "worst",
+    judge_max_tokens: int | None = None,
+) -> Task:
+    """Judge sensitivity: discrimination of injected errors, robustness to paraphrase, count recovery, F1.
+
+    The `injector` role puts 1..max_errors clinically significant errors of each type in `categories`
+    (default a,b) into each reference and paraphrases it; the `grader` role judges every variant against
+    its reference with the GREEN/VERT `prompt`, in one pass or (`passes=2`) listing then classifying the
+    differences. `limit` counts references. With `data` a variants file (`radiology-tasks perturb`), the
+    variants are read from it and the injector is not called.
+    """
+    if judge_max_tokens is not None and judge_max_tokens < 1:
+        raise InputError(f"-T judge_max_tokens must be at least 1, got {judge_max_tokens}")
+    plan = _plan(categories, max_errors, paraphrases)
+    generation = {
+        "categories": categories,
+        "max_errors": max_errors,
+        "paraphrases": paraphrases,
+        "injector_attempts": injector_attempts,
+        "injector_temperature": injector_temperature,
+        "injector_max_tokens": injector_max_tokens,
+    }
+    rewriting = {
+        "attempts": injector_attempts,
+        "constrain": constrain,
+        "temperature": injector_temperature,
+        "max_tokens": injector_max_tokens,
+        "seed": seed or 0,
+    }
+    solver = [inject_errors(**rewriting), paraphrase(**rewriting)]
+    scorer = sensitivity_judge(
+        prompt,
+        passes=passes,
+        constrain=constrain,
+        zero_matched=zero_matched,
+        missing_categories=missing_categories,
+        detail=detail,
+        judge_retries=judge_retries,
+        unscored=unscored,
+        max_tokens=judge_max_tokens,
+    )
+    samples = _samples(
+        data,
+        revision=revision,
+        on_bad_rows=on_bad_rows,
+        seed=seed,
+        limit=limit,
+        plan=plan,
+        generation=generation,
+    )
+    metadata = {
+        **samples.summary,
+        "variants_from": "data" if samples.from_data else "injector",
+        "categories": list(samples.categories),
+        "max_errors": samples.max_n,
+        "prompt": prompt,
+        "passes": passes,
+    }
+    return Task(
+        dataset=samples.dataset,
+        solver=solver,
+        scorer=scorer,
+        metrics=_metrics(prompt, samples),
+        metadata=metadata,
+        version=TASK_VERSION,
+    )
