@@ -92,6 +92,21 @@ class VariantOutcome:
         self.excluded = exclusion_group(problem)
         self.detail = f"{problem}: {detail}"
 
+    @classmethod
+    def from_metadata(cls, record: dict[str, Any]) -> VariantOutcome:
+        """The outcome back from its `metadata` form (as kept in an Inspect log)."""
+        spec = VariantSpec(record["kind"], record["category"], record["n_errors"])
+        attempts = [AttemptRecord(**{**a, "check_answers": tuple(a["check_answers"])}) for a in record["attempts"]]
+        return cls(
+            spec=spec,
+            source_id=record["source_id"],
+            text=record["text"],
+            excluded=record["excluded"],
+            detail=record["exclusion_detail"] or "",
+            changes=record["changes"],
+            attempts=attempts,
+        )
+
     def metadata(self) -> dict[str, Any]:
         """JSON-able form for the sample's metadata and the log viewer."""
         spec = self.spec
