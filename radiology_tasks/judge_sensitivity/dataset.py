@@ -13,12 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from inspect_ai.dataset import MemoryDataset
+from inspect_ai.dataset import MemoryDataset, Sample
 
 from radiology_tasks.core.loading import LoadedPairs, OnBadRows
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.rows import DataError
-from radiology_tasks.core.task_data import pair_to_sample
 from solvers.judge_sensitivity.rows import VariantFields, spec_metadata, variant_fields
 from solvers.judge_sensitivity.variants import VariantSpec
 
@@ -81,11 +80,19 @@ def variant_pair(
     )
 
 
+def variant_sample(pair: ReportPair, spec: VariantSpec) -> Sample:
+    """The sample of a variant pair: its input says what the variant is, its metadata is the pair."""
+    source_id = pair.metadata["source_id"]
+    return Sample(
+        id=pair.id, input=spec.describe(source_id), target=pair.reference, metadata=pair.model_dump(mode="json")
+    )
+
+
 def planned_samples(references: Sequence[ReportPair], plan: Sequence[VariantSpec]) -> MemoryDataset:
     """One sample per planned variant of each reference, without candidate (the injector makes it)."""
     return MemoryDataset(
         [
-            pair_to_sample(variant_pair(ref, spec, source_id=ref.id, pair_id=spec.variant_id(ref.id)))
+            variant_sample(variant_pair(ref, spec, source_id=ref.id, pair_id=spec.variant_id(ref.id)), spec)
             for ref in references
             for spec in plan
         ]
@@ -129,13 +136,16 @@ def file_samples(loaded: LoadedPairs, *, on_bad_rows: OnBadRows, seed: int | Non
         by_source.setdefault(fields.source_id, []).append((pair, fields))
     sources = pick(list(by_source), seed=seed, limit=limit)
     chosen = [row for source in sources for row in by_source[source]]
-    pairs = [
-        variant_pair(pair, fields.spec(), source_id=fields.source_id, pair_id=pair.id, candidate=pair.candidate)
+    samples = [
+        variant_sample(
+            variant_pair(pair, fields.spec(), source_id=fields.source_id, pair_id=pair.id, candidate=pair.candidate),
+            fields.spec(),
+        )
         for pair, fields in chosen
     ]
     return VariantSamples(
-        dataset=MemoryDataset([pair_to_sample(p) for p in pairs]),
-        summary={"references": len(sources), "variants": len(pairs), "variant_rows_skipped": skipped},
+        dataset=MemoryDataset(samples),
+        summary={"references": len(sources), "variants": len(samples), "variant_rows_skipped": skipped},
         from_data=True,
         categories=tuple(sorted({f.category for _, f in chosen if f.category is not None})),
         max_n=max(f.n_errors for _, f in chosen),

@@ -187,15 +187,15 @@ async def make_variant(
         prompt = render("judge_sensitivity/inject", **injection_inputs(pair, reference, spec))
     seed = variant_seed(settings.seed, spec.variant_id(source_id))
     budget = contract.max_tokens if settings.max_tokens is None else settings.max_tokens
+    constrained = constrained_config(model, contract, settings.constrain)
+    outcome.constraint = constrained.description
     job = _Job(
         pair=pair,
         reference=reference,
         spec=spec,
         prompt=prompt,
         shape=ParaphraseAnswer if spec.kind == "paraphrase" else InjectionAnswer,
-        config=constrained_config(model, contract, settings.constrain).config.merge(
-            GenerateConfig(max_tokens=budget, temperature=settings.temperature, seed=seed)
-        ),
+        config=constrained.config.merge(GenerateConfig(max_tokens=budget, temperature=settings.temperature, seed=seed)),
         check_config=constrained_config(model, VERDICT_CONTRACT, settings.constrain).config.merge(
             GenerateConfig(max_tokens=VERDICT_CONTRACT.max_tokens, temperature=0.0, seed=seed)
         ),

@@ -77,6 +77,7 @@ class VariantOutcome:
         detail: The last problem's code and detail.
         changes: The accepted answer's changes (injections: ``changes_detail``; paraphrases: the rewrites).
         attempts: Every attempt, in order.
+        constraint: How the rewriting answers were constrained (`ConstrainedConfig.description`).
     """
 
     spec: VariantSpec
@@ -86,6 +87,7 @@ class VariantOutcome:
     detail: str = ""
     changes: list[dict[str, Any]] = field(default_factory=list)
     attempts: list[AttemptRecord] = field(default_factory=list)
+    constraint: str | None = None
 
     def exclude(self, problem: str, detail: str) -> None:
         """Record that no attempt succeeded, the last one failing with `problem`."""
@@ -105,6 +107,7 @@ class VariantOutcome:
             detail=record["exclusion_detail"] or "",
             changes=record["changes"],
             attempts=attempts,
+            constraint=record["constraint"],
         )
 
     def metadata(self) -> dict[str, Any]:
@@ -120,5 +123,6 @@ class VariantOutcome:
             "exclusion_detail": self.detail or None,
             "changes": self.changes,
             "attempts": [asdict(a) for a in self.attempts],
+            "constraint": self.constraint,
             "injector_calls": len(self.attempts) + sum(len(a.check_answers) for a in self.attempts),
         }

@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Literal
 
-from radiology_tasks.core.records import ERROR_CATEGORIES, ErrorCategory
+from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCategory
 
 RewriteKind = Literal["error", "paraphrase", "attribute"]
 
@@ -47,6 +47,19 @@ class VariantSpec:
         if self.kind == "paraphrase":
             return f"{source_id}:paraphrase-{self.number}"
         return f"{source_id}:attribute-{self.n_changes}"
+
+    def describe(self, source_id: str) -> str:
+        """One line saying what the variant is (the sample's input in the log viewer)."""
+        if self.kind == "paraphrase":
+            return f"Paraphrase {self.number} of reference {source_id}: every sentence reworded, every fact kept."
+        plural = "s" if self.n_changes > 1 else ""
+        if self.kind == "attribute":
+            return f"Reference {source_id} with {self.n_changes} fine-grained attribute edit{plural}, one per sentence."
+        name = CATEGORY_NAMES[self.category].lower()  # type: ignore[index]
+        return (
+            f"Reference {source_id} with {self.n_changes} clinically significant error{plural} of type "
+            f"({self.category}), {name}, one per sentence."
+        )
 
     @property
     def deletions(self) -> bool:

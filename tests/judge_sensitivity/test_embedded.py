@@ -36,6 +36,7 @@ def test_grammar_bound_answers_of_the_embedded_injector_always_read(tmp_path) ->
     )
     assert log.status == "success", log.error
     (sample,) = log.samples
+    assert sample.metadata["variant"]["constraint"].startswith("constraint: GBNF grammar 'injection'")
     (attempt,) = sample.metadata["variant"]["attempts"]
     assert attempt["stop_reason"] == "stop" and attempt["answer"].startswith("{")
     assert attempt["problem"] in CONTENT_PROBLEMS, attempt["detail"]

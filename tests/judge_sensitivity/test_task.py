@@ -141,6 +141,7 @@ def test_an_unreadable_answer_then_a_valid_one(monkeypatch, references) -> None:
     log, _ = run(task, stub(inject=first_broken), monkeypatch)
     variant = log.samples[0].metadata["variant"]
     assert [a["problem"] for a in variant["attempts"]] == ["invalid_json", None]
+    assert variant["constraint"] == "constraint: response_schema 'injection' (backend openai-api/stubsvc/injector)"
     assert variant["attempts"][0]["answer"] == "Here are the changes you asked for."
     assert variant["attempts"][0]["detail"].startswith("invalid_json: Expecting value")
     assert variant["text"] == REFERENCES["R1"].replace("effusion.", "effusion, variant a1.", 1)
