@@ -60,6 +60,27 @@ _GENERATION_DEFAULTS: dict[str, Any] = {
 """Parameters that shape the variants the injector makes; with a variants file they must keep these values."""
 
 
+def _whole_number(name: str, value: object, *, minimum: int | None = None) -> None:
+    """Refuse in one line a `-T` value that is not a whole number (`inspect eval` passes YAML as it comes)."""
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(f"-T {name} must be a whole number, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise InputError(f"-T {name} must be at least {minimum}, got {value}")
+
+
+def _check_types(values: dict[str, Any]) -> None:
+    """The parameters whose type the later checks take for granted."""
+    for name in ("passes", "max_errors", "paraphrases", "injector_attempts", "seed", "judge_retries"):
+        _whole_number(name, values[name])
+    for name in ("limit", "injector_max_tokens", "judge_max_tokens"):
+        _whole_number(name, values[name], minimum=1)
+    temperature = values["injector_temperature"]
+    if isinstance(temperature, bool) or not isinstance(temperature, int | float):
+        raise InputError(f"-T injector_temperature must be a number, got {temperature!r}")
+
+
 def _plan(categories: str | list[str] | None, max_errors: int, paraphrases: int) -> list[VariantSpec]:
     """The variants planned for each reference (validated even when a variants file makes them moot)."""
     try:
@@ -80,8 +101,6 @@ def _samples(
     generation: dict[str, Any],
 ) -> VariantSamples:
     """The variants to judge: read from a variants file, or planned for the injector to make."""
-    if limit is not None and limit < 1:
-        raise InputError(f"-T limit must be at least 1, got {limit}")
     loaded = load_pairs(data, revision=revision, on_bad_rows=on_bad_rows)
     if is_variants_file(loaded):
         given = [f"-T {k}" for k, v in generation.items() if v != _GENERATION_DEFAULTS[k]]
@@ -146,8 +165,7 @@ def judge_sensitivity(
     differences. `limit` counts references. With `data` a variants file (`radiology-tasks perturb`), the
     variants are read from it and the injector is not called.
     """
-    if judge_max_tokens is not None and judge_max_tokens < 1:
-        raise InputError(f"-T judge_max_tokens must be at least 1, got {judge_max_tokens}")
+    _check_types(locals())
     plan = _plan(categories, max_errors, paraphrases)
     generation = {
         "categories": categories,

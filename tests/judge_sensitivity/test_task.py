@@ -247,6 +247,11 @@ def test_green_prompt_counts_only_significant_errors_as_penalties(monkeypatch, r
         ({"paraphrases": -1}, "paraphrases must be >= 0"),
         ({"injector_attempts": 0}, "injector_attempts must be at least 1"),
         ({"limit": 0}, "limit must be at least 1"),
+        ({"limit": "abc"}, "limit must be a whole number, got 'abc'"),
+        ({"max_errors": 2.5}, "max_errors must be a whole number"),
+        ({"passes": True}, "passes must be a whole number"),
+        ({"injector_temperature": "hot"}, "injector_temperature must be a number"),
+        ({"judge_max_tokens": 0}, "judge_max_tokens must be at least 1"),
         ({"constrain": "regex"}, "constrain must be one of"),
     ],
 )
