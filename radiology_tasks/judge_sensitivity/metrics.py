@@ -40,12 +40,12 @@ def _number(sample: SampleScore, key: str) -> float | None:
     return None if math.isnan(number) else number
 
 
-def judged_variants(scores: Sequence[SampleScore], main_key: str) -> list[JudgedVariant]:
+def judged_variants(scores: Sequence[SampleScore], main_key: str | None) -> list[JudgedVariant]:
     """The variants of a run as the metric arithmetic takes them.
 
     Args:
         scores: The samples' scores.
-        main_key: The prompt's main score key (``vert``, ``green``, ...).
+        main_key: The prompt's main score key (``vert``, ``green``, ...); None when no metric needs the score.
     """
     variants = []
     for sample in scores:
@@ -60,7 +60,7 @@ def judged_variants(scores: Sequence[SampleScore], main_key: str) -> list[Judged
                 n_errors=variant["n_errors"],
                 excluded=variant["excluded"],
                 significant=None if significant is None else int(significant),
-                score=_number(sample, main_key),
+                score=_number(sample, main_key) if main_key else None,
                 predicted=metadata.get("predicted_significant"),
             )
         )
@@ -166,7 +166,7 @@ def variant_exclusions() -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        counts = exclusions(judged_variants(scores, main_key=SIGNIFICANT_KEY))
+        counts = exclusions(judged_variants(scores, main_key=None))
         return {("excluded" if k == "excluded" else f"excluded_{k}"): float(v) for k, v in counts.items()}
 
     return compute
