@@ -31,11 +31,13 @@ def _settings(
     if constrain not in get_args(ConstrainMode):
         raise InputError(f"constrain must be one of {', '.join(get_args(ConstrainMode))}; got {constrain!r}")
     if attempts < 1:
-        raise InputError(f"-T injector_attempts must be at least 1, got {attempts}")
+        raise InputError(f"injector attempts (-T injector_attempts, --attempts) must be at least 1, got {attempts}")
     if temperature < 0:
-        raise InputError(f"-T injector_temperature must be >= 0, got {temperature}")
+        raise InputError(
+            f"injector temperature (-T injector_temperature, --temperature) must be >= 0, got {temperature}"
+        )
     if max_tokens is not None and max_tokens < 1:
-        raise InputError(f"-T injector_max_tokens must be at least 1, got {max_tokens}")
+        raise InputError(f"injector budget (-T injector_max_tokens, --max-tokens) must be at least 1, got {max_tokens}")
     return RewriteSettings(attempts, constrain, temperature, max_tokens, seed)
 
 

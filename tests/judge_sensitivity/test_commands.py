@@ -148,6 +148,8 @@ def test_bad_command_options_print_one_line(capsys, tmp_path) -> None:
     assert "unknown error categories ['z']" in capsys.readouterr().err
     assert main(["sensitivity-set", "--injector", "none/none", "--out", out, "--edits", "0"]) == 2
     assert "--edits must be at least 1" in capsys.readouterr().err
+    assert main(["perturb", "--injector", "none/none", "--out", out, "--attempts", "0"]) == 2
+    assert "injector attempts (-T injector_attempts, --attempts) must be at least 1" in capsys.readouterr().err
 
 
 def hand_written(pairs_file, **changes) -> str:
