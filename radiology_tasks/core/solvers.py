@@ -6,7 +6,6 @@ from typing import Any
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput, StopReason, get_model
 from inspect_ai.model._generate_config import active_generate_config
-from inspect_ai.model._model import ModelGenerateError
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from radiology_tasks.core.errors import InputError
@@ -85,7 +84,7 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
         try:
             state = await generate(state, max_tokens=max_tokens)
         except Exception as error:
-            rejection = rejected_request(_provider_error(error))
+            rejection = rejected_request(error)
             if rejection is None:
                 raise
             kind, message = rejection
@@ -110,18 +109,6 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
 def _user_max_tokens() -> int | None:
     """``max_tokens`` the user set for the model under test, merged the way Inspect merges its configs."""
     return get_model().config.merge(active_generate_config()).max_tokens
-
-
-def _provider_error(error: Exception) -> BaseException:
-    """The provider's own exception behind Inspect's wrapper.
-
-    Inspect re-raises a provider error as a `ModelGenerateError` whose text holds the whole request, prompt
-    included; classifying that text could mistake report wording for a context error, and would record the
-    prompt as the message.
-    """
-    if isinstance(error, ModelGenerateError) and error.__cause__ is not None:
-        return error.__cause__
-    return error
 
 
 def _no_report(

@@ -29,7 +29,7 @@ from radiology_tasks.core.metrics import (
     report_truncated,
 )
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.core.solvers import generate_report, replay_candidate
+from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.green_vert.fewshot import Curated, few_shot_examples
@@ -66,6 +66,7 @@ def judge_task(
     seed: int | None,
     on_bad_rows: OnBadRows,
     generate: bool,
+    report_max_tokens: int,
     shots: int,
     shot_pool: str | None,
     shot_seed: int,
@@ -96,7 +97,7 @@ def judge_task(
     metadata: dict[str, Any] = {"data": summary, "few_shot_examples": len(examples)}
     return Task(
         dataset=dataset,
-        solver=generate_report() if generate else replay_candidate(),
+        solver=generate_report(report_max_tokens) if generate else replay_candidate(),
         scorer=report_judge(
             prompt,
             examples=examples,
@@ -125,6 +126,7 @@ def green(
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
     generate: bool = False,
+    report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS,
     shots: int = 0,
     shot_pool: str | None = None,
     shot_seed: int = 0,
@@ -156,6 +158,7 @@ def vert(
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
     generate: bool = False,
+    report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS,
     shots: int = 0,
     shot_pool: str | None = None,
     shot_seed: int = 0,

@@ -252,7 +252,11 @@ def test_rejected_generator_request_costs_one_sample(
         "error": expected_error,
     }
     # unscored, without asking the judge (the grader holds one answer only, for the written report)
-    assert math.isnan(rejected.scores["report_judge"].value["vert"])
+    rejected_score = rejected.scores["report_judge"]
+    assert rejected_score.value["vert"] == 0.0  # unscored=worst: the generator's failure counts at the bottom
+    assert math.isnan(rejected_score.value["green_ec"])
+    assert rejected_score.reason == expected_error.split(":")[0]
+    assert rejected_score.metadata["generation"]["error"] == expected_error
     assert written.metadata["generation"]["error"] is None
     assert written.scores["report_judge"].value["vert"] == pytest.approx(0.9)
 
@@ -356,3 +360,25 @@ def test_report_budget_must_be_a_whole_number_of_at_least_one(bad):
     with pytest.raises(InputError) as raised:
         generate_report(report_max_tokens=bad)
     assert str(raised.value) == f"-T report_max_tokens must be a whole number of at least 1, got {bad!r}"
+
+
+def test_the_task_parameter_sets_the_budget_and_truncated_reports_are_counted(pairs_file, stub_generator):
+    def reply(body):
+        text = body["messages"][-1]["content"]
+        text = text if isinstance(text, str) else " ".join(c.get("text", "") for c in text)
+        return StubReply("Small left pleural eff", finish_reason="length") if "Dyspnoea." in text else "Normal."
+
+    with stub_generator(reply) as (server, generator):
+        (log,) = inspect_eval(
+            vert(data=str(pairs_file(GENERATED_ROWS)), generate=True, report_max_tokens=200),
+            model=generator,
+            model_roles={"grader": _grader(2)},
+            display="none",
+        )
+    assert log.status == "success"
+    assert [r["max_tokens"] for r in server.requests] == [200, 200]
+    by_id = {s.id: s for s in log.samples}
+    assert by_id["g1"].scores["report_judge"].metadata["generation"]["truncated"] is True
+    assert by_id["g1"].scores["report_judge"].value["vert"] == pytest.approx(0.9)  # still judged
+    assert by_id["g2"].scores["report_judge"].metadata["generation"]["truncated"] is False
+    assert log.results.scores[0].metrics["report_truncated"].value == 1.0
