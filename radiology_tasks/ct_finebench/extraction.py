@@ -97,7 +97,9 @@ def qa_extraction(
         retries: Re-asks of an answer that cannot be read as a whole.
     """
 
-    check_judge_options(qa_mode=qa_mode, constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries)
+    constrain = check_judge_options(
+        qa_mode=qa_mode, constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries
+    )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         pair = state.metadata_as(ReportPair)

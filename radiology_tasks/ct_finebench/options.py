@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any, Literal, cast, get_args
 
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
@@ -21,15 +21,23 @@ def _whole_number(value: Any, *, minimum: int) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= minimum
 
 
-def check_judge_options(*, qa_mode: str, constrain: str, judge_max_tokens: int | None, judge_retries: int) -> None:
+def check_judge_options(
+    *, qa_mode: str, constrain: str | bool, judge_max_tokens: int | None, judge_retries: int
+) -> ConstrainMode:
     """Validate ``-T qa_mode``, ``constrain``, ``judge_max_tokens`` and ``judge_retries``.
+
+    Returns:
+        The constrain mode. Inspect reads ``-T`` values as YAML 1.1, where a bare ``off`` is false, so
+        ``-T constrain=off`` arrives as False and means ``off``.
 
     Raises:
         InputError: naming the parameter and what it accepts.
     """
     _one_of("qa_mode", qa_mode, get_args(QAMode))
-    _one_of("constrain", constrain, get_args(ConstrainMode))
+    mode = "off" if constrain is False else constrain
+    _one_of("constrain", mode, get_args(ConstrainMode))
     if judge_max_tokens is not None and not _whole_number(judge_max_tokens, minimum=1):
         raise InputError(f"-T judge_max_tokens must be a whole number of at least 1; got {judge_max_tokens!r}")
     if not _whole_number(judge_retries, minimum=0):
         raise InputError(f"-T judge_retries must be a whole number of at least 0; got {judge_retries!r}")
+    return cast(ConstrainMode, mode)

@@ -150,7 +150,9 @@ def qa_comparison(
         unscored: A report without any graded question counts as 0 (``worst``) or is left out
             (``exclude``) of the means.
     """
-    check_judge_options(qa_mode=qa_mode, constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries)
+    constrain = check_judge_options(
+        qa_mode=qa_mode, constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries
+    )
     policy = check_policy(unscored)
 
     async def score(state: TaskState, target: Target) -> Score:

@@ -93,7 +93,8 @@ def test_inspect_cli_runs_the_registered_task(tmp_path):
             [
                 *(sys.executable, "-m", "inspect_ai", "eval", "radiology_tasks/ct_finebench"),
                 *("--model", "none", "--model-role", "grader=openai-api/stubsvc/stub-judge"),
-                *("-T", "limit=2", "-T", "qa_mode=per_question", "--log-dir", str(tmp_path), "--display", "plain"),
+                *("-T", "limit=2", "-T", "qa_mode=per_question", "-T", "constrain=off"),
+                *("--log-dir", str(tmp_path), "--display", "plain"),
             ],
             cwd=REPO,
             env=env,
@@ -102,6 +103,8 @@ def test_inspect_cli_runs_the_registered_task(tmp_path):
             timeout=300,
         )
     assert result.returncode == 0, result.stdout + result.stderr
+    # YAML reads a bare `off` as false; the task takes it as constrain=off.
+    assert all("response_format" not in body for body in server.requests)
     log = read_eval_log(list_eval_logs(str(tmp_path))[0])
     assert (log.eval.task, log.eval.task_version, log.status) == ("radiology_tasks/ct_finebench", "1.0.0", "success")
     assert [s.scores[SCORER].value["ct_finebench"] for s in log.samples] == [1.0, 1.0]
