@@ -6,7 +6,20 @@ datasets or llama_cpp at module level.
 
 from radiology_tasks.core.llama_cpp_provider import llama_cpp_api
 from radiology_tasks.core.solvers import generate_report, replay_candidate
+from radiology_tasks.ct_finebench.extraction import qa_extraction
+from radiology_tasks.ct_finebench.scorer import qa_comparison
+from radiology_tasks.ct_finebench.tasks import ct_finebench
 from radiology_tasks.green_vert.scorer import report_judge
 from radiology_tasks.green_vert.tasks import green, vert
 
-__all__ = ["generate_report", "green", "llama_cpp_api", "replay_candidate", "report_judge", "vert"]
+__all__ = [
+    "ct_finebench",
+    "generate_report",
+    "green",
+    "llama_cpp_api",
+    "qa_comparison",
+    "qa_extraction",
+    "replay_candidate",
+    "report_judge",
+    "vert",
+]
