@@ -21,6 +21,9 @@ VARIABLES = {
     "indication": "Cough.",
     "findings": None,
     "n_images": 0,
+    "questions": [{"id": "q1", "text": "QUESTION-TEXT?"}],
+    "answer_max_chars": 80,
+    "items": [{"id": "q1", "question": "Q?", "reference": "REFERENCE-TEXT", "candidate": "CANDIDATE-TEXT"}],
 }
 
 
@@ -28,7 +31,9 @@ VARIABLES = {
 def test_every_template_renders(name):
     text = render(name, **VARIABLES)
     assert text.strip()
-    if name not in {"generate_report"}:
+    if name == "ct_finebench/extract":  # the questions are asked of the candidate alone
+        assert "CANDIDATE-TEXT" in text and "REFERENCE-TEXT" not in text
+    elif name != "generate_report":
         assert "REFERENCE-TEXT" in text and "CANDIDATE-TEXT" in text
 
 
@@ -44,6 +49,8 @@ def test_unknown_template_lists_known_ones():
 
 def test_partials_are_not_templates():
     assert template_names() == [
+        "ct_finebench/compare",
+        "ct_finebench/extract",
         "generate_report",
         "green_vert/formula",
         "green_vert/green",
@@ -51,5 +58,5 @@ def test_partials_are_not_templates():
         "green_vert/sft_judge",
         "green_vert/vert",
     ]
-    with pytest.raises(ValueError, match="unknown prompt template 'green_vert/_judge'; known: generate_report, "):
+    with pytest.raises(ValueError, match="unknown prompt template 'green_vert/_judge'; known: ct_finebench/compare, "):
         render("green_vert/_judge", **VARIABLES)
