@@ -8,5 +8,18 @@ from radiology_tasks.core.llama_cpp_provider import llama_cpp_api
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.green_vert.scorer import report_judge
 from radiology_tasks.green_vert.tasks import green, vert
+from radiology_tasks.ran_score.scorer import finding_agreement
+from radiology_tasks.ran_score.solver import extract_findings
+from radiology_tasks.ran_score.tasks import ran_score
 
-__all__ = ["generate_report", "green", "llama_cpp_api", "replay_candidate", "report_judge", "vert"]
+__all__ = [
+    "extract_findings",
+    "finding_agreement",
+    "generate_report",
+    "green",
+    "llama_cpp_api",
+    "ran_score",
+    "replay_candidate",
+    "report_judge",
+    "vert",
+]
