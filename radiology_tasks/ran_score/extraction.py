@@ -32,6 +32,9 @@ EXTRACTIONS: tuple[Extraction, ...] = get_args(Extraction)
 LabelSource = Literal["judge", "cache", "file"]
 """Where a report's labels came from: the judge now, the reference-label cache, or a label file."""
 
+DETAIL_MAX_CHARS = 300
+"""Longest judge-failure detail kept per label (the full provider message stays in the attempt)."""
+
 TEMPLATES: dict[Extraction, str] = {"batch": "ran_score/extract_labels", "per_label": "ran_score/extract_label"}
 
 
@@ -113,7 +116,10 @@ def _evidence_not_in(report: str, evidence: dict[str, str]) -> list[str]:
 def _problems(result: JudgeResult[LabelReading], keys: list[str]) -> dict[str, tuple[str, str]]:
     """Reason code and detail for each of `keys` the kept answer does not give."""
     if result.reading is None:
-        return dict.fromkeys(keys, (str(result.failure), result.failure_detail or ""))
+        # The provider's full message (kept in the attempt) can hold the whole request; each label keeps its gist.
+        lines = [line.strip() for line in (result.failure_detail or "").splitlines() if line.strip()]
+        gist = lines[-1][:DETAIL_MAX_CHARS] if lines else ""
+        return dict.fromkeys(keys, (str(result.failure), gist))
     kept = result.kept
     code = TRUNCATED if kept is not None and kept.stop_reason == "max_tokens" else "invalid_response_format"
     return {key: (code, problem) for key, problem in result.reading.problems.items()}
