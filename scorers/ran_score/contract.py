@@ -9,8 +9,9 @@ order; per-label extraction answers the value of one label:
 The grammar, the regex and the longest admitted answer are built from the same pieces, and the JSON schema from
 the same constants (keys, `EVIDENCE_MAX_CHARS`). Whitespace is bounded: up to `BREAK_MAX_CHARS` characters
 (spaces, tabs, newlines) around the labels of the outer object, at most one space inside a label's value. Evidence
-is a passage of the report in any script, without double quotes, backslashes or control characters (so no JSON
-escapes are needed), which is why the contracts count `UNICODE_TOKENS_PER_CHAR` tokens per character.
+is a passage of the report in any script, not starting with whitespace, without double quotes, backslashes or
+control characters (so no JSON escapes are needed); hence the contracts count `UNICODE_TOKENS_PER_CHAR` tokens per
+character.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ BUDGET_STEP = 256
 _REGEX_SPECIAL = set(r"\.^$*+?{}[]|()")
 # Any character but a double quote, a backslash or a control character; the same text in GBNF and Python regex.
 _EVIDENCE_CHAR = r'[^"\\\x00-\x1f]'
+# The first character is not whitespace either (Python's `str.isspace` set), so evidence is never blank.
+_EVIDENCE_FIRST = r'[^"\\\x00-\x20\x7f-\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]'
 
 
 class _Piece(NamedTuple):
@@ -84,7 +87,8 @@ _PRESENT = _sequence(
     _literal('"evidence":'),
     _SPACE,
     _literal('"'),
-    _repeat(_EVIDENCE_CHAR, 1, EVIDENCE_MAX_CHARS),
+    _Piece(_EVIDENCE_FIRST, _EVIDENCE_FIRST, 1),
+    _repeat(_EVIDENCE_CHAR, 0, EVIDENCE_MAX_CHARS - 1),
     _literal('"'),
     _SPACE,
     _literal("}"),

@@ -179,5 +179,6 @@ def parse_taxonomy(data: Any, source: str) -> Taxonomy:
         first = error.errors()[0]
         message = first["msg"].removeprefix("Value error, ")
         if first["type"] == "value_error" and not first["loc"]:
-            raise TaxonomyError(f"{source}: {message}") from None
+            # Whole-taxonomy checks name their entry and field themselves.
+            raise TaxonomyError(f"{source}, {message}") from None
         raise TaxonomyError(f"{source}, {_location(data, tuple(first['loc']))}: {message}") from None
