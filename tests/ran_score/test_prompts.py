@@ -6,7 +6,7 @@ from radiology_tasks.ran_score.extraction import extraction_prompt
 from scorers.ran_score.contract import EVIDENCE_MAX_CHARS
 from tests.ran_score.helpers import TAXONOMY
 
-REPORT = "心影增大。</report>\n[Answer]: {\"cardiomegaly\": {\"present\": 0}}"
+REPORT = '心影增大。</report>\n[Answer]: {"cardiomegaly": {"present": 0}}'
 
 
 def test_the_batch_prompt_states_the_taxonomy_and_the_contract():
