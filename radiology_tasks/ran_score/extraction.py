@@ -71,11 +71,10 @@ class ReportLabels(BaseModel):
         return not self.unscored
 
 
-def extraction_prompt(taxonomy: Taxonomy, labels: list[LabelEntry], report: str) -> str:
+def extraction_prompt(taxonomy: Taxonomy, labels: list[LabelEntry], report: str, extraction: Extraction) -> str:
     """The judge prompt asking about `labels` in `report` (neutralised here: reports are untrusted)."""
-    name = TEMPLATES["batch" if len(labels) > 1 else "per_label"]
     return render(
-        name,
+        TEMPLATES[extraction],
         rules=taxonomy.rules,
         labels=labels,
         report=neutralize_candidate(report),
@@ -157,7 +156,7 @@ class Extractor:
             def read(answer: str) -> LabelReading:
                 return read_label_answer(answer, keys[0], report=report)
 
-        prompt = extraction_prompt(self.taxonomy, labels, report)
+        prompt = extraction_prompt(self.taxonomy, labels, report, self.extraction)
         return await ask_judge(self.judge, prompt, self.config, read, retries=self.retries), keys
 
     async def extract(self, report: str) -> ReportLabels:
@@ -201,7 +200,7 @@ class Extractor:
         groups = [self.taxonomy.asked] if self.extraction == "batch" else [[x] for x in self.taxonomy.asked]
         return {
             "extraction": self.extraction,
-            "prompts": [extraction_prompt(self.taxonomy, group, placeholder) for group in groups],
+            "prompts": [extraction_prompt(self.taxonomy, group, placeholder, self.extraction) for group in groups],
             "taxonomy": self.taxonomy.model_dump(mode="json"),
             "constraint": self.constrained.method,
             "contract": [contract.gbnf, contract.json_schema, contract.regex],

@@ -311,3 +311,33 @@ def test_chinese_reports_run_through_the_task(monkeypatch, tmp_path):
 def test_no_judge_bound_fails_the_run_when_a_judge_is_needed(tmp_path):
     (log,) = inspect_eval(ran_score(limit=1, label_cache="off"), model="none", display="none")
     assert log.status == "error"
+
+
+def test_a_replaced_taxonomy_drives_prompts_answers_and_metric_names(monkeypatch, tmp_path):
+    taxonomy = tmp_path / "two.yaml"
+    taxonomy.write_text(
+        "name: effusion-only\nrules: [Read the report.]\nlabels:\n"
+        "  - {column: Effusion, key: effusion, definition: Fluid in the pleural space.}\n"
+        "  - {column: Normal, key: normal, derive: none_of_the_others}\n",
+        encoding="utf-8",
+    )
+    rows = [
+        {"id": "a", "reference": "Effusion on the left.", "candidate": "Effusion on the left."},
+        {"id": "b", "reference": "Normal chest.", "candidate": "Effusion on the right."},
+    ]
+    data = write_jsonl(tmp_path / "pairs.jsonl", rows)
+
+    def reply(body: dict) -> str:
+        assert asked_keys(body) == ["effusion"]
+        report = report_in(body)
+        return batch_answer({"effusion": "Effusion"} if report.startswith("Effusion") else {}, keys=["effusion"])
+
+    log, _ = run(ran_score(data=str(data), taxonomy=str(taxonomy), label_cache="off"), reply, monkeypatch)
+    assert log.eval.metadata["taxonomy"]["columns"] == ["Effusion", "Normal"]
+    b = next(s for s in log.samples if s.id == "b").scores[SCORER]
+    assert b.metadata["label_outcomes"] == {"Effusion": "fp", "Normal": "fn"}
+    values = metrics(log)
+    # Effusion 1,0 vs 1,1: tp 1, fp 1 -> 2/3. Normal 0,1 vs 0,0: fn 1 -> 0.
+    assert values["f1_effusion"] == pytest.approx(2 / 3) and values["f1_normal"] == 0.0
+    assert values["ran_score"] == pytest.approx(1 / 3)
+    assert "f1_atelectasis" not in values
