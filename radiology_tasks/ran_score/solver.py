@@ -46,10 +46,15 @@ def check_judge_options(extraction: str, constrain: str, judge_retries: int, jud
     ):
         if value not in allowed:
             raise InputError(f"-T {name} must be one of {', '.join(allowed)}; got {value!r}")
-    if judge_retries < 0:
-        raise InputError(f"-T judge_retries must be >= 0, got {judge_retries}")
-    if judge_max_tokens is not None and judge_max_tokens < 1:
-        raise InputError(f"-T judge_max_tokens must be >= 1, got {judge_max_tokens}")
+    # -T values arrive parsed from the command line, so a number may come as text.
+    if not _whole_number(judge_retries) or judge_retries < 0:
+        raise InputError(f"-T judge_retries must be a whole number >= 0, got {judge_retries!r}")
+    if judge_max_tokens is not None and (not _whole_number(judge_max_tokens) or judge_max_tokens < 1):
+        raise InputError(f"-T judge_max_tokens must be a whole number >= 1, got {judge_max_tokens!r}")
+
+
+def _whole_number(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @solver

@@ -45,13 +45,13 @@ def _labels_only_dataset(
     (reference_path, reference_rows), (candidate_path, candidate_rows) = reference, candidate
     rows_for(candidate_rows, list(reference_rows), candidate_path)
     rows_for(reference_rows, list(candidate_rows), reference_path)
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise InputError(f"-T limit must be a whole number >= 1, got {limit!r}")
     samples = [Sample(id=study, input=f"labels of study {study}", target="") for study in reference_rows]
     dataset = MemoryDataset(samples, name="label files")
     if seed is not None:
         dataset.shuffle(seed=seed)
     if limit is not None:
-        if limit < 1:
-            raise InputError(f"-T limit must be at least 1, got {limit}")
         dataset = MemoryDataset(list(dataset)[:limit], name="label files")
     summary = {"source": "label files", "rows_read": len(reference_rows), "samples": len(dataset)}
     return dataset, summary
