@@ -107,7 +107,8 @@ def _normalized(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
-def _evidence_not_in(report: str, evidence: dict[str, str]) -> list[str]:
+def evidence_not_in(report: str, evidence: dict[str, str]) -> list[str]:
+    """Keys whose evidence does not occur in `report` (raw or neutralised), case and spacing ignored."""
     texts = {_normalized(report), _normalized(neutralize_candidate(report))}
     return [key for key, span in evidence.items() if not any(_normalized(span) in text for text in texts)]
 
@@ -184,7 +185,7 @@ class Extractor:
             labels=labels,
             evidence=evidence,
             unscored=unscored,
-            evidence_not_in_report=_evidence_not_in(report, evidence),
+            evidence_not_in_report=evidence_not_in(report, evidence),
             attempts=attempts,
             calls=sum(len(r.attempts) for r in results),
             retried=any(r.retried for r in results),

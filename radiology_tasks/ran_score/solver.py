@@ -19,7 +19,14 @@ from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import grader_model
 from radiology_tasks.ran_score.cache import LabelCache, cache_root
-from radiology_tasks.ran_score.extraction import EXTRACTIONS, Extraction, Extractor, ReportLabels, unscored_report
+from radiology_tasks.ran_score.extraction import (
+    EXTRACTIONS,
+    Extraction,
+    Extractor,
+    ReportLabels,
+    evidence_not_in,
+    unscored_report,
+)
 from radiology_tasks.ran_score.label_files import LabelTable, gold_from_metadata, read_label_file
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
 from scorers.ran_score.contract import batch_contract, label_contract
@@ -124,6 +131,7 @@ def extract_findings(
                     source="cache",
                     labels=dict(cached.labels),
                     evidence=cached.evidence,
+                    evidence_not_in_report=evidence_not_in(report, cached.evidence),
                     constraint=reader.constrained.description,
                 )
             else:
