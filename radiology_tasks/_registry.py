@@ -11,14 +11,20 @@ from radiology_tasks.ct_finebench.scorer import qa_comparison
 from radiology_tasks.ct_finebench.tasks import ct_finebench
 from radiology_tasks.green_vert.scorer import report_judge
 from radiology_tasks.green_vert.tasks import green, vert
+from radiology_tasks.ran_score.scorer import finding_agreement
+from radiology_tasks.ran_score.solver import extract_findings
+from radiology_tasks.ran_score.tasks import ran_score
 
 __all__ = [
     "ct_finebench",
+    "extract_findings",
+    "finding_agreement",
     "generate_report",
     "green",
     "llama_cpp_api",
     "qa_comparison",
     "qa_extraction",
+    "ran_score",
     "replay_candidate",
     "report_judge",
     "vert",

@@ -82,6 +82,17 @@ def _export_sft(args: argparse.Namespace) -> int:
     return 0
 
 
+def _ran_labels(args: argparse.Namespace) -> int:
+    from radiology_tasks.ran_score.cli import export_labels
+
+    result = export_labels(args.log, Path(args.out))
+    for side, path in result.files.items():
+        print(f"wrote {result.rows[side]} {side} label rows to {path}")
+        for study, reason in result.skipped[side].items():
+            print(f"skipped {study}: {reason}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `radiology-tasks`."""
     parser = argparse.ArgumentParser(prog="radiology-tasks", description=__doc__)
@@ -111,6 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--skip-incomplete", action="store_true", help="leave out pairs without candidate or expert score (listed)"
     )
     sft.set_defaults(run=_export_sft)
+
+    ran = commands.add_parser("ran-labels", help="write the labels of a ran_score log as label tables (CSV)")
+    ran.add_argument("log", help="Inspect eval log of radiology_tasks/ran_score")
+    ran.add_argument("--out", required=True, help="directory for reference_labels.csv and candidate_labels.csv")
+    ran.set_defaults(run=_ran_labels)
     return parser
 
 

@@ -59,6 +59,12 @@ _ENTRIES = [
         bundled_path("demo_reports.jsonl").parent,
     ),
     DatasetEntry(
+        "ran-score-demo",
+        "Bundled synthetic chest X-ray report pairs (English and Chinese) with team-written reference labels",
+        _bundled("ran_score_demo.jsonl"),
+        bundled_path("ran_score_demo.jsonl").parent,
+    ),
+    DatasetEntry(
         "rate-eval",
         "RaTE-Eval paragraph level (Angelakeke/RaTE-Eval): reference, candidate, expert score 0-5",
         _hub("rate_eval_rows"),
