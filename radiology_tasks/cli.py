@@ -8,7 +8,10 @@ import inspect
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from radiology_tasks.ct_finebench.construct.judging import JudgeOptions
 
 
 def registered_tasks() -> list[tuple[str, Any]]:
@@ -83,7 +86,7 @@ def _export_sft(args: argparse.Namespace) -> int:
     return 0
 
 
-def _judge_options(args: argparse.Namespace) -> Any:
+def _judge_options(args: argparse.Namespace) -> JudgeOptions:
     from radiology_tasks.ct_finebench.construct.judging import JudgeOptions, parse_model_args
 
     return JudgeOptions(
@@ -187,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
         "ctfb-triplets", help="CT-FineBench construction 1/3: the judge lists (finding, attribute, value) per report"
     )
     _add_construction_run_arguments(triplets)
-    triplets.add_argument("--max-triplets", type=_positive, default=20, help="triplets per report at most (default 20)")
+    triplets.add_argument("--max-triplets", type=_positive, help="triplets per report at most (default 20)")
     triplets.set_defaults(run=_ctfb_triplets)
 
     schema = commands.add_parser(

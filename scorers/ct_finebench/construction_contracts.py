@@ -89,18 +89,14 @@ def _member(key: str, value: _Piece) -> _Piece:
     return _sequence(ws, _literal(json.dumps(key)), ws, _literal(":"), ws, value, ws)
 
 
-_TRIPLET = _Rule(
-    "triplet",
-    _sequence(
-        _literal("{"),
-        *(
-            piece
-            for index, field in enumerate(TRIPLET_FIELDS)
-            for piece in ((_literal(","),) if index else ()) + (_member(field, _TEXT_RULES[field].ref),)
-        ),
-        _literal("}"),
-    ),
-)
+def _triplet_object() -> _Piece:
+    """``{"finding": ..., "attribute": ..., "value": ...}``, the fields once each, in this order."""
+    members = [_member(field, _TEXT_RULES[field].ref) for field in TRIPLET_FIELDS]
+    separated = [members[0], *(_sequence(_literal(","), member) for member in members[1:])]
+    return _sequence(_literal("{"), *separated, _literal("}"))
+
+
+_TRIPLET = _Rule("triplet", _triplet_object())
 
 
 def _group(piece: _Piece) -> _Piece:

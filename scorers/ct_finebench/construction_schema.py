@@ -98,9 +98,9 @@ class SchemaError(ValueError):
     """A schema file that cannot be used; the message is one line naming the entry and the field."""
 
 
-def _entry(data: Any, kind: str, index: int, name_field: str) -> str:
-    """``finding 2 (pleural effusion)``: the 1-based position and, when readable, the name."""
-    name = data[index].get(name_field) if isinstance(data, list) and isinstance(data[index], dict) else None
+def _entry(data: Any, kind: str, index: int) -> str:
+    """``finding 2 (pleural effusion)``: the 1-based position and, when readable, the name (field `kind`)."""
+    name = data[index].get(kind) if isinstance(data, list) and isinstance(data[index], dict) else None
     return f"{kind} {index + 1}" + (f" ({name})" if isinstance(name, str) and name.strip() else "")
 
 
@@ -114,8 +114,8 @@ def _location(raw: Any, loc: Sequence[int | str]) -> str:
         nested = node.get(key) if isinstance(node, dict) else None
         if key in ("findings", "attributes") and index + 1 < len(loc) and isinstance(loc[index + 1], int):
             position = int(loc[index + 1])
-            kind, name_field = ("finding", "finding") if key == "findings" else ("attribute", "attribute")
-            parts.append(_entry(nested, kind, position, name_field))
+            kind = "finding" if key == "findings" else "attribute"  # also the field holding the entry's name
+            parts.append(_entry(nested, kind, position))
             node = nested[position] if isinstance(nested, list) else None
             index += 2
             continue

@@ -103,7 +103,8 @@ def run_triplets(
 
 def triplets_command(args: Any, options: JudgeOptions) -> int:
     """``radiology-tasks ctfb-triplets``: run step 1 and print what it did."""
+    max_triplets = args.max_triplets if args.max_triplets is not None else DEFAULT_MAX_TRIPLETS
     summary, kept = run_triplets(
-        args.data, Path(args.out), options, max_triplets=args.max_triplets, limit=args.limit, restart=args.restart
+        args.data, Path(args.out), options, max_triplets=max_triplets, limit=args.limit, restart=args.restart
     )
     return print_summary(COMMAND, summary, kept, args.out)
