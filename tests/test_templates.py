@@ -21,9 +21,17 @@ VARIABLES = {
     "indication": "Cough.",
     "findings": None,
     "n_images": 0,
-    "questions": [{"id": "q1", "text": "QUESTION-TEXT?"}],
+    "questions": [
+        {"id": "q1", "text": "QUESTION-TEXT?", "finding": "F", "attribute": "A", "description": "D", "examples": ["E"]}
+    ],
     "answer_max_chars": 80,
     "items": [{"id": "q1", "question": "Q?", "reference": "REFERENCE-TEXT", "candidate": "CANDIDATE-TEXT"}],
+    "report": "REFERENCE-TEXT Small left pleural effusion.",
+    "max_triplets": 20,
+    "finding_max_chars": 40,
+    "attribute_max_chars": 24,
+    "value_max_chars": 48,
+    "schema_findings": [{"id": "f1", "name": "pleural effusion", "aliases": ["effusion"], "description": "D"}],
 }
 
 
@@ -34,6 +42,8 @@ def test_every_template_renders(name):
     assert text.strip()
     if name == "ct_finebench/extract":  # the questions are asked of the candidate alone
         assert "CANDIDATE-TEXT" in text and "REFERENCE-TEXT" not in text
+    elif name.startswith("ct_finebench/construct_"):  # questions are built from the reference alone
+        assert "REFERENCE-TEXT" in text and "CANDIDATE-TEXT" not in text
     elif name != "generate_report":
         assert "REFERENCE-TEXT" in text and "CANDIDATE-TEXT" in text
 
@@ -51,6 +61,9 @@ def test_unknown_template_lists_known_ones():
 def test_partials_are_not_templates():
     assert template_names() == [
         "ct_finebench/compare",
+        "ct_finebench/construct_attributes",
+        "ct_finebench/construct_existence",
+        "ct_finebench/construct_triplets",
         "ct_finebench/extract",
         "generate_report",
         "green_vert/formula",
