@@ -21,17 +21,8 @@ from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 from scorers.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR, OutputContract
-
-# The grammar pieces of the CT-FineBench contracts; construction builds its answers from the same ones.
-from scorers.ct_finebench.contracts import (
-    _WS,
-    _choice,
-    _contract,
-    _literal,
-    _Piece,
-    _Rule,
-    _sequence,
-)
+from scorers.ct_finebench.contracts import WS, json_object, keyed_contract, member
+from scorers.gbnf import Rule, chars, choice, grammar, literal, optional, repeat, sequence
 
 FINDING_MAX_CHARS = 40
 """Longest finding name in a triplet, in characters."""
@@ -68,56 +59,30 @@ TRIPLET_FIELDS = ("finding", "attribute", "value")
 _FIELD_MAX_CHARS = dict(zip(TRIPLET_FIELDS, (FINDING_MAX_CHARS, ATTRIBUTE_MAX_CHARS, VALUE_MAX_CHARS)))
 
 # One character of a triplet text: anything but a quote, a backslash or a control character.
-_TEXT_CHAR = _Rule("tchar", _Piece('[^"\\\\\\x7F\\x00-\\x1F]', '[^"\\\\\\x7f\\x00-\\x1f]', 1))
+_TEXT_CHAR = Rule("tchar", chars('[^"\\\\\\x7F\\x00-\\x1F]'))
 
 
-def _text_rule(field: str) -> _Rule:
-    bound = _FIELD_MAX_CHARS[field]
-    char = _TEXT_CHAR.ref
-    return _Rule(
-        f"{field}-text",
-        _Piece(f'"\\"" {_TEXT_CHAR.name}{{1,{bound}}} "\\""', f'"{char.regex}{{1,{bound}}}"', 2 + bound),
+def _text_rule(field: str) -> Rule:
+    return Rule(
+        f"{field}-text", sequence(literal('"'), repeat(_TEXT_CHAR.ref, 1, _FIELD_MAX_CHARS[field]), literal('"'))
     )
 
 
 _TEXT_RULES = {field: _text_rule(field) for field in TRIPLET_FIELDS}
+_TRIPLET = Rule("triplet", json_object([member(field, _TEXT_RULES[field].ref) for field in TRIPLET_FIELDS]))
 
 
-def _member(key: str, value: _Piece) -> _Piece:
-    """``"key" : value`` with bounded whitespace around every token."""
-    ws = _WS.ref
-    return _sequence(ws, _literal(json.dumps(key)), ws, _literal(":"), ws, value, ws)
-
-
-def _triplet_object() -> _Piece:
-    """``{"finding": ..., "attribute": ..., "value": ...}``, the fields once each, in this order."""
-    members = [_member(field, _TEXT_RULES[field].ref) for field in TRIPLET_FIELDS]
-    separated = [members[0], *(_sequence(_literal(","), member) for member in members[1:])]
-    return _sequence(_literal("{"), *separated, _literal("}"))
-
-
-_TRIPLET = _Rule("triplet", _triplet_object())
-
-
-def _group(piece: _Piece) -> _Piece:
-    return _Piece(f"( {piece.gbnf} )", f"(?:{piece.regex})", piece.max_chars)
-
-
-def _optional(piece: _Piece) -> _Piece:
-    return _Piece(f"( {piece.gbnf} )?", f"(?:{piece.regex})?", piece.max_chars)
-
-
-def _slots(max_triplets: int) -> list[_Rule]:
+def _slots(max_triplets: int) -> list[Rule]:
     """Rules ``slot1`` ... ``slotN``: slot k is member ``tk``, then optionally a comma and slot k+1.
 
     The nesting makes the keys a prefix ``t1`` ... ``tk`` of the slots, in order, with no key twice.
     """
-    rules: list[_Rule] = []
-    following: _Rule | None = None
+    rules: list[Rule] = []
+    following: Rule | None = None
     for number in range(max_triplets, 0, -1):
-        member = _member(f"t{number}", _TRIPLET.ref)
-        body = member if following is None else _sequence(member, _optional(_sequence(_literal(","), following.ref)))
-        following = _Rule(f"slot{number}", body)
+        item = member(f"t{number}", _TRIPLET.ref)
+        body = item if following is None else sequence(item, optional(sequence(literal(","), following.ref)))
+        following = Rule(f"slot{number}", body)
         rules.append(following)
     return rules[::-1]
 
@@ -132,8 +97,8 @@ def triplet_contract(max_triplets: int = DEFAULT_MAX_TRIPLETS) -> OutputContract
         raise ValueError(f"max_triplets must be from 1 to {MAX_TRIPLETS_LIMIT}, got {max_triplets}")
     slots = _slots(max_triplets)
     # An empty answer is "{}" with at most the bounded whitespace inside.
-    root = _Rule("root", _sequence(_literal("{"), _group(_choice(slots[0].ref, _WS.ref)), _literal("}")))
-    rules = (root, *slots, _TRIPLET, *_TEXT_RULES.values(), _TEXT_CHAR, _WS)
+    root = sequence(literal("{"), choice(slots[0].ref, WS.ref), literal("}"))
+    rules = (*slots, _TRIPLET, *_TEXT_RULES.values(), _TEXT_CHAR, WS)
     triplet_schema: dict[str, Any] = {
         "type": "object",
         "properties": {
@@ -144,11 +109,11 @@ def triplet_contract(max_triplets: int = DEFAULT_MAX_TRIPLETS) -> OutputContract
     }
     return OutputContract(
         name=TRIPLETS,
-        max_chars=root.body.max_chars,
+        max_chars=root.max_chars,
         max_tokens=BASE_TOKENS + TRIPLET_TOKENS * max_triplets,
         tokens_per_char=UNICODE_TOKENS_PER_CHAR,
-        gbnf="".join(f"{rule.gbnf}\n" for rule in rules),
-        regex=root.body.regex,
+        gbnf=grammar(root, rules),
+        regex=root.regex,
         json_schema={
             "type": "object",
             "properties": {f"t{number}": triplet_schema for number in range(1, max_triplets + 1)},
@@ -159,6 +124,6 @@ def triplet_contract(max_triplets: int = DEFAULT_MAX_TRIPLETS) -> OutputContract
 
 def existence_contract(ids: Sequence[str]) -> OutputContract:
     """The contract of the existence answer for these schema finding ids (a status for each)."""
-    status = _Rule("status", _choice(*(_literal(json.dumps(value)) for value in EXISTENCE_STATUSES)))
+    status = Rule("status", choice(*(literal(json.dumps(value)) for value in EXISTENCE_STATUSES)))
     schema = {"type": "string", "enum": list(EXISTENCE_STATUSES)}
-    return _contract(EXISTENCE, ids, (status,), schema, ASCII_TOKENS_PER_CHAR, EXISTENCE_TOKENS_PER_FINDING)
+    return keyed_contract(EXISTENCE, ids, (status,), schema, ASCII_TOKENS_PER_CHAR, EXISTENCE_TOKENS_PER_FINDING)

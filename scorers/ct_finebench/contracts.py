@@ -16,11 +16,11 @@ budget. The budgets per question are stated by hand; a test holds that they fit 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from scorers.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR, OutputContract
+from scorers.gbnf import Piece, Rule, chars, choice, grammar, literal, repeat, sequence
 
 ANSWER_MAX_CHARS = 80
 """Longest extracted answer, in characters (JSON ``maxLength``); answers are short spans such as sizes."""
@@ -44,97 +44,53 @@ EXTRACTION = "ct_finebench_extraction"
 COMPARISON = "ct_finebench_comparison"
 
 
-class _Piece(NamedTuple):
-    """A part of the answer, written once in GBNF and once as a regex, with its longest length in characters."""
-
-    gbnf: str
-    regex: str
-    max_chars: int
-
-
-class _Rule(NamedTuple):
-    """A named GBNF rule; the grammar refers to it by name (so llama.cpp expands its body once)."""
-
-    name: str
-    body: _Piece
-
-    @property
-    def ref(self) -> _Piece:
-        return _Piece(self.name, f"(?:{self.body.regex})", self.body.max_chars)
-
-    @property
-    def gbnf(self) -> str:
-        return f"{self.name} ::= {self.body.gbnf}"
-
-
-def _literal(text: str) -> _Piece:
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-    return _Piece(f'"{escaped}"', re.escape(text), len(text))
-
-
-def _sequence(*pieces: _Piece) -> _Piece:
-    return _Piece(" ".join(p.gbnf for p in pieces), "".join(p.regex for p in pieces), sum(p.max_chars for p in pieces))
-
-
-def _choice(*pieces: _Piece) -> _Piece:
-    return _Piece(
-        " | ".join(p.gbnf for p in pieces),
-        "|".join(f"(?:{p.regex})" for p in pieces),
-        max(p.max_chars for p in pieces),
-    )
-
-
-_WS = _Rule("ws", _Piece(f"[ \\t\\n]{{0,{MAX_WHITESPACE}}}", f"[ \\t\\n]{{0,{MAX_WHITESPACE}}}", MAX_WHITESPACE))
+WS = Rule("ws", chars("[ \\t\\n]", 0, MAX_WHITESPACE))
+"""Whitespace between two JSON tokens, bounded."""
 
 # One character of a JSON string: anything but a quote, a backslash or a control character, or a two-character
 # escape. Unicode escapes (\uXXXX) are left out: the judge writes the character itself.
-_CHAR = _Rule(
+_CHAR = Rule(
     "char",
-    _Piece(
-        '[^"\\\\\\x7F\\x00-\\x1F] | "\\\\" ["\\\\/bfnrt]',
-        '[^"\\\\\\x7f\\x00-\\x1f]|\\\\["\\\\/bfnrt]',
-        2,
-    ),
+    choice(chars('[^"\\\\\\x7F\\x00-\\x1F]'), sequence(literal("\\"), chars('["\\\\/bfnrt]'))),
 )
-
-_STRING = _Piece(
-    f'"\\"" {_CHAR.name}{{1,{ANSWER_MAX_CHARS}}} "\\""',
-    f'"{_CHAR.ref.regex}{{1,{ANSWER_MAX_CHARS}}}"',
-    2 + _CHAR.body.max_chars * ANSWER_MAX_CHARS,
-)
-_ANSWER = _Rule("answer", _choice(_STRING, _literal("null")))
-_GRADE = _Rule("grade", _choice(*(_literal(str(grade)) for grade in GRADES)))
+_STRING = sequence(literal('"'), repeat(_CHAR.ref, 1, ANSWER_MAX_CHARS), literal('"'))
+_ANSWER = Rule("answer", choice(_STRING, literal("null")))
+_GRADE = Rule("grade", choice(*(literal(str(grade)) for grade in GRADES)))
 
 
-def _object(ids: Sequence[str], value: _Piece) -> _Piece:
-    """``{ "id": value, ... }`` with every id once, in order, and bounded whitespace around every token."""
-    ws = _WS.ref
-    members = [_sequence(ws, _literal(json.dumps(key)), ws, _literal(":"), ws, value, ws) for key in ids]
-    separated = [member if index == 0 else _sequence(_literal(","), member) for index, member in enumerate(members)]
-    return _sequence(_literal("{"), *separated, _literal("}"))
+def member(key: str, value: Piece) -> Piece:
+    """``"key" : value`` with bounded whitespace around every token."""
+    ws = WS.ref
+    return sequence(ws, literal(json.dumps(key)), ws, literal(":"), ws, value, ws)
 
 
-def _contract(
+def json_object(members: Sequence[Piece]) -> Piece:
+    """``{ member, member, ... }``: the members once each, in this order."""
+    separated = [item if index == 0 else sequence(literal(","), item) for index, item in enumerate(members)]
+    return sequence(literal("{"), *separated, literal("}"))
+
+
+def keyed_contract(
     name: str,
     ids: Sequence[str],
-    rules: Sequence[_Rule],
+    rules: Sequence[Rule],
     schema: dict[str, Any],
     tokens_per_char: float,
     tokens_per_question: int,
 ) -> OutputContract:
-    """A contract whose keys are `ids`; the first of `rules` is the value of every key."""
+    """A contract for one JSON object whose keys are `ids`; the first of `rules` is the value of every key."""
     if not ids:
         raise ValueError(f"{name}: a contract needs at least one question id")
     if len(set(ids)) != len(ids):
         raise ValueError(f"{name}: question ids must be distinct, got {list(ids)}")
-    root = _Rule("root", _object(ids, rules[0].ref))
+    root = json_object([member(key, rules[0].ref) for key in ids])
     return OutputContract(
         name=name,
-        max_chars=root.body.max_chars,
+        max_chars=root.max_chars,
         max_tokens=BASE_TOKENS + tokens_per_question * len(ids),
         tokens_per_char=tokens_per_char,
-        gbnf="".join(f"{rule.gbnf}\n" for rule in (root, *rules, _WS)),
-        regex=root.body.regex,
+        gbnf=grammar(root, (*rules, WS)),
+        regex=root.regex,
         json_schema={
             "type": "object",
             "properties": {key: schema for key in ids},
@@ -149,10 +105,10 @@ def extraction_contract(ids: Sequence[str]) -> OutputContract:
     schema = {"anyOf": [{"type": "string", "minLength": 1, "maxLength": ANSWER_MAX_CHARS}, {"type": "null"}]}
     # Answer spans may be in any language: every character may cost several tokens.
     rules = (_ANSWER, _CHAR)
-    return _contract(EXTRACTION, ids, rules, schema, UNICODE_TOKENS_PER_CHAR, EXTRACTION_TOKENS_PER_QUESTION)
+    return keyed_contract(EXTRACTION, ids, rules, schema, UNICODE_TOKENS_PER_CHAR, EXTRACTION_TOKENS_PER_QUESTION)
 
 
 def comparison_contract(ids: Sequence[str]) -> OutputContract:
     """The contract of the comparison answer for these question ids (a grade 0, 0.5 or 1 for each)."""
     schema = {"type": "number", "enum": list(GRADES)}
-    return _contract(COMPARISON, ids, (_GRADE,), schema, ASCII_TOKENS_PER_CHAR, COMPARISON_TOKENS_PER_QUESTION)
+    return keyed_contract(COMPARISON, ids, (_GRADE,), schema, ASCII_TOKENS_PER_CHAR, COMPARISON_TOKENS_PER_QUESTION)

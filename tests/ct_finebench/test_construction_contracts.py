@@ -80,9 +80,9 @@ def test_triplet_grammar_text() -> None:
         'slot2 ::= ws "\\"t2\\"" ws ":" ws triplet ws\n'
         'triplet ::= "{" ws "\\"finding\\"" ws ":" ws finding-text ws "," ws "\\"attribute\\"" ws ":" ws '
         'attribute-text ws "," ws "\\"value\\"" ws ":" ws value-text ws "}"\n'
-        'finding-text ::= "\\"" tchar{1,40} "\\""\n'
-        'attribute-text ::= "\\"" tchar{1,24} "\\""\n'
-        'value-text ::= "\\"" tchar{1,48} "\\""\n'
+        'finding-text ::= "\\"" ( tchar ){1,40} "\\""\n'
+        'attribute-text ::= "\\"" ( tchar ){1,24} "\\""\n'
+        'value-text ::= "\\"" ( tchar ){1,48} "\\""\n'
         'tchar ::= [^"\\\\\\x7F\\x00-\\x1F]\n'
         "ws ::= [ \\t\\n]{0,3}\n"
     )

@@ -117,12 +117,12 @@ def test_json_schema_states_the_same_bounds() -> None:
 def test_grammar_text() -> None:
     assert extraction_contract(["q1", "q2"]).gbnf == (
         'root ::= "{" ws "\\"q1\\"" ws ":" ws answer ws "," ws "\\"q2\\"" ws ":" ws answer ws "}"\n'
-        'answer ::= "\\"" char{1,80} "\\"" | "null"\n'
-        'char ::= [^"\\\\\\x7F\\x00-\\x1F] | "\\\\" ["\\\\/bfnrt]\n'
+        'answer ::= ( "\\"" ( char ){1,80} "\\"" | "null" )\n'
+        'char ::= ( [^"\\\\\\x7F\\x00-\\x1F] | "\\\\" ["\\\\/bfnrt] )\n'
         "ws ::= [ \\t\\n]{0,3}\n"
     )
     assert comparison_contract(["q1"]).gbnf == (
-        'root ::= "{" ws "\\"q1\\"" ws ":" ws grade ws "}"\ngrade ::= "0" | "0.5" | "1"\nws ::= [ \\t\\n]{0,3}\n'
+        'root ::= "{" ws "\\"q1\\"" ws ":" ws grade ws "}"\ngrade ::= ( "0" | "0.5" | "1" )\nws ::= [ \\t\\n]{0,3}\n'
     )
 
 
