@@ -147,3 +147,190 @@ def test_broken_jsonl_line(tmp_path):
     path.write_text('{"id": "a", "reference": "x"}\n{"id": \n', encoding="utf-8")
     with pytest.raises(DataError, match=r"row 2: not valid JSON"):
         load_pairs(str(path))
+
+
+def test_empty_csv_cells_are_missing_values(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text(
+        "id,reference,candidate,expert_score,modality,site,significant_a\n"
+        "r1,Normal chest.,,,,,\n"
+        "r2,Normal chest.,Clear lungs.,0.5,,B,\n",
+        encoding="utf-8",
+    )
+    first, second = load_pairs(str(path)).pairs
+    # Read as "" instead, the empty score and count would be refused and the empty candidate judged.
+    assert (first.candidate, first.expert, first.modality, first.metadata) == (None, None, None, {})
+    assert (second.candidate, second.modality, second.metadata) == ("Clear lungs.", None, {"site": "B"})
+    assert second.expert is not None and second.expert.significant is None and second.expert.score == 0.5
+
+
+def _with_counts(row: dict, prefix: str = "significant", **given) -> dict:
+    return dict(row, **{f"{prefix}_{c}": given.get(c, 0) for c in "abcdef"})
+
+
+@pytest.mark.parametrize("name", ["pairs.jsonl", "pairs.csv"])
+@pytest.mark.parametrize("count", [1.5, "1.5", 0.999, -1, "-2", "two", True])
+def test_a_count_that_is_not_a_non_negative_whole_number_is_refused(pairs_file, name, count):
+    if name.endswith(".csv") and count is True:
+        count = "True"
+    path = pairs_file([_with_counts(GOOD_ROWS[0], "insignificant", d=count)], name)
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path))
+    assert (caught.value.row, caught.value.field) == (1, "insignificant_d")
+    assert caught.value.problem.startswith("expected a")
+
+
+@pytest.mark.parametrize(("count", "read"), [(2.0, 2), ("3", 3), (" 4 ", 4), ("5.0", 5), (10**20 + 1, 10**20 + 1)])
+def test_whole_counts_are_read_exactly(pairs_file, count, read):
+    (pair,) = load_pairs(str(pairs_file([_with_counts(GOOD_ROWS[0], b=count)]))).pairs
+    assert pair.expert.significant.as_dict() == {"a": 0, "b": read, "c": 0, "d": 0, "e": 0, "f": 0}
+
+
+def test_a_count_too_large_for_a_float_is_one_clear_error(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text('{"id": "a", "reference": "x", "expert_score": 10' + "0" * 400 + "}\n", encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path))
+    assert (caught.value.field, caught.value.problem[:31]) == ("expert_score", "expected a finite number, got 1")
+
+
+@pytest.mark.parametrize(
+    ("score", "low", "high", "normalised"),
+    # (score - min) / (max - min), worked out by hand.
+    [(3, 1, 5, 0.5), (1, 1, 5, 0.0), (5, 1, 5, 1.0), (2, 1, 3, 0.5), (-1, -2, 2, 0.25), (4, None, 5, 0.8)],
+)
+def test_expert_scores_are_normalised_from_the_scale_minimum(pairs_file, score, low, high, normalised):
+    row = {"id": "a", "reference": "Normal.", "candidate": "Normal.", "expert_score": score, "expert_score_max": high}
+    if low is not None:
+        row["expert_score_min"] = low
+    (pair,) = load_pairs(str(pairs_file([row]))).pairs
+    assert pair.expert.normalized_score == pytest.approx(normalised, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("scale", "field"),
+    [
+        ({"expert_score_min": 5, "expert_score_max": 1}, "expert_score_max"),
+        ({"expert_score_min": 2}, "expert_score_min"),
+    ],
+)
+def test_an_empty_scale_names_the_users_column(pairs_file, scale, field):
+    path = pairs_file([_with_counts({"id": "a", "reference": "Normal.", **scale})])
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path))
+    assert (caught.value.row, caught.value.field) == (1, field)
+    assert "expert_score_max must exceed expert_score_min" in caught.value.problem
+
+
+def test_jsonl_rows_are_numbered_by_data_row_with_blank_lines_left_out(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    lines = ['{"id": "a", "reference": "x"}', "", "   ", '{"id": "b", "reference": "y"}', "", '{"id": "c"}', ""]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path))
+    assert (caught.value.row, caught.value.field) == (3, "reference")
+    loaded = load_pairs(str(path), on_bad_rows="skip")
+    assert (loaded.rows_read, [s.row for s in loaded.skipped]) == (3, [3])
+
+
+def test_csv_rows_are_numbered_by_data_row_with_blank_lines_left_out(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text("id,reference\n\na,x\n\n\nb,\nc,z\n", encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path))
+    assert (caught.value.row, caught.value.field) == (2, "reference")
+
+
+def test_validation_errors_name_the_users_column():
+    from pydantic import ValidationError
+
+    from radiology_tasks.core.records import ReportPair
+    from radiology_tasks.core.rows import column_of
+
+    cases = {
+        "significant_a": {"expert": {"significant": {"a": -1}}},
+        "insignificant_f": {"expert": {"insignificant": {"f": "many"}}},
+        "expert_score": {"expert": {"score": "high"}},
+        "expert_score_min": {"expert": {"scale_min": "low"}},
+        "expert_score_max": {"expert": {"scale_max": "top"}},
+        "qa": {"qa": [{"question": "Size?"}]},
+        "modality": {"modality": 3},
+    }
+    for column, bad in cases.items():
+        with pytest.raises(ValidationError) as caught:
+            ReportPair(id="x", reference="Normal.", **bad)
+        assert column_of(caught.value.errors()[0]["loc"])[0] == column
+    assert column_of(("qa", 1, "answer")) == ("qa", "item 2, 'answer': ")
+    assert column_of(("expert",)) == ("expert_score", "")
+    assert column_of(()) == (None, "")
+
+
+@pytest.mark.parametrize(
+    ("qa", "problem"),
+    [
+        ([{"question": "Size?"}], "item 1, 'answer': Field required"),
+        (
+            [{"question": "Size?", "answer": "6 mm"}, "Where?"],
+            "item 2: Input should be a valid dictionary or instance of QAPair",
+        ),
+        ({"question": "Size?"}, "Input should be a valid list"),
+    ],
+)
+def test_bad_qa_names_the_qa_column_and_the_item(pairs_file, qa, problem):
+    path = pairs_file([dict(GOOD_ROWS[0], qa=qa)])
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path))
+    assert (caught.value.field, caught.value.problem.split(" [")[0]) == ("qa", problem)
+
+
+@pytest.mark.parametrize("images", [5, [1, 2], {"front": "a.png"}])
+def test_images_must_be_file_names(pairs_file, images):
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(pairs_file([dict(GOOD_ROWS[0], images=images)])))
+    assert (caught.value.field, caught.value.problem) == (
+        "images",
+        f"expected a list of file names (or names separated by ';'), got {images!r}",
+    )
+
+
+def test_image_names_resolve_against_the_data_file(pairs_file, tmp_path):
+    rows = [
+        dict(GOOD_ROWS[0], images=["a.png", "/abs/b.png", "https://x.org/c.png"]),
+        dict(GOOD_ROWS[1], images=" d.png ;; e.png"),
+    ]
+    first, second = load_pairs(str(pairs_file(rows))).pairs
+    assert first.images == [str(tmp_path / "a.png"), "/abs/b.png", "https://x.org/c.png"]
+    assert second.images == [str(tmp_path / "d.png"), str(tmp_path / "e.png")]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"limit": "abc"}, "-T limit must be a whole number, got 'abc'"),
+        ({"limit": 1.5}, "-T limit must be a whole number, got 1.5"),
+        ({"limit": True}, "-T limit must be a whole number, got True"),
+        ({"limit": 0}, "-T limit must be at least 1, got 0"),
+        ({"seed": "x"}, "-T seed must be a whole number, got 'x'"),
+        ({"on_bad_rows": "ignore"}, "-T on_bad_rows must be one of error, skip; got 'ignore'"),
+        ({"data": ["a", "b.jsonl"]}, "-T data must be one value, got the list ['a', 'b.jsonl']"),
+        ({"candidates": 2.5}, "-T candidates must be text, got 2.5"),
+        ({"reports": False}, "-T reports must be text, got False"),
+        ({"revision": 1.1}, "-T revision must be text, got 1.1"),
+    ],
+)
+def test_bad_data_parameters_are_one_line_errors(options, message):
+    from radiology_tasks.core.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        DataOptions(**options)
+    assert str(caught.value).startswith(message)
+    assert "\n" not in str(caught.value)
+
+
+def test_data_parameters_as_yaml_reads_them(pairs_file):
+    rows = [dict(GOOD_ROWS[0], id=f"r{i}") for i in range(10)]
+    options = DataOptions(str(pairs_file(rows)), limit="3", seed=" 7 ", revision=None)
+    assert (options.limit, options.seed) == (3, 7)
+    assert DataOptions(revision=4370268).revision == "4370268"
+    dataset, _ = report_dataset(options, require_candidate=True)
+    assert len(dataset) == 3
