@@ -27,13 +27,15 @@ RadEval expert set (`IAMJB/RadEvalExpertDataset`)
     `ground_truth`, `images_path`, `prediction1`-`prediction3`, `annotation1`-`annotation3` - is
     checked as an exact set by a public acquisition script pinned to revision b4bd9d6ee75f..., and
     the same names are used by `download_radeval_data.py` in federicabologna/m3-eval: 208 studies,
-    three candidates each. `type` is the report section (findings or impression). The grammar of an
-    annotation cell is NOT confirmed from the raw file; it is taken from a public strict parser and
-    its test fixtures: a `Significant:` header and an `Insignificant:` header (possibly decorated,
-    e.g. `**Significant:**`), each followed by numbered lines `N. <category label>: <count>` for
-    seven categories - the six ReXVal/GREEN categories (a)-(f) in order, then 7, an inarticulate
-    report (grammar and readability). The labels and headers accepted are in `RADEVAL_CATEGORIES`
-    and `_SEVERITY_HEADER`.
+    three candidates each. `type` is the report section; it takes three values, `finding`,
+    `findings` and `impression`, and is kept as metadata as it is. Most annotation cells head their
+    two sections `Significant` and `Insignificant` without a colon; some add one, or decorate the
+    header (`**Significant:**`, `Clinically significant errors:`). Each header is followed by
+    numbered lines `N. <category label>: <count>` for seven categories - the six ReXVal/GREEN
+    categories (a)-(f) in order, then 7, an inarticulate report (grammar and readability). A public
+    audit of the file's grammar also counts `=` as the separator and bare `N. <count>` lines, so
+    both are read too. The labels and headers accepted are in `RADEVAL_CATEGORIES` and
+    `_SEVERITY_HEADER`.
 
 CT-FineBench (`csyrf/CT-FineBench`)
     The card says the repository holds only question-answer pairs (the CT-RATE and Merlin reports
@@ -41,8 +43,9 @@ CT-FineBench (`csyrf/CT-FineBench`)
     `ctrate_qa_test.json` (4.9 MB) at the repository root; the card declares no `configs`. The
     paper's examples show each pair as finding / attribute / question / ground-truth answer. NOT
     confirmed: the JSON keys, the key holding the report id, and whether the file has one object per
-    question (assumed) or one per report with a list of questions. All of that is in
-    `CT_FINEBENCH_LAYOUT`; `QALayout.qa_list` switches to the one-object-per-report shape. The file
+    question or one per report with a list of questions. Both shapes are recognised, with the names
+    each part could plausibly have (`CT_FINEBENCH_KEYS`); any other layout stops the load with one
+    line listing the keys the data has. The file
     pattern in `CT_FINEBENCH_DATA_FILES` is built from the one file name seen (the Merlin file's name
     was not). The pin is commit 2b06156, a card edit whose parent is c97e6f6.
 
@@ -116,7 +119,8 @@ RADEVAL_CATEGORIES: dict[int, tuple[str, str]] = {
 _SEVERITY_HEADER = re.compile(
     r"[\W_]*(?:clinically\s+)?(significant|insignificant)(?:\s+errors?)?[\W_]*", re.IGNORECASE
 )
-_CATEGORY_LINE = re.compile(r"\s*([1-9])\s*[.)]\s*(.*):\s*(.*?)\s*")
+# `N. label: count`, `N. label = count`, or `N. count` with no label; the label may itself hold a colon.
+_CATEGORY_LINE = re.compile(r"\s*([1-9])\s*[.)]\s*(?:(.*)[:=])?\s*(.*?)\s*")
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,17 @@ class QALayout:
     qa_list: str | None = None
 
 
-CT_FINEBENCH_LAYOUT = QALayout()
+# The hub files' keys are unconfirmed, so each part of a question is looked for under the names it could
+# plausibly have (the first one present wins); `qa_list` present means one hub row per report.
+CT_FINEBENCH_KEYS: dict[str, tuple[str, ...]] = {
+    "report_id": ("report_id", "id", "volume_name", "VolumeName", "study_id", "case_id"),
+    "qa_list": ("qa_pairs", "qa_list", "questions", "qa"),
+    "question": ("question",),
+    "answer": ("answer", "ground_truth", "gt_answer"),
+    "finding": ("finding",),
+    "attribute": ("attribute",),
+    "attribute_type": ("attribute_type",),
+}
 CT_FINEBENCH_DATA_FILES: dict[str, str] = {"test": "*qa_test.json", "train": "*qa_train.json"}
 
 
@@ -209,7 +223,7 @@ def _require_columns(dataset: Dataset, columns: Sequence[str], source: _Source, 
         if column not in dataset.column_names:
             raise HubLayoutError(
                 f"{source.label} has no column '{column}' (it has: {', '.join(dataset.column_names)}); "
-                f"if the layout changed, update {constant} in radiology_tasks/hub.py"
+                f"if the layout changed, update {constant} in radiology_tasks/core/hub.py"
             )
 
 
@@ -373,8 +387,14 @@ def _parse_annotation(cell: str | None) -> dict[str, int]:
             headers.add(prefix)
             continue
         category = _CATEGORY_LINE.fullmatch(line)
-        if category is not None:
-            _read_category(int(category.group(1)), category.group(2).strip(), category.group(3), prefix, counts)
+        # A numbered line with neither a separator nor a bare count is prose (for example a reader's list).
+        if category is not None and (category.group(2) is not None or category.group(3).isdigit()):
+            _read_category(int(category.group(1)), category.group(2), category.group(3), prefix, counts)
+    if not headers:
+        first = cell.strip().splitlines()[0]
+        raise _UnreadableAnnotation(
+            "significant_a", f"no 'Significant' or 'Insignificant' header (first line {first!r})"
+        )
     for prefix in ("significant", "insignificant"):
         for number, (suffix, _) in RADEVAL_CATEGORIES.items():
             if suffix in ERROR_CATEGORIES and f"{prefix}_{suffix}" not in counts:
@@ -382,8 +402,8 @@ def _parse_annotation(cell: str | None) -> dict[str, int]:
     return counts
 
 
-def _read_category(number: int, label: str, count: str, prefix: str | None, counts: dict[str, int]) -> None:
-    """Add one `N. label: count` line to `counts`."""
+def _read_category(number: int, label: str | None, count: str, prefix: str | None, counts: dict[str, int]) -> None:
+    """Add one category line to `counts`; `label` is None on a `N. count` line, whose number alone names it."""
     if number not in RADEVAL_CATEGORIES:
         raise _UnreadableAnnotation(f"{prefix or 'significant'}_a", f"there is no category {number}")
     suffix, pattern = RADEVAL_CATEGORIES[number]
@@ -392,8 +412,8 @@ def _read_category(number: int, label: str, count: str, prefix: str | None, coun
     if prefix is None:
         raise _UnreadableAnnotation(blame, f"category {number} comes before any severity header")
     column = f"{prefix}_{suffix}"
-    if not re.search(pattern, label, re.IGNORECASE):
-        raise _UnreadableAnnotation(blame, f"the label of category {number} ({label!r}) does not match")
+    if label is not None and not re.search(pattern, label, re.IGNORECASE):
+        raise _UnreadableAnnotation(blame, f"the label of category {number} ({label.strip()!r}) does not match")
     if column in counts:
         raise _UnreadableAnnotation(blame, f"category {number} is given twice under '{prefix}'")
     count = count.rstrip(".;").strip()
@@ -409,7 +429,7 @@ def ct_finebench_rows(
     reports: str | None = None,
     repo_id: str = CT_FINEBENCH_REPO,
     split: str = "test",
-    layout: QALayout = CT_FINEBENCH_LAYOUT,
+    layout: QALayout | None = None,
 ) -> Iterator[Row]:
     """CT-FineBench questions joined by report id onto the user's reports.
 
@@ -419,7 +439,8 @@ def ct_finebench_rows(
             `candidate`, ...), read with `rows.read_rows`.
         repo_id: Hub repository, or a local folder with the same files.
         split: `test` (the benchmark) or `train` (CT-FineData).
-        layout: Where the hub keeps each part of a question (see `QALayout`).
+        layout: Where the hub keeps each part of a question (see `QALayout`); None recognises it from
+            the names in `CT_FINEBENCH_KEYS`.
 
     Returns:
         The user's rows, numbered as in their file, each with a `qa` list of `{question, answer,
@@ -429,7 +450,8 @@ def ct_finebench_rows(
     Raises:
         ValueError: when `reports` is missing or not a file, or the split is unknown.
         DataError: when the file already has a `qa` column, or a report in it has no questions.
-        HubError: when the hub data cannot be fetched or lacks a column named in `layout`.
+        HubError: when the hub data cannot be fetched, or its layout is neither `layout` nor one
+            `CT_FINEBENCH_KEYS` describes (the message lists the keys found).
     """
     if reports is None:
         raise InputError(
@@ -444,7 +466,7 @@ def ct_finebench_rows(
     return _ct_finebench_rows(_source(repo_id, revision, split), path, layout)
 
 
-def _ct_finebench_rows(source: _Source, path: Path, layout: QALayout) -> Iterator[Row]:
+def _ct_finebench_rows(source: _Source, path: Path, layout: QALayout | None) -> Iterator[Row]:
     questions = _questions_by_report(source, layout)
     user_rows = list(read_rows(path))
     unmatched = []
@@ -486,14 +508,16 @@ def _report_id(value: Any) -> str | None:
     return str(value).strip()
 
 
-def _questions_by_report(source: _Source, layout: QALayout) -> dict[str, list[dict[str, Any]]]:
+def _questions_by_report(source: _Source, layout: QALayout | None) -> dict[str, list[dict[str, Any]]]:
     """The hub's questions grouped by report id, in hub order."""
     dataset = _load(source, CT_FINEBENCH_DATA_FILES[source.split])
+    if layout is None:
+        layout = _recognise_layout(dataset, source)
     item_keys = [
         k for k in (layout.question, layout.answer, layout.finding, layout.attribute, layout.attribute_type) if k
     ]
     row_columns = [layout.report_id, layout.qa_list] if layout.qa_list else [layout.report_id, *item_keys]
-    _require_columns(dataset, row_columns, source, "CT_FINEBENCH_LAYOUT")
+    _require_columns(dataset, row_columns, source, "CT_FINEBENCH_KEYS")
     grouped: dict[str, list[dict[str, Any]]] = {}
     for number, record in enumerate(dataset, start=1):
         report_id = _report_id(record[layout.report_id])
@@ -504,11 +528,44 @@ def _questions_by_report(source: _Source, layout: QALayout) -> dict[str, list[di
             missing = [key for key in item_keys if key not in item]
             if missing:
                 raise HubLayoutError(
-                    f"{source.label}, row {number}: a question has no '{missing[0]}'; "
-                    "if the layout changed, update CT_FINEBENCH_LAYOUT in radiology_tasks/hub.py"
+                    f"{source.label}, row {number}: a question has no '{missing[0]}' (it has: {', '.join(item)}); "
+                    "if the layout changed, update CT_FINEBENCH_KEYS in radiology_tasks/core/hub.py"
                 )
             grouped.setdefault(report_id, []).append(_qa_item(item, layout))
     return grouped
+
+
+def _recognise_layout(dataset: Dataset, source: _Source) -> QALayout:
+    """The layout whose names (from `CT_FINEBENCH_KEYS`) the hub data has, or a `HubLayoutError` listing its keys."""
+    columns = list(dataset.column_names)
+    qa_list = _first_present("qa_list", columns)
+    found = f"columns: {', '.join(columns)}"
+    item_keys = columns
+    if qa_list is not None:
+        item = next((items[0] for items in dataset[qa_list] if items), None)
+        item_keys = list(item) if isinstance(item, Mapping) else []
+        found += f"; keys of the first question in '{qa_list}': {', '.join(item_keys) or 'none'}"
+    parts = {"report_id": _first_present("report_id", columns)}
+    parts |= {role: _first_present(role, item_keys) for role in ("question", "answer")}
+    for role, key in parts.items():
+        if key is None:
+            raise HubLayoutError(
+                f"{source.label}: no {role} among the names {', '.join(CT_FINEBENCH_KEYS[role])} ({found}); "
+                "if the layout changed, add its names to CT_FINEBENCH_KEYS in radiology_tasks/core/hub.py"
+            )
+    return QALayout(
+        report_id=str(parts["report_id"]),
+        question=str(parts["question"]),
+        answer=str(parts["answer"]),
+        finding=_first_present("finding", item_keys),
+        attribute=_first_present("attribute", item_keys),
+        attribute_type=_first_present("attribute_type", item_keys),
+        qa_list=qa_list,
+    )
+
+
+def _first_present(role: str, keys: Sequence[str]) -> str | None:
+    return next((name for name in CT_FINEBENCH_KEYS[role] if name in keys), None)
 
 
 def _qa_item(item: Mapping[str, Any], layout: QALayout) -> dict[str, Any]:

@@ -76,6 +76,24 @@ def test_rate_eval_rows_become_scored_pairs(tmp_path: Path) -> None:
     assert all(p.expert.significant is None for p in pairs)
 
 
+def test_rate_eval_paragraph_test_file_in_its_real_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The real file: columns gt_report, similar_report, Score; 370 rows scored 0 to 4.5 in steps of 0.25,
+    # written the way pandas writes floats (4.0 as "4.0", 0.25 as "0.25").
+    scores = [0.25 * (i % 19) for i in range(370)]
+    records = [[f"Reference {i}.", f"Candidate {i}.", score] for i, score in enumerate(scores)]
+    write_csv(tmp_path / "Task2_paragraph_rate" / "rate_test.csv", ["gt_report", "similar_report", "Score"], records)
+    monkeypatch.setattr(hub, "rate_eval_rows", functools.partial(rate_eval_rows, repo_id=str(tmp_path)))
+
+    loaded = load_pairs("rate-eval")
+    assert (loaded.rows_read, len(loaded.pairs), loaded.skipped) == (370, 370, [])
+    assert [p.id for p in loaded.pairs[:2]] == ["test-1", "test-2"] and loaded.pairs[-1].id == "test-370"
+    assert {p.expert.score for p in loaded.pairs} == {0.25 * k for k in range(19)}
+    # On the 0-5 scale the normalised score is the raw score / 5: 4.5 -> 0.9, 0.25 -> 0.05.
+    for pair, score in zip(loaded.pairs, scores):
+        assert pair.expert.normalized_score == pytest.approx(score / 5, abs=1e-12)
+        assert pair.metadata == {}
+
+
 def test_rate_eval_reads_the_train_file_for_the_train_split(tmp_path: Path) -> None:
     rate_eval_folder(tmp_path, "train", [["Clear lungs.", "Lungs are clear.", 5, "same"]])
     pairs = to_pairs(rate_eval_rows(repo_id=str(tmp_path), split="train"))
@@ -146,11 +164,12 @@ def annotation(
     significant: list[int | str],
     insignificant: list[int | str],
     headers: tuple[str, str] = ("Significant:", "Insignificant:"),
+    line: str = "{n}. {label}: {count}",
 ) -> str:
     lines = []
     for header, counts in zip(headers, (significant, insignificant)):
         lines.append(header)
-        lines += [f"{n}. {label}: {count}" for n, (label, count) in enumerate(zip(LABELS, counts), start=1)]
+        lines += [line.format(n=n, label=label, count=count) for n, (label, count) in enumerate(zip(LABELS, counts), 1)]
     return "\n".join(lines)
 
 
@@ -220,6 +239,57 @@ def test_radeval_rows_become_three_candidates_per_study_with_counts(tmp_path: Pa
     assert pairs[3].metadata["insignificant_inarticulate"] == 3
 
 
+def test_radeval_file_in_its_real_layout(tmp_path: Path) -> None:
+    # Most real cells head their sections without a colon; `type` is finding, findings or impression.
+    bare = ("Significant", "Insignificant")
+    cells = [
+        [
+            annotation([1, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 2], bare),
+            annotation([0, 2, 0, 0, 0, 0, 0], [0] * 7, bare),
+            annotation([0] * 7, [0, 0, 0, 0, 0, 1, 0], bare),
+        ],
+        [
+            annotation([0, 0, 3, 0, 0, 0, 0], [0] * 7),
+            annotation([0, 0, 0, 1, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0], bare, "{n}. {label} = {count}"),
+            annotation([0, 0, 0, 0, 1, 0, 0], [0, 1, 0, 0, 0, 0, 0], bare, "{n}) {count}"),
+        ],
+        [
+            annotation([0, 0, 0, 0, 0, 1, 0], [0] * 7, ("Significant errors", "Insignificant errors")),
+            "\n" + annotation([0] * 7, [0, 0, 1, 0, 0, 0, 0], bare).replace("\n", "\r\n\r\n") + "\n",
+            annotation([2, 0, 0, 0, 0, 0, 0], [0, 0, 0, 4, 0, 0, 0], ("**Significant**", "**Insignificant**")),
+        ],
+    ]
+    records = [radeval_record(row, i) for i, row in enumerate(cells, start=1)]
+    for record, section in zip(records, ("finding", "findings", "impression")):
+        record[1] = section
+    pairs = to_pairs(radeval_expert_rows(repo_id=str(radeval_folder(tmp_path, records))))
+
+    assert [p.metadata["type"] for p in pairs] == ["finding"] * 3 + ["findings"] * 3 + ["impression"] * 3
+    assert [p.expert.significant for p in pairs] == [
+        ErrorCounts(a=1),
+        ErrorCounts(b=2),
+        ErrorCounts(),
+        ErrorCounts(c=3),
+        ErrorCounts(d=1),
+        ErrorCounts(e=1),
+        ErrorCounts(f=1),
+        ErrorCounts(),
+        ErrorCounts(a=2),
+    ]
+    assert [p.expert.insignificant for p in pairs] == [
+        ErrorCounts(),
+        ErrorCounts(),
+        ErrorCounts(f=1),
+        ErrorCounts(),
+        ErrorCounts(a=1),
+        ErrorCounts(b=1),
+        ErrorCounts(),
+        ErrorCounts(c=1),
+        ErrorCounts(d=4),
+    ]
+    assert pairs[0].metadata["insignificant_inarticulate"] == 2
+
+
 @pytest.mark.parametrize(
     ("cell", "field", "reason"),
     [
@@ -249,6 +319,36 @@ def test_radeval_rows_become_three_candidates_per_study_with_counts(tmp_path: Pa
             annotation([0, 0, 0, "", 0, 0, 0], [0] * 7),
             "significant_d",
             "the count of category 4 is missing",
+        ),
+        (
+            '{"significant": 0, "insignificant": 0}',
+            "significant_a",
+            "no 'Significant' or 'Insignificant' header (first line '{\"significant\": 0, \"insignificant\": 0}')",
+        ),
+        (
+            "\n  Reader: no errors seen.\n",
+            "significant_a",
+            "no 'Significant' or 'Insignificant' header (first line 'Reader: no errors seen.')",
+        ),
+        (
+            GOOD.replace("Significant:\n", ""),
+            "significant_a",
+            "category 1 comes before any severity header",
+        ),
+        (
+            annotation([0] * 7, [0] * 7, line="{n}. {label}: {count} errors"),
+            "significant_a",
+            "the count of category 1 '0 errors' is not a whole number",
+        ),
+        (
+            GOOD.replace("1. False prediction of finding: 0", "8. Other: 0", 1),
+            "significant_a",
+            "there is no category 8",
+        ),
+        (
+            GOOD.replace("3. Incorrect location", "2. Omission of finding: 0\n3. Incorrect location", 1),
+            "significant_b",
+            "category 2 is given twice under 'significant'",
         ),
     ],
 )
@@ -424,11 +524,129 @@ def test_ct_finebench_one_row_per_report_layout(tmp_path: Path) -> None:
     ]
 
 
-def test_ct_finebench_missing_layout_column_is_a_layout_error(tmp_path: Path) -> None:
+def test_ct_finebench_explicit_layout_missing_a_column_is_a_layout_error(tmp_path: Path) -> None:
     folder = tmp_path / "hub"
     write_json(folder / "ctrate_qa_test.json", [{k: v for k, v in HUB_CTRATE[0].items() if k != "finding"}])
     reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
-    with pytest.raises(HubLayoutError, match=r"has no column 'finding' .*update CT_FINEBENCH_LAYOUT"):
+    with pytest.raises(HubLayoutError) as error:
+        list(ct_finebench_rows(reports=str(reports), repo_id=str(folder), layout=QALayout()))
+    assert str(error.value) == (
+        f"{folder} (revision latest, split 'test') has no column 'finding' (it has: report_id, attribute, question, "
+        "answer); if the layout changed, update CT_FINEBENCH_KEYS in radiology_tasks/core/hub.py"
+    )
+
+
+# The hub layout of CT-FineBench is unconfirmed: every plausible shape is recognised without configuration.
+PLAUSIBLE_SHAPES = {
+    "one object per question": [
+        {"report_id": "valid_1_a_1", "question": "Size?", "answer": "6 mm", "finding": "nodule"},
+        {"report_id": "valid_1_a_1", "question": "Where?", "answer": "right upper lobe", "finding": "nodule"},
+    ],
+    "one object per question, other names": [
+        {"id": "valid_1_a_1", "question": "Size?", "ground_truth": "6 mm", "finding": "nodule"},
+        {"id": "valid_1_a_1", "question": "Where?", "ground_truth": "right upper lobe", "finding": "nodule"},
+    ],
+    "one object per report": [
+        {
+            "volume_name": "valid_1_a_1",
+            "qa_pairs": [
+                {"question": "Size?", "answer": "6 mm", "finding": "nodule"},
+                {"question": "Where?", "answer": "right upper lobe", "finding": "nodule"},
+            ],
+        }
+    ],
+    "one object per report, other names": [
+        {"VolumeName": "valid_1_a_1", "questions": []},
+        {
+            "VolumeName": "valid_1_a_1",
+            "questions": [
+                {"question": "Size?", "gt_answer": "6 mm", "finding": "nodule"},
+                {"question": "Where?", "gt_answer": "right upper lobe", "finding": "nodule"},
+            ],
+        },
+    ],
+}
+
+
+@pytest.mark.parametrize("records", PLAUSIBLE_SHAPES.values(), ids=PLAUSIBLE_SHAPES.keys())
+def test_ct_finebench_recognises_each_plausible_layout(tmp_path: Path, records: list[dict[str, Any]]) -> None:
+    folder = tmp_path / "hub"
+    write_json(folder / "ctrate_qa_test.json", records)
+    reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
+    (pair,) = to_pairs(ct_finebench_rows(reports=str(reports), repo_id=str(folder)))
+    assert pair.qa == [
+        QAPair(question="Size?", answer="6 mm", finding="nodule"),
+        QAPair(question="Where?", answer="right upper lobe", finding="nodule"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("records", "missing", "names", "found"),
+    [
+        (
+            [{"study": "valid_1_a_1", "question": "Size?", "answer": "6 mm"}],
+            "report_id",
+            "report_id, id, volume_name, VolumeName, study_id, case_id",
+            "columns: study, question, answer",
+        ),
+        (
+            [{"report_id": "valid_1_a_1", "prompt": "Size?", "answer": "6 mm"}],
+            "question",
+            "question",
+            "columns: report_id, prompt, answer",
+        ),
+        (
+            [{"report_id": "valid_1_a_1", "question": "Size?", "reply": "6 mm"}],
+            "answer",
+            "answer, ground_truth, gt_answer",
+            "columns: report_id, question, reply",
+        ),
+        (
+            [{"report_id": "valid_1_a_1", "qa_pairs": [{"q": "Size?", "a": "6 mm"}]}],
+            "question",
+            "question",
+            "columns: report_id, qa_pairs; keys of the first question in 'qa_pairs': q, a",
+        ),
+        (
+            [{"report_id": "valid_1_a_1", "qa_pairs": []}],
+            "question",
+            "question",
+            "columns: report_id, qa_pairs; keys of the first question in 'qa_pairs': none",
+        ),
+    ],
+)
+def test_ct_finebench_unrecognised_layout_is_one_line_listing_the_keys_found(
+    tmp_path: Path, records: list[dict[str, Any]], missing: str, names: str, found: str
+) -> None:
+    folder = tmp_path / "hub"
+    write_json(folder / "ctrate_qa_test.json", records)
+    reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
+    with pytest.raises(HubLayoutError) as error:
+        list(ct_finebench_rows(reports=str(reports), repo_id=str(folder)))
+    assert str(error.value) == (
+        f"{folder} (revision latest, split 'test'): no {missing} among the names {names} ({found}); "
+        "if the layout changed, add its names to CT_FINEBENCH_KEYS in radiology_tasks/core/hub.py"
+    )
+
+
+def test_ct_finebench_question_missing_a_key_names_the_row_and_its_keys(tmp_path: Path) -> None:
+    folder = tmp_path / "hub"
+    write_json(folder / "ctrate_qa_test.json", [{"report_id": "valid_1_a_1", "qa_pairs": [{"question": "Size?"}]}])
+    reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
+    layout = QALayout(qa_list="qa_pairs", finding=None, attribute=None)
+    with pytest.raises(HubLayoutError) as error:
+        list(ct_finebench_rows(reports=str(reports), repo_id=str(folder), layout=layout))
+    assert str(error.value) == (
+        f"{folder} (revision latest, split 'test'), row 1: a question has no 'answer' (it has: question); "
+        "if the layout changed, update CT_FINEBENCH_KEYS in radiology_tasks/core/hub.py"
+    )
+
+
+def test_ct_finebench_hub_row_without_report_id(tmp_path: Path) -> None:
+    folder = tmp_path / "hub"
+    write_json(folder / "ctrate_qa_test.json", [{**HUB_CTRATE[0]}, {**HUB_CTRATE[1], "report_id": " "}])
+    reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
+    with pytest.raises(HubLayoutError, match=r"split 'test'\), row 2: no report id in column 'report_id'$"):
         list(ct_finebench_rows(reports=str(reports), repo_id=str(folder)))
 
 
