@@ -24,17 +24,31 @@ def _scipy_three(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     )
 
 
-def _scipy_intervals(x: list[float], y: list[float], n_resamples: int, seed: int) -> list[tuple[float, float]]:
-    """Percentile intervals recomputed with one scipy call per resample."""
+def _scipy_intervals(
+    x: list[float], y: list[float], n_resamples: int, seed: int, confidence: float = 0.95
+) -> list[tuple[float, float]]:
+    """Percentile intervals recomputed with one scipy call per resample.
+
+    The resamples follow the documented convention: row i of
+    ``numpy.random.default_rng(seed).integers(0, n, size=(n_resamples, n))`` indexes resample i.
+    """
     xa, ya = np.asarray(x), np.asarray(y)
     resamples = np.random.default_rng(seed).integers(0, len(xa), size=(n_resamples, len(xa)))
     draws = np.array([_scipy_three(xa[i], ya[i]) for i in resamples])
+    tail = (1 - confidence) / 2
     intervals = []
     for column in draws.T:
-        defined = column[~np.isnan(column)]
-        low, high = np.percentile(defined, [2.5, 97.5])
-        intervals.append((low, high))
+        defined = np.sort(column[~np.isnan(column)])
+        intervals.append((_quantile(defined, tail), _quantile(defined, 1 - tail)))
     return intervals
+
+
+def _quantile(ordered: np.ndarray, q: float) -> float:
+    """Quantile `q` of sorted values, interpolating linearly between order statistics (position q * (n - 1))."""
+    position = q * (len(ordered) - 1)
+    below = int(np.floor(position))
+    above = min(below + 1, len(ordered) - 1)
+    return float(ordered[below] + (position - below) * (ordered[above] - ordered[below]))
 
 
 def test_hand_computed_values() -> None:
@@ -64,6 +78,62 @@ def test_intervals_equal_scipy_on_every_resample() -> None:
         assert low == pytest.approx(want_low, abs=1e-12)
         assert high == pytest.approx(want_high, abs=1e-12)
     assert result.kendall_tau_ci[0] <= result.kendall_tau <= result.kendall_tau_ci[1]
+
+
+@pytest.mark.parametrize("confidence", [0.5, 0.8, 0.9, 0.99])
+def test_intervals_at_other_confidence_levels_equal_scipy(confidence: float) -> None:
+    result = correlate(JUDGE, EXPERT, n_resamples=300, seed=5, confidence=confidence)
+    expected = _scipy_intervals(JUDGE, EXPERT, 300, 5, confidence)
+    got = [result.kendall_tau_ci, result.spearman_ci, result.pearson_ci]
+    for (low, high), (want_low, want_high) in zip(got, expected):
+        assert low == pytest.approx(want_low, abs=1e-12)
+        assert high == pytest.approx(want_high, abs=1e-12)
+
+
+def test_intervals_nest_and_widen_with_the_confidence_level() -> None:
+    levels = [0.5, 0.8, 0.95, 0.99]
+    results = [correlate(JUDGE, EXPERT, n_resamples=400, seed=9, confidence=c) for c in levels]
+    for name in ("kendall_tau", "spearman", "pearson"):
+        intervals = [getattr(r, f"{name}_ci") for r in results]
+        widths = [high - low for low, high in intervals]
+        assert widths == sorted(widths) and widths[0] < widths[-1], name
+        for (low, high), (wider_low, wider_high) in zip(intervals, intervals[1:]):
+            assert wider_low <= low <= high <= wider_high, name
+
+
+def test_interval_percentiles_by_hand() -> None:
+    # Ten resamples of four points; the 80% interval takes the 10th and 90th percentiles of the ten
+    # Pearson correlations, i.e. positions 0.9 and 8.1 of the sorted values.
+    x, y = [0.0, 1.0, 2.0, 4.0], [0.0, 2.0, 1.0, 3.0]
+    resamples = np.random.default_rng(4).integers(0, 4, size=(10, 4))
+    rs = sorted(
+        stats.pearsonr(np.take(x, r), np.take(y, r)).statistic
+        for r in resamples
+        if len(set(np.take(x, r))) > 1 and len(set(np.take(y, r))) > 1
+    )
+    assert len(rs) == 10
+    low = rs[0] + 0.9 * (rs[1] - rs[0])
+    high = rs[8] + 0.1 * (rs[9] - rs[8])
+    result = correlate(x, y, n_resamples=10, seed=4, confidence=0.8)
+    assert result.pearson_ci == pytest.approx((low, high), abs=1e-12)
+
+
+def test_expert_agreement_metric_passes_its_confidence_level_on() -> None:
+    from inspect_ai.scorer import SampleScore, Score
+
+    from radiology_tasks.core.metrics import expert_agreement
+
+    scores = [
+        SampleScore(score=Score(value={"vert": j}, metadata={"expert_score": e}), sample_id=i)
+        for i, (j, e) in enumerate(zip(JUDGE, EXPERT))
+    ]
+    for confidence in (0.5, 0.8):
+        value = expert_agreement("vert", n_resamples=200, seed=3, confidence=confidence)(scores)
+        expected = _scipy_intervals(JUDGE, EXPERT, 200, 3, confidence)
+        assert (value["vert_kendall_tau_ci_low"], value["vert_kendall_tau_ci_high"]) == pytest.approx(
+            expected[0], abs=1e-12
+        )
+        assert (value["vert_pearson_ci_low"], value["vert_pearson_ci_high"]) == pytest.approx(expected[2], abs=1e-12)
 
 
 def test_intervals_with_ties_and_constant_resamples_equal_scipy() -> None:
