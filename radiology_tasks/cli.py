@@ -63,7 +63,7 @@ def _ensemble(args: argparse.Namespace) -> int:
         higher_is_better=not args.lower_is_better,
         seed=args.seed,
     )
-    print(format_report(report))
+    print(format_report(report), end="")
     return 0
 
 
