@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Literal, overload
 
 from radiology_tasks.core.errors import InputError
 
@@ -15,18 +16,27 @@ _TRUE = {"true", "yes", "on"}
 _FALSE = {"false", "no", "off"}
 
 
-def int_param(name: str, value: object, *, minimum: int | None = None) -> int | None:
-    """A whole-number parameter; None (not given) stays None.
+@overload
+def int_param(name: str, value: object, *, minimum: int | None = None, required: Literal[True]) -> int: ...
+
+
+@overload
+def int_param(name: str, value: object, *, minimum: int | None = None, required: bool = False) -> int | None: ...
+
+
+def int_param(name: str, value: object, *, minimum: int | None = None, required: bool = False) -> int | None:
+    """A whole-number parameter; None (not given, or an empty `-T name=`) stays None unless `required`.
 
     Args:
         name: The parameter, as the user types it after `-T`.
         value: What the task received.
         minimum: The smallest value allowed, if any.
+        required: None is refused too, for parameters whose default is a number.
 
     Raises:
         InputError: for anything but a whole number (a bool, 1.5, "abc"), or one below `minimum`.
     """
-    if value is None:
+    if value is None and not required:
         return None
     number: int | None = None
     if isinstance(value, int) and not isinstance(value, bool):

@@ -27,8 +27,12 @@ def test_int_param_minimum_is_inclusive(number: int, minimum: int) -> None:
         assert str(error.value) == f"-T limit must be at least {minimum}, got {number}"
 
 
-def test_int_param_none_means_not_given() -> None:
+def test_int_param_none_means_not_given_unless_required() -> None:
     assert int_param("limit", None, minimum=1) is None
+    assert int_param("shots", 2, minimum=0, required=True) == 2
+    with pytest.raises(InputError) as error:
+        int_param("shots", None, minimum=0, required=True)
+    assert str(error.value) == "-T shots must be a whole number, got None"
 
 
 @pytest.mark.parametrize("value", ["abc", 1.5, 2.0, True, False, "1.5", "", "+-3", "1_000", [1, 2], {"a": 1}, "²"])
