@@ -694,3 +694,55 @@ def test_unreachable_hub_suggests_local_files(tmp_path: Path, monkeypatch: pytes
         "or set HF_DATASETS_OFFLINE=1 with the dataset already in the local cache"
     )
     assert "\n" not in message and error.value.__suppress_context__
+
+
+# --- smaller contracts ------------------------------------------------------------------------------
+
+
+def test_hub_columns_named_like_flat_columns_are_kept_under_a_hub_prefix(tmp_path: Path) -> None:
+    header = ["gt_report", "similar_report", "Score", "id", "modality", "note"]
+    write_csv(tmp_path / "Task2_paragraph_rate" / "rate_test.csv", header, [["Ref.", "Cand.", 2, "x7", "CXR", "n"]])
+    (row,) = [r for _, r in rate_eval_rows(repo_id=str(tmp_path))]
+    assert (row["id"], row["hub_id"], row["hub_modality"], row["note"]) == ("test-1", "x7", "CXR", "n")
+    assert "modality" not in row
+
+
+def test_radeval_empty_prediction_is_rejected_not_read_as_reference_only(tmp_path: Path) -> None:
+    record = radeval_record([GOOD, GOOD, GOOD])
+    record[5] = ""
+    rows = list(radeval_expert_rows(repo_id=str(radeval_folder(tmp_path, [record]))))
+    assert rows[1][1]["candidate"] == ""
+    with pytest.raises(DataError) as error:
+        to_pairs(rows[1:2])
+    assert (error.value.row, error.value.field) == (1, "candidate")
+
+
+def test_radeval_and_ct_finebench_refuse_unknown_splits_and_misplaced_reports(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"^radeval-expert has the splits train, not 'test'$"):
+        radeval_expert_rows(split="test")
+    with pytest.raises(ValueError, match=r"^-T reports=\.\.\. applies only to ct-finebench, not to radeval-expert$"):
+        radeval_expert_rows(reports="reports.jsonl")
+    reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS)
+    with pytest.raises(ValueError, match=r"^ct-finebench has the splits test, train, not 'dev'$"):
+        ct_finebench_rows(reports=str(reports), split="dev")
+
+
+def test_files_that_are_not_one_table_are_a_layout_error(tmp_path: Path) -> None:
+    folder = tmp_path / "hub"
+    write_json(folder / "ctrate_qa_test.json", [qa("a", "f", "size", "q", "x")])
+    write_json(folder / "merlin_qa_test.json", [{**qa("b", "f", "size", "q", "x"), "answer": {"value": 3}}])
+    reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
+    with pytest.raises(HubLayoutError) as error:
+        list(ct_finebench_rows(reports=str(reports), repo_id=str(folder)))
+    assert str(error.value).startswith(
+        f"{folder} (revision latest, split 'test'): '*qa_test.json' could not be read as one table ("
+    )
+    assert "\n" not in str(error.value)
+
+
+def test_pinned_revisions_name_each_hub_dataset() -> None:
+    assert hub._source(hub.RADEVAL_EXPERT_REPO, None, "train").label == (
+        "IAMJB/RadEvalExpertDataset (revision b4bd9d6ee75fcd155b6de466f1b7b7bd774408be, split 'train')"
+    )
+    assert hub._source(hub.CT_FINEBENCH_REPO, None, "test").revision == "2b06156ec7f5dd51041ea0af249e57014ca3eb45"
+    assert hub._source(hub.RATE_EVAL_REPO, None, "test").revision == "43702688ab0297f8cde91611cb60dbab53fe1903"

@@ -334,3 +334,129 @@ def test_data_parameters_as_yaml_reads_them(pairs_file):
     assert DataOptions(revision=4370268).revision == "4370268"
     dataset, _ = report_dataset(options, require_candidate=True)
     assert len(dataset) == 3
+
+
+def test_summary_lists_each_skipped_row_with_its_reason(pairs_file, caplog):
+    rows = [GOOD_ROWS[0], {"id": "bad", "reference": ""}, dict(GOOD_ROWS[0])]
+    path = pairs_file(rows)
+    with caplog.at_level("WARNING", logger="radiology_tasks.core.loading"):
+        loaded = load_pairs(str(path), on_bad_rows="skip")
+    assert loaded.summary() == {
+        "source": str(path),
+        "rows_read": 3,
+        "rows_used": 1,
+        "rows_skipped": 2,
+        "skipped": [
+            {"source": str(path), "row": 2, "field": "reference", "reason": "missing or empty reference report"},
+            {"source": str(path), "row": 3, "field": "id", "reason": "duplicate id 'r1' (first seen in row 1)"},
+        ],
+    }
+    assert caplog.messages == [
+        f"skipping bad row: {path}, row 2, field 'reference': missing or empty reference report",
+        f"skipping bad row: {path}, row 3, field 'id': duplicate id 'r1' (first seen in row 1)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("candidates", "row", "field", "problem"),
+    [
+        ('{"candidate": "a"}\n', 1, "id", "missing or empty"),
+        ('{"id": " ", "candidate": "a"}\n', 1, "id", "missing or empty"),
+        ('{"id": "r1"}\n', 1, "candidate", "missing or empty candidate report"),
+        ('{"id": "r1", "candidate": "  "}\n', 1, "candidate", "missing or empty candidate report"),
+        ('{"id": "r1", "candidate": 5}\n', 1, "candidate", "missing or empty candidate report"),
+        (
+            '{"id": "r1", "candidate": "a"}\n{"id": " r1 ", "candidate": "b"}\n',
+            2,
+            "id",
+            "duplicate id 'r1' (first seen in row 1)",
+        ),
+    ],
+)
+def test_bad_candidate_rows_name_file_row_and_field(pairs_file, tmp_path, candidates, row, field, problem):
+    data = pairs_file([{k: v for k, v in r.items() if k != "candidate"} for r in GOOD_ROWS])
+    cands = tmp_path / "cands.jsonl"
+    cands.write_text(candidates, encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(data), candidates=str(cands))
+    assert (caught.value.source, caught.value.row, caught.value.field, caught.value.problem) == (
+        str(cands),
+        row,
+        field,
+        problem,
+    )
+
+
+def test_candidates_join_by_stripped_id_and_skip_keeps_the_rest(pairs_file, tmp_path):
+    data = pairs_file([{k: v for k, v in r.items() if k != "candidate"} for r in GOOD_ROWS])
+    cands = tmp_path / "cands.jsonl"
+    cands.write_text('{"id": " r2 ", "candidate": "Two."}\n{"id": "r9", "candidate": "Nine."}\n', encoding="utf-8")
+    loaded = load_pairs(str(data), candidates=str(cands), on_bad_rows="skip", require_candidate=True)
+    assert [(p.id, p.candidate) for p in loaded.pairs] == [("r2", "Two.")]
+    assert [(s.row, s.field) for s in loaded.skipped] == [(2, "id"), (None, "id")]
+    assert loaded.skipped[1].reason == "no candidate for report id 'r1'"
+    assert loaded.rows_read == 2
+
+
+def test_a_candidates_file_replaces_the_datas_own_candidates(pairs_file, tmp_path):
+    cands = tmp_path / "cands.csv"
+    cands.write_text("id,candidate\nr1,New one.\nr2,New two.\n", encoding="utf-8")
+    loaded = load_pairs(str(pairs_file(GOOD_ROWS)), candidates=str(cands))
+    assert [p.candidate for p in loaded.pairs] == ["New one.", "New two."]
+    # The rest of each pair is kept.
+    assert loaded.pairs[0].expert.normalized_score == pytest.approx(0.8)
+
+
+def test_reports_apply_only_to_question_datasets(pairs_file):
+    with pytest.raises(ValueError, match=r"^-T reports=\.\.\. applies only to question datasets such as ct-finebench$"):
+        load_pairs(str(pairs_file(GOOD_ROWS)), reports="reports.jsonl")
+
+
+def test_a_file_without_usable_rows(pairs_file):
+    path = pairs_file([{"id": "a", "reference": ""}])
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path), on_bad_rows="skip")
+    assert (caught.value.source, caught.value.row, caught.value.field) == (str(path), None, None)
+    assert str(caught.value) == f"{path}: no usable rows"
+
+
+def test_a_home_relative_path_is_expanded(pairs_file, monkeypatch, tmp_path):
+    path = pairs_file(GOOD_ROWS)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert [p.id for p in load_pairs(f"~/{path.name}").pairs] == ["r1", "r2"]
+
+
+def test_samples_carry_the_pair(pairs_file):
+    from radiology_tasks.core.records import ReportPair
+    from radiology_tasks.core.task_data import pair_to_sample
+    from solvers.report_input import generation_prompt
+
+    path = str(pairs_file(GOOD_ROWS))
+    dataset, summary = report_dataset(DataOptions(path), require_candidate=True)
+    assert dataset.name == path
+    assert summary == {**load_pairs(path).summary(), "samples": 2}
+    pair = load_pairs(path).pairs[0]
+    sample = pair_to_sample(pair)
+    assert (sample.id, sample.target, sample.input) == ("r1", pair.reference, generation_prompt(pair))
+    assert ReportPair.model_validate(sample.metadata) == pair
+    assert [s.metadata for s in dataset][0] == sample.metadata
+
+
+def test_limit_takes_the_first_samples_after_the_seeded_shuffle(pairs_file):
+    rows = [dict(GOOD_ROWS[0], id=f"r{i}") for i in range(10)]
+    path = str(pairs_file(rows))
+    everything, _ = report_dataset(DataOptions(path, seed=3), require_candidate=True)
+    limited, summary = report_dataset(DataOptions(path, seed=3, limit=4), require_candidate=True)
+    assert sorted(s.id for s in everything) == sorted(r["id"] for r in rows)
+    assert [s.id for s in limited] == [s.id for s in everything][:4]
+    assert (summary["samples"], summary["rows_used"], limited.name) == (4, 10, path)
+    unlimited, _ = report_dataset(DataOptions(path, limit=20), require_candidate=True)
+    assert [s.id for s in unlimited] == [r["id"] for r in rows]
+
+
+def test_generated_runs_need_no_candidate(pairs_file):
+    rows = [{k: v for k, v in r.items() if k != "candidate"} for r in GOOD_ROWS]
+    dataset, _ = report_dataset(DataOptions(str(pairs_file(rows))), require_candidate=False)
+    assert len(dataset) == 2
+    with pytest.raises(DataError, match="no candidate report"):
+        report_dataset(DataOptions(str(pairs_file(rows))), require_candidate=True)
