@@ -147,6 +147,18 @@ def test_intervals_with_ties_and_constant_resamples_equal_scipy() -> None:
         assert high == pytest.approx(want_high, abs=1e-12)
 
 
+def test_kendall_intervals_over_more_points_than_one_block_equal_scipy() -> None:
+    # Tau-b is accumulated over blocks of 512 points; 1100 points take three blocks, the last one partial.
+    rng = np.random.default_rng(0)
+    expert = rng.integers(0, 5, size=1100).astype(float)
+    judge = np.round(expert + rng.normal(0, 1.5, size=1100), 1)
+    result = correlate(list(judge), list(expert), n_resamples=30, seed=2)
+    resamples = np.random.default_rng(2).integers(0, 1100, size=(30, 1100))
+    taus = np.sort([stats.kendalltau(judge[r], expert[r], variant="b").statistic for r in resamples])
+    assert result.kendall_tau_ci == pytest.approx((_quantile(taus, 0.025), _quantile(taus, 0.975)), abs=1e-12)
+    assert result.kendall_tau == pytest.approx(stats.kendalltau(judge, expert, variant="b").statistic, abs=1e-12)
+
+
 def test_intervals_are_seeded() -> None:
     first = correlate(JUDGE, EXPERT, n_resamples=200, seed=11)
     again = correlate(JUDGE, EXPERT, n_resamples=200, seed=11)

@@ -746,3 +746,123 @@ def test_pinned_revisions_name_each_hub_dataset() -> None:
     )
     assert hub._source(hub.CT_FINEBENCH_REPO, None, "test").revision == "2b06156ec7f5dd51041ea0af249e57014ca3eb45"
     assert hub._source(hub.RATE_EVAL_REPO, None, "test").revision == "43702688ab0297f8cde91611cb60dbab53fe1903"
+
+
+def test_load_asks_datasets_for_the_pinned_revision_and_one_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def load_dataset(*args: Any, **kwargs: Any) -> Any:
+        calls.append((args, kwargs))
+        return datasets.Dataset.from_list([{"gt_report": "Ref.", "similar_report": "Cand.", "Score": 1.0}])
+
+    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
+    assert len(list(rate_eval_rows())) == 1
+    assert calls == [
+        (
+            (hub.RATE_EVAL_REPO,),
+            {
+                "revision": hub.PINNED_REVISIONS[hub.RATE_EVAL_REPO],
+                "data_files": {"test": "Task2_paragraph_rate/rate_test.csv"},
+                "split": "test",
+            },
+        )
+    ]
+
+
+def _failing_load(error: BaseException) -> Any:
+    def load_dataset(*args: Any, **kwargs: Any) -> Any:
+        raise error
+
+    return load_dataset
+
+
+def test_generation_errors_show_the_first_line_of_their_cause(monkeypatch: pytest.MonkeyPatch) -> None:
+    from datasets.exceptions import DatasetGenerationError
+
+    def generation_error(cause: str) -> DatasetGenerationError:
+        error = DatasetGenerationError("An error occurred while generating the dataset")
+        error.__cause__ = ValueError(cause)
+        return error
+
+    label = f"{hub.RATE_EVAL_REPO} (revision {hub.PINNED_REVISIONS[hub.RATE_EVAL_REPO]}, split 'test')"
+    for cause, shown in (
+        ("  column Score: bad value\nmore detail", "column Score: bad value"),
+        ("", "DatasetGenerationError"),
+    ):
+        monkeypatch.setattr(datasets, "load_dataset", _failing_load(generation_error(cause)))
+        with pytest.raises(HubLayoutError) as error:
+            list(rate_eval_rows())
+        assert str(error.value) == (
+            f"{label}: 'Task2_paragraph_rate/rate_test.csv' could not be read as one table ({shown})"
+        )
+
+
+def test_an_unknown_dataset_or_revision_says_what_to_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    from datasets.exceptions import DatasetNotFoundError
+
+    monkeypatch.setattr(datasets, "load_dataset", _failing_load(DatasetNotFoundError("No such revision.")))
+    with pytest.raises(HubUnavailableError) as error:
+        list(radeval_expert_rows(revision="v9"))
+    assert str(error.value) == (
+        f"{hub.RADEVAL_EXPERT_REPO} (revision v9, split 'train'): No such revision. Check the repository id "
+        "and -T revision, or load a local copy with -T data=FILE.jsonl"
+    )
+    assert error.value.__suppress_context__
+
+
+def test_loader_messages_in_full(tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as error:
+        rate_eval_rows(reports="reports.jsonl")
+    assert str(error.value) == "-T reports=... applies only to ct-finebench, not to rate-eval"
+    with pytest.raises(ValueError) as error:
+        rate_eval_rows(split="validation")
+    assert str(error.value) == "rate-eval has the splits test, train, not 'validation'"
+    with pytest.raises(ValueError) as error:
+        ct_finebench_rows()
+    assert str(error.value) == (
+        "ct-finebench has questions only, no reports: pass your reports with -T reports=FILE "
+        "(JSONL or CSV with id, reference and optionally candidate)"
+    )
+    with pytest.raises(ValueError) as error:
+        ct_finebench_rows(reports=str(tmp_path / "missing.jsonl"))
+    assert str(error.value) == f"-T reports={tmp_path / 'missing.jsonl'}: no such file"
+
+
+def test_missing_columns_are_named_with_the_columns_found(tmp_path: Path) -> None:
+    write_csv(tmp_path / "Task2_paragraph_rate" / "rate_test.csv", ["gt_report", "similar_report"], [["a", "b"]])
+    with pytest.raises(HubLayoutError) as error:
+        list(rate_eval_rows(repo_id=str(tmp_path)))
+    assert str(error.value) == (
+        f"{tmp_path} (revision latest, split 'test') has no column 'Score' (it has: gt_report, similar_report); "
+        "if the layout changed, update RATE_EVAL_COLUMNS in radiology_tasks/core/hub.py"
+    )
+    radeval = tmp_path / "radeval"
+    header = [c for c in RADEVAL_HEADER if c != "prediction2"]
+    record = radeval_record([GOOD, GOOD, GOOD])
+    write_csv(radeval / "reader_study_final_with_annotationsv3.csv", header, [record[:5] + record[6:]])
+    with pytest.raises(HubLayoutError) as error:
+        list(radeval_expert_rows(repo_id=str(radeval)))
+    assert str(error.value).endswith(
+        "has no column 'prediction2' (it has: annotator, type, ground_truth, images_path, prediction1, prediction3, "
+        "annotation1, annotation2, annotation3); if the layout changed, update RADEVAL_REFERENCE_COLUMN / "
+        "RADEVAL_CANDIDATE_SLOTS in radiology_tasks/core/hub.py"
+    )
+
+
+def test_ct_finebench_keeps_a_given_modality_and_refuses_a_qa_column_in_full(tmp_path: Path) -> None:
+    reports = write_jsonl(tmp_path / "reports.jsonl", [{**USER_REPORTS[0], "modality": "PET-CT"}])
+    (row,) = [r for _, r in ct_finebench_rows(reports=str(reports), repo_id=str(ct_finebench_folder(tmp_path)))]
+    assert row["modality"] == "PET-CT"
+    reports = write_jsonl(tmp_path / "qa.jsonl", [USER_REPORTS[1], {**USER_REPORTS[0], "qa": []}])
+    with pytest.raises(DataError) as error:
+        list(ct_finebench_rows(reports=str(reports), repo_id=str(ct_finebench_folder(tmp_path))))
+    assert str(error.value) == f"{reports}, row 2, field 'qa': the questions come from ct-finebench; remove this column"
+
+
+def test_ct_finebench_blank_report_ids_pass_through_to_row_validation(tmp_path: Path) -> None:
+    reports = write_jsonl(tmp_path / "reports.jsonl", [USER_REPORTS[0], {"id": "   ", "reference": "No id here."}])
+    rows = list(ct_finebench_rows(reports=str(reports), repo_id=str(ct_finebench_folder(tmp_path))))
+    assert "qa" not in rows[1][1]
+    with pytest.raises(DataError) as error:
+        to_pairs(rows[1:])
+    assert (error.value.row, error.value.field) == (2, "id")
