@@ -248,7 +248,14 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
     )
     assert lines[start + 2].startswith("      -T prompt='vert', data=None, candidates=None, ")
     assert lines[start + 2].endswith(", judge_max_tokens=1024")
-    datasets = lines[lines.index("Datasets (-T data=<name>, or a .jsonl/.csv file):") + 1 :]
+    heading = lines.index("Datasets (-T data=<name>, or a .jsonl/.csv file):")
+    assert lines[heading - 1] == ""
+    # Only tasks are listed, in name order: not the package's scorers, solvers or metrics.
+    assert [line for line in lines[:heading] if line.startswith("  radiology_tasks/")] == [
+        "  radiology_tasks/green",
+        "  radiology_tasks/vert",
+    ]
+    datasets = lines[heading + 1 :]
     assert [line[:18] for line in datasets] == [
         "  demo            ",
         "  rate-eval       ",
@@ -276,3 +283,54 @@ def test_a_command_is_required(capsys):
         main([])
     assert caught.value.code == 2
     assert "the following arguments are required: command" in capsys.readouterr().err
+
+
+HELP = {
+    (): [
+        "usage: radiology-tasks [-h] {list,ensemble,export-sft} ...",
+        "The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data.",
+        "list list registered tasks, their -T parameters, and datasets",
+        "ensemble combine several judges' logs of the same samples",
+        "export-sft write chat-format JSONL to fine-tune a judge (LoRA)",
+    ],
+    ("ensemble",): [
+        "usage: radiology-tasks ensemble [-h] [--score-key SCORE_KEY] [--train-log TRAIN_LOG] "
+        "[--train-fraction TRAIN_FRACTION] [--lower-is-better] [--seed SEED] logs [logs ...]",
+        "logs Inspect eval logs, one per judge",
+        "--score-key SCORE_KEY score to read from each log (default: the task's main score)",
+        "--train-log TRAIN_LOG logs (one per judge, same order) to fit the regression on",
+        "--train-fraction TRAIN_FRACTION train split when no --train-log",
+        "--lower-is-better the score is an error count (e.g. green_ec)",
+    ],
+    ("export-sft",): [
+        "usage: radiology-tasks export-sft [-h] --data DATA [--candidates CANDIDATES] [--revision REVISION] "
+        "--out OUT [--val-fraction VAL_FRACTION] [--seed SEED] [--skip-incomplete]",
+        "--data DATA dataset name or file with candidate and expert_score",
+        "--candidates CANDIDATES candidate file joined by id",
+        "--revision REVISION dataset revision (Hugging Face datasets)",
+        "--out OUT output directory for train.jsonl and validation.jsonl",
+        "--skip-incomplete leave out pairs without candidate or expert score (listed)",
+    ],
+}
+
+
+@pytest.mark.parametrize("command", HELP, ids=lambda c: " ".join(c) or "radiology-tasks")
+def test_help_describes_every_command_and_option(capsys, monkeypatch, command):
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit) as caught:
+        main([*command, "--help"])
+    assert caught.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for expected in HELP[command]:
+        assert expected in text
+
+
+def test_bad_option_values_are_refused_by_the_parser(capsys):
+    for argv in (["ensemble", "a", "b", "--seed", "x"], ["ensemble", "a", "--train-fraction", "half"]):
+        with pytest.raises(SystemExit) as caught:
+            main(argv)
+        assert caught.value.code == 2
+        assert "invalid" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["export-sft", "--data", "demo", "--out", "x", "--val-fraction", "tenth"])
+    assert "argument --val-fraction: invalid float value: 'tenth'" in capsys.readouterr().err
