@@ -17,11 +17,12 @@ def registered_tasks() -> list[tuple[str, Any]]:
     import radiology_tasks._registry  # noqa: F401  (registers the tasks)
 
     found = registry_find(lambda info: info.type == "task" and info.name.startswith("radiology_tasks/"))
-    return sorted(((registry_info(t).name, t) for t in found), key=lambda item: item[0])
+    return sorted({registry_info(t).name: t for t in found}.items())
 
 
 def _first_line(doc: str | None) -> str:
-    return (doc or "").strip().splitlines()[0] if (doc or "").strip() else ""
+    lines = (doc or "").strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def _parameter_text(parameter: inspect.Parameter) -> str:

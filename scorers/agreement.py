@@ -259,7 +259,7 @@ def category_error_f1(
     if len(human) != len(predicted):
         raise ValueError(f"got {len(human)} human rows but {len(predicted)} predicted rows")
     totals = {c: [0, 0, 0] for c in ERROR_CATEGORIES}
-    for row, (h_counts, p_counts) in enumerate(zip(human, predicted, strict=True)):
+    for row, (h_counts, p_counts) in enumerate(zip(human, predicted)):
         h_row = checked_counts(h_counts, f"row {row}: human counts")
         p_row = checked_counts(p_counts, f"row {row}: predicted counts")
         for c in ERROR_CATEGORIES:
@@ -339,7 +339,7 @@ def count_bias_by_human_errors(
     if top_bucket < 1:
         raise ValueError(f"top_bucket must be >= 1, got {top_bucket}")
     biases: list[list[int]] = [[] for _ in range(top_bucket + 1)]
-    for row, (h, p) in enumerate(zip(human_totals, predicted_totals, strict=True)):
+    for row, (h, p) in enumerate(zip(human_totals, predicted_totals)):
         h = _count(h, f"row {row}: human total")
         p = _count(p, f"row {row}: predicted total")
         biases[min(h, top_bucket)].append(p - h)
@@ -351,5 +351,5 @@ def count_bias_by_human_errors(
             "mean_bias": float(np.mean(values)) if values else _NAN,
             "median_bias": float(np.median(values)) if values else _NAN,
         }
-        for label, values in zip(labels, biases, strict=True)
+        for label, values in zip(labels, biases)
     ]

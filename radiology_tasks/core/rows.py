@@ -265,8 +265,9 @@ def column_of(location: Sequence[str | int]) -> tuple[str | None, str]:
     if head == "expert":
         if len(rest) >= 2 and rest[0] in ("significant", "insignificant"):
             return f"{rest[0]}_{rest[1]}", ""
-        return _EXPERT_COLUMNS.get(str(rest[0]) if rest else "", "expert_score"), ""
-    if head in ("qa", "images") and rest and isinstance(rest[0], int):
-        inner = "".join(f", '{key}'" for key in rest[1:])
-        return str(head), f"item {rest[0] + 1}{inner}: "
+        column = _EXPERT_COLUMNS.get(str(rest[0]), "expert_score") if rest else "expert_score"
+        return column, ""
+    if head == "qa" and rest and isinstance(rest[0], int):
+        key = f", '{rest[1]}'" if len(rest) > 1 else ""
+        return "qa", f"item {rest[0] + 1}{key}: "
     return str(head), ""

@@ -246,3 +246,39 @@ def test_count_bias_refuses_bad_counts() -> None:
         count_bias_by_human_errors([1, 2], [1, -1])
     with pytest.raises(ValueError, match="2 human totals but 1 predicted"):
         count_bias_by_human_errors([1, 2], [1])
+
+
+def test_count_bias_default_buckets_and_the_smallest_top_bucket() -> None:
+    assert [b["bucket"] for b in count_bias_by_human_errors([0, 5], [1, 5])] == ["0", "1", "2", "3", "4+"]
+    one = count_bias_by_human_errors([0, 1, 3], [0, 3, 3], top_bucket=1)
+    # Bucket "1+" holds the reports with 1 and 3 human errors: biases +2 and 0.
+    assert [(b["bucket"], b["n"], b["mean_bias"], b["median_bias"]) for b in one] == [
+        ("0", 1, 0.0, 0.0),
+        ("1+", 2, 1.0, 1.0),
+    ]
+    with pytest.raises(ValueError) as error:
+        count_bias_by_human_errors([1], [1], top_bucket=0)
+    assert str(error.value) == "top_bucket must be >= 1, got 0"
+
+
+def test_empty_buckets_are_nan_without_numpy_warnings() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        buckets = count_bias_by_human_errors([0], [2], top_bucket=2)
+    assert buckets[0]["mean_bias"] == 2.0
+    assert all(math.isnan(b["mean_bias"]) and math.isnan(b["median_bias"]) for b in buckets[1:])
+
+
+@pytest.mark.parametrize(
+    ("human", "predicted", "message"),
+    [
+        ([1, "2"], [1, 2], "row 1: human total must be a non-negative integer, got '2'"),
+        ([1, 2], [True, 2], "row 0: predicted total must be a non-negative integer, got True"),
+    ],
+)
+def test_count_bias_names_the_bad_total(human: list, predicted: list, message: str) -> None:
+    with pytest.raises(ValueError) as error:
+        count_bias_by_human_errors(human, predicted)
+    assert str(error.value) == message

@@ -260,8 +260,13 @@ def test_validation_errors_name_the_users_column():
         with pytest.raises(ValidationError) as caught:
             ReportPair(id="x", reference="Normal.", **bad)
         assert column_of(caught.value.errors()[0]["loc"])[0] == column
+    assert column_of(("expert", "significant", "a")) == ("significant_a", "")
     assert column_of(("qa", 1, "answer")) == ("qa", "item 2, 'answer': ")
+    assert column_of(("qa", 0)) == ("qa", "item 1: ")
+    assert column_of(("qa",)) == ("qa", "")
+    assert column_of(("images", 0)) == ("images", "")
     assert column_of(("expert",)) == ("expert_score", "")
+    assert column_of(("expert", "other")) == ("expert_score", "")
     assert column_of(()) == (None, "")
 
 
@@ -460,3 +465,12 @@ def test_generated_runs_need_no_candidate(pairs_file):
     assert len(dataset) == 2
     with pytest.raises(DataError, match="no candidate report"):
         report_dataset(DataOptions(str(pairs_file(rows))), require_candidate=True)
+
+
+def test_a_bad_candidate_row_is_skipped_and_the_rows_after_it_are_read(pairs_file, tmp_path):
+    data = pairs_file([{k: v for k, v in r.items() if k != "candidate"} for r in GOOD_ROWS])
+    cands = tmp_path / "cands.jsonl"
+    cands.write_text('{"id": "r1"}\n{"id": "r1", "candidate": "One."}\n{"id": "r2", "candidate": "Two."}\n')
+    loaded = load_pairs(str(data), candidates=str(cands), on_bad_rows="skip")
+    assert [(p.id, p.candidate) for p in loaded.pairs] == [("r1", "One."), ("r2", "Two.")]
+    assert [(s.row, s.field) for s in loaded.skipped] == [(1, "candidate")]
