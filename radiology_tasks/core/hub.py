@@ -132,11 +132,11 @@ class QALayout:
     the other names here.
     """
 
-    report_id: str = "report_id"
-    question: str = "question"
-    answer: str = "answer"
-    finding: str | None = "finding"
-    attribute: str | None = "attribute"
+    report_id: str
+    question: str
+    answer: str
+    finding: str | None = None
+    attribute: str | None = None
     attribute_type: str | None = None
     qa_list: str | None = None
 
@@ -348,11 +348,12 @@ def _radeval_expert_rows(source: _Source) -> Iterator[Row]:
             )
 
 
+@dataclass
 class _UnreadableAnnotation(Exception):
-    def __init__(self, column: str, reason: str) -> None:
-        super().__init__(reason)
-        self.column = column
-        self.reason = reason
+    """Why an annotation cell cannot be read, and the count column the row is rejected on."""
+
+    column: str
+    reason: str
 
 
 def _annotation_columns(cell: str | None, cell_name: str) -> dict[str, Any]:

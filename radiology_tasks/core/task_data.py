@@ -30,15 +30,12 @@ class DataOptions:
     on_bad_rows: OnBadRows = "error"
 
     def __post_init__(self) -> None:
-        checked = {
-            **{name: text_param(name, getattr(self, name)) for name in ("data", "candidates", "reports", "revision")},
-            "limit": int_param("limit", self.limit, minimum=1),
-            "seed": int_param("seed", self.seed),
-            "on_bad_rows": choice_param("on_bad_rows", self.on_bad_rows, get_args(OnBadRows)),
-        }
-        # Frozen: the checked values replace the raw ones the way dataclasses themselves set fields.
-        for name, value in checked.items():
-            object.__setattr__(self, name, value)
+        # Frozen: checked values replace the raw ones the way dataclasses themselves set fields.
+        for name in ("data", "candidates", "reports", "revision"):
+            object.__setattr__(self, name, text_param(name, getattr(self, name)))
+        object.__setattr__(self, "limit", int_param("limit", self.limit, minimum=1))
+        object.__setattr__(self, "seed", int_param("seed", self.seed))
+        choice_param("on_bad_rows", self.on_bad_rows, get_args(OnBadRows))
 
 
 def pair_to_sample(pair: ReportPair) -> Sample:

@@ -256,7 +256,8 @@ def test_radeval_file_in_its_real_layout(tmp_path: Path) -> None:
         [
             annotation([0, 0, 0, 0, 0, 1, 0], [0] * 7, ("Significant errors", "Insignificant errors")),
             "\n" + annotation([0] * 7, [0, 0, 1, 0, 0, 0, 0], bare).replace("\n", "\r\n\r\n") + "\n",
-            annotation([2, 0, 0, 0, 0, 0, 0], [0, 0, 0, 4, 0, 0, 0], ("**Significant**", "**Insignificant**")),
+            annotation([2, 0, 0, 0, 0, 0, 0], [0, 0, 0, 4, 0, 0, 0], ("**Significant**", "**Insignificant**"))
+            + "\nComments:\n1. Reader unsure about the effusion\n2) lateral view limited",
         ],
     ]
     records = [radeval_record(row, i) for i, row in enumerate(cells, start=1)]
@@ -345,6 +346,8 @@ def test_radeval_file_in_its_real_layout(tmp_path: Path) -> None:
             "significant_a",
             "there is no category 8",
         ),
+        ("8. Other: 0\n" + GOOD, "significant_a", "there is no category 8"),
+        ("Insignificant\n8. Other: 0\n" + GOOD, "insignificant_a", "there is no category 8"),
         (
             GOOD.replace("3. Incorrect location", "2. Omission of finding: 0\n3. Incorrect location", 1),
             "significant_b",
@@ -516,7 +519,15 @@ def test_ct_finebench_one_row_per_report_layout(tmp_path: Path) -> None:
     }
     write_json(folder / "ctrate_qa_test.json", [{"volume_name": "valid_1_a_1", "qa_pairs": [item]}])
     reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
-    layout = QALayout(report_id="volume_name", attribute_type="attribute_type", qa_list="qa_pairs")
+    layout = QALayout(
+        report_id="volume_name",
+        question="question",
+        answer="answer",
+        finding="finding",
+        attribute="attribute",
+        attribute_type="attribute_type",
+        qa_list="qa_pairs",
+    )
 
     pairs = to_pairs(ct_finebench_rows(reports=str(reports), repo_id=str(folder), layout=layout))
     assert pairs[0].qa == [
@@ -528,8 +539,9 @@ def test_ct_finebench_explicit_layout_missing_a_column_is_a_layout_error(tmp_pat
     folder = tmp_path / "hub"
     write_json(folder / "ctrate_qa_test.json", [{k: v for k, v in HUB_CTRATE[0].items() if k != "finding"}])
     reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
+    explicit = QALayout(report_id="report_id", question="question", answer="answer", finding="finding")
     with pytest.raises(HubLayoutError) as error:
-        list(ct_finebench_rows(reports=str(reports), repo_id=str(folder), layout=QALayout()))
+        list(ct_finebench_rows(reports=str(reports), repo_id=str(folder), layout=explicit))
     assert str(error.value) == (
         f"{folder} (revision latest, split 'test') has no column 'finding' (it has: report_id, attribute, question, "
         "answer); if the layout changed, update CT_FINEBENCH_KEYS in radiology_tasks/core/hub.py"
@@ -550,6 +562,15 @@ PLAUSIBLE_SHAPES = {
         {
             "volume_name": "valid_1_a_1",
             "qa_pairs": [
+                {"question": "Size?", "answer": "6 mm", "finding": "nodule"},
+                {"question": "Where?", "answer": "right upper lobe", "finding": "nodule"},
+            ],
+        }
+    ],
+    "one object per report, under qa": [
+        {
+            "report_id": "valid_1_a_1",
+            "qa": [
                 {"question": "Size?", "answer": "6 mm", "finding": "nodule"},
                 {"question": "Where?", "answer": "right upper lobe", "finding": "nodule"},
             ],
@@ -633,7 +654,7 @@ def test_ct_finebench_question_missing_a_key_names_the_row_and_its_keys(tmp_path
     folder = tmp_path / "hub"
     write_json(folder / "ctrate_qa_test.json", [{"report_id": "valid_1_a_1", "qa_pairs": [{"question": "Size?"}]}])
     reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
-    layout = QALayout(qa_list="qa_pairs", finding=None, attribute=None)
+    layout = QALayout(report_id="report_id", question="question", answer="answer", qa_list="qa_pairs")
     with pytest.raises(HubLayoutError) as error:
         list(ct_finebench_rows(reports=str(reports), repo_id=str(folder), layout=layout))
     assert str(error.value) == (
@@ -866,3 +887,14 @@ def test_ct_finebench_blank_report_ids_pass_through_to_row_validation(tmp_path: 
     with pytest.raises(DataError) as error:
         to_pairs(rows[1:])
     assert (error.value.row, error.value.field) == (2, "id")
+
+
+def test_ct_finebench_recognised_layout_reads_attributes_and_their_type(tmp_path: Path) -> None:
+    folder = tmp_path / "hub"
+    item = {"question": "Size?", "answer": 6, "finding": "nodule", "attribute": "size", "attribute_type": " Numeric"}
+    write_json(folder / "ctrate_qa_test.json", [{"volume_name": "valid_1_a_1", "qa_pairs": [item]}])
+    reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
+    (pair,) = to_pairs(ct_finebench_rows(reports=str(reports), repo_id=str(folder)))
+    assert pair.qa == [
+        QAPair(question="Size?", answer="6", finding="nodule", attribute="size", attribute_type="numeric")
+    ]

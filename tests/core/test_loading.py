@@ -474,3 +474,19 @@ def test_a_bad_candidate_row_is_skipped_and_the_rows_after_it_are_read(pairs_fil
     loaded = load_pairs(str(data), candidates=str(cands), on_bad_rows="skip")
     assert [(p.id, p.candidate) for p in loaded.pairs] == [("r1", "One."), ("r2", "Two.")]
     assert [(s.row, s.field) for s in loaded.skipped] == [(1, "candidate")]
+
+
+def test_report_dataset_passes_every_data_parameter_on(pairs_file, tmp_path):
+    rows = [{k: v for k, v in r.items() if k != "candidate"} for r in GOOD_ROWS] + [{"id": "bad", "reference": ""}]
+    data = str(pairs_file(rows))
+    cands = tmp_path / "cands.csv"
+    cands.write_text("id,candidate\nr1,One.\nr2,Two.\n", encoding="utf-8")
+    dataset, summary = report_dataset(
+        DataOptions(data, candidates=str(cands), on_bad_rows="skip"), require_candidate=True
+    )
+    assert [s.metadata["candidate"] for s in dataset] == ["One.", "Two."]
+    assert summary["rows_skipped"] == 1
+    with pytest.raises(ValueError, match="applies only to question datasets"):
+        report_dataset(DataOptions(data, reports=str(cands)), require_candidate=False)
+    with pytest.raises(ValueError, match="bundled datasets take neither"):
+        report_dataset(DataOptions("demo", revision="v1"), require_candidate=False)

@@ -137,3 +137,39 @@ def test_draws_follow_the_seed_exactly() -> None:
     for seed in (0, 1, 7):
         expected = random.Random(seed).sample(pool, 4)
         assert draw_shots(pool, 4, seed=seed, evaluated=[]) == expected
+
+
+def test_curated_answers_carry_a_score_only_for_scoring_prompts() -> None:
+    scored = few_shot_examples(0, with_score=True, shot_pool=None, shot_seed=0, curated="error-types", evaluated=[])
+    assert all("[Overall Accuracy Score]" in e["answer"] for e in scored)
+
+
+def test_pool_examples_are_the_seeded_draw_with_their_texts(pairs_file) -> None:
+    import random
+
+    rows = [
+        {"id": f"s{i}", "reference": f"Ref {i}.", "candidate": f"Cand {i}.", "expert_score": i, "expert_score_max": 9}
+        for i in range(10)
+    ]
+    pool = str(pairs_file(rows))
+    for seed in (0, 5):
+        examples = few_shot_examples(3, with_score=True, shot_pool=pool, shot_seed=seed, curated="none", evaluated=[])
+        drawn = random.Random(seed).sample(rows, 3)
+        assert [(e["reference"], e["candidate"]) for e in examples] == [(r["reference"], r["candidate"]) for r in drawn]
+
+
+def test_request_errors_in_full() -> None:
+    with pytest.raises(ValueError) as error:
+        few_shot_examples(1, with_score=False, shot_pool="demo", shot_seed=0, curated="none", evaluated=[])
+    assert str(error.value) == (
+        "pool examples carry an overall expert score, which the GREEN prompt does not ask for; "
+        "use the vert task, or -T curated=error-types"
+    )
+    with pytest.raises(ValueError) as error:
+        few_shot_examples(1, with_score=True, shot_pool=None, shot_seed=0, curated="none", evaluated=[])
+    assert str(error.value) == "-T shots needs -T shot_pool=NAME_OR_FILE (pairs with candidate and expert_score)"
+    with pytest.raises(ValueError) as error:
+        draw_shots([_pair(1)], 2, seed=0, evaluated=[])
+    assert str(error.value) == (
+        "the shot pool has 1 usable pairs (with candidate and expert score, not being evaluated); 2 requested"
+    )
