@@ -60,11 +60,13 @@ class DataError(InputError):
 def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield `(row_number, row)` from a JSONL or CSV file; row numbers count data rows from 1.
 
-    In CSV files an empty cell reads as a missing value.
+    In CSV files an empty cell reads as a missing value; a row with more values than the header has
+    columns is an error (empty extra cells, as trailing commas leave, are not). A byte-order mark at
+    the start of a file, as spreadsheet programs write, is not part of the first column's name.
     """
     suffix = path.suffix.lower()
     if suffix in {".jsonl", ".ndjson"}:
-        with path.open(encoding="utf-8") as f:
+        with path.open(encoding="utf-8-sig") as f:
             number = 0
             for line in f:
                 if not line.strip():
@@ -78,9 +80,12 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     raise DataError(str(path), number, None, "a JSONL row must be a JSON object")
                 yield number, row
     elif suffix == ".csv":
-        with path.open(encoding="utf-8", newline="") as f:
+        with path.open(encoding="utf-8-sig", newline="") as f:
             for number, row in enumerate(csv.DictReader(f), start=1):
-                yield number, {k: (None if v == "" else v) for k, v in row.items() if k is not None}
+                extra = [value for value in row.pop(None, []) if value.strip()]
+                if extra:
+                    raise DataError(str(path), number, None, f"{len(extra)} more values than the header has columns")
+                yield number, {k: (None if v == "" else v) for k, v in row.items()}
     else:
         raise DataError(str(path), None, None, "unsupported file type; use .jsonl or .csv")
 

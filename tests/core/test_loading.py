@@ -490,3 +490,95 @@ def test_report_dataset_passes_every_data_parameter_on(pairs_file, tmp_path):
         report_dataset(DataOptions(data, reports=str(cands)), require_candidate=False)
     with pytest.raises(ValueError, match="bundled datasets take neither"):
         report_dataset(DataOptions("demo", revision="v1"), require_candidate=False)
+
+
+@pytest.mark.parametrize("name", ["pairs.JSONL", "pairs.ndjson", "pairs.CSV"])
+def test_file_types_by_suffix_in_any_case(pairs_file, name):
+    written = pairs_file(GOOD_ROWS, "pairs.csv" if name.lower().endswith(".csv") else "pairs.jsonl")
+    path = written.rename(written.with_name(name))
+    assert [p.id for p in load_pairs(str(path)).pairs] == ["r1", "r2"]
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_column(tmp_path):
+    csv_path = tmp_path / "excel.csv"
+    csv_path.write_text("\ufeffid,reference,candidate\nr1,Normal.,Normal.\n", encoding="utf-8")
+    jsonl_path = tmp_path / "bom.jsonl"
+    jsonl_path.write_text('\ufeff{"id": "r1", "reference": "Normal."}\n', encoding="utf-8")
+    assert [p.id for p in load_pairs(str(csv_path)).pairs] == ["r1"]
+    assert [p.id for p in load_pairs(str(jsonl_path)).pairs] == ["r1"]
+
+
+def test_csv_rows_with_more_values_than_columns(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_text("id,reference\nr1,Normal.,,\nr2,Clear lungs,no effusion\n", encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path))
+    assert str(caught.value) == f"{path}, row 2: 1 more values than the header has columns"
+    # Missing trailing values are missing, like empty cells.
+    path.write_text("id,reference,candidate\nr1,Normal.\n", encoding="utf-8")
+    assert load_pairs(str(path)).pairs[0].candidate is None
+
+
+@pytest.mark.parametrize(
+    ("text", "row", "problem"),
+    [
+        ('{"id": "a", "reference": "x"}\n[1, 2]\n', 2, "a JSONL row must be a JSON object"),
+        ('"just text"\n', 1, "a JSONL row must be a JSON object"),
+        (
+            '{"id": "a", "reference": "x"}\n{"id": "b",\n',
+            2,
+            "not valid JSON (Expecting property name enclosed in double quotes)",
+        ),
+    ],
+)
+def test_jsonl_rows_must_be_json_objects(tmp_path, text, row, problem):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path))
+    assert (caught.value.row, caught.value.field, caught.value.problem) == (row, None, problem)
+
+
+def test_unsupported_file_type_in_full(tmp_path):
+    path = tmp_path / "pairs.tsv"
+    path.write_text("id\treference\n", encoding="utf-8")
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path))
+    assert str(caught.value) == f"{path}: unsupported file type; use .jsonl or .csv"
+
+
+@pytest.mark.parametrize(
+    ("row", "field", "problem"),
+    [
+        ({"id": True}, "id", "expected text, got bool"),
+        ({"id": ["a"]}, "id", "expected text, got list"),
+        ({"modality": 3}, "modality", "expected text, got int"),
+        ({"reference": 5}, "reference", "expected text, got int"),
+        ({"expert_score": True}, "expert_score", "expected a number, got True"),
+        ({"expert_score": [1]}, "expert_score", "expected a number, got [1]"),
+        ({"expert_score": "inf"}, "expert_score", "expected a finite number, got 'inf'"),
+        ({"expert_score": 0.5, "expert_score_max": "-inf"}, "expert_score_max", "expected a finite number, got '-inf'"),
+        ({"qa": "not json"}, "qa", "expected a JSON list of question/answer objects"),
+        (
+            {"expert_score": 1.5},
+            "expert_score",
+            "1.5 lies outside the scale [0.0, 1.0] (set expert_score_min / expert_score_max)",
+        ),
+    ],
+)
+def test_each_bad_value_names_its_column(pairs_file, row, field, problem):
+    path = pairs_file([dict(GOOD_ROWS[0], expert_score=None, expert_score_max=None) | row])
+    with pytest.raises(DataError) as caught:
+        load_pairs(str(path))
+    assert (caught.value.row, caught.value.field, caught.value.problem) == (1, field, problem)
+
+
+def test_values_that_read_as_given(pairs_file):
+    rows = [
+        {"id": 7, "reference": "Normal.", "candidate": "Normal.", "expert_score": "nan", "language": "", "note": None},
+        {"id": 8.5, "reference": "Normal.", "language": "de", "qa": '[{"question": "Size?", "answer": "6 mm"}]'},
+    ]
+    first, second = load_pairs(str(pairs_file(rows))).pairs
+    # A NaN score is a missing score; an empty language is English; None cells are no metadata.
+    assert (first.id, first.expert, first.language, first.metadata) == ("7", None, "en", {})
+    assert (second.id, second.language, [q.answer for q in second.qa]) == ("8.5", "de", ["6 mm"])
