@@ -652,13 +652,14 @@ def test_ct_finebench_unrecognised_layout_is_one_line_listing_the_keys_found(
 
 def test_ct_finebench_question_missing_a_key_names_the_row_and_its_keys(tmp_path: Path) -> None:
     folder = tmp_path / "hub"
-    write_json(folder / "ctrate_qa_test.json", [{"report_id": "valid_1_a_1", "qa_pairs": [{"question": "Size?"}]}])
+    item = {"question": "Size?", "finding": "nodule"}
+    write_json(folder / "ctrate_qa_test.json", [{"report_id": "valid_1_a_1", "qa_pairs": [item]}])
     reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
     layout = QALayout(report_id="report_id", question="question", answer="answer", qa_list="qa_pairs")
     with pytest.raises(HubLayoutError) as error:
         list(ct_finebench_rows(reports=str(reports), repo_id=str(folder), layout=layout))
     assert str(error.value) == (
-        f"{folder} (revision latest, split 'test'), row 1: a question has no 'answer' (it has: question); "
+        f"{folder} (revision latest, split 'test'), row 1: a question has no 'answer' (it has: question, finding); "
         "if the layout changed, update CT_FINEBENCH_KEYS in radiology_tasks/core/hub.py"
     )
 

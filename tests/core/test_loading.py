@@ -85,8 +85,12 @@ def test_skip_counts_every_bad_row(pairs_file):
 def test_unknown_policy_and_unknown_name():
     with pytest.raises(ValueError, match="on_bad_rows must be 'error' or 'skip'"):
         load_pairs(None, on_bad_rows="ignore")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="neither a registered dataset nor an existing file"):
+    with pytest.raises(ValueError) as caught:
         load_pairs("no-such-dataset")
+    assert str(caught.value) == (
+        "'no-such-dataset' is neither a registered dataset nor an existing file; "
+        "run `radiology-tasks list` to see the registered datasets"
+    )
 
 
 def test_candidates_file_joined_by_id(pairs_file, tmp_path):
@@ -118,8 +122,12 @@ def test_candidates_file_missing_an_id(pairs_file, tmp_path):
 
 def test_replay_requires_a_candidate(pairs_file):
     data = pairs_file([GOOD_ROWS[0], {"id": "r3", "reference": "Normal chest."}])
-    with pytest.raises(DataError, match=r"row 2, field 'candidate': no candidate report"):
+    with pytest.raises(DataError) as caught:
         load_pairs(str(data), require_candidate=True)
+    assert str(caught.value) == (
+        f"{data}, row 2, field 'candidate': no candidate report; add the column, pass -T candidates=FILE, "
+        "or use -T generate=true"
+    )
     assert len(load_pairs(str(data)).pairs) == 2
 
 
