@@ -153,11 +153,9 @@ def _images(row: Mapping[str, Any], source: str, number: int, base: Path | None)
         )
     resolved = []
     for name in (n.strip() for n in names if n.strip()):
-        # A URL stays as written: as a Path its "//" would collapse to "/".
-        if "://" in name or base is None or Path(name).is_absolute():
-            resolved.append(name)
-        else:
-            resolved.append(str(base / name))
+        # A URL stays as written: as a Path its "//" would collapse to "/". An absolute path stays one
+        # when joined to the base directory.
+        resolved.append(name if "://" in name or base is None else str(base / name))
     return resolved
 
 

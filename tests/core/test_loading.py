@@ -44,7 +44,12 @@ def test_demo_set_is_the_default():
         ({"id": "x", "reference": "Normal.", "candidate": ""}, "candidate", "empty candidate report"),
         ({"reference": "Normal."}, "id", "missing or empty"),
         ({"id": "x", "reference": "Normal.", "expert_score": "good"}, "expert_score", "expected a number, got 'good'"),
-        ({"id": "x", "reference": "Normal.", "expert_score": 7}, "expert_score", "lies outside the scale [0.0, 1.0]"),
+        (
+            {"id": "x", "reference": "Normal.", "expert_score": 7},
+            "expert_score",
+            "7.0 lies outside the scale [0.0, 1.0] (set expert_score_min / expert_score_max)",
+        ),
+        ({"id": " ", "reference": "Normal."}, "id", "missing or empty"),
         (
             {"id": "x", "reference": "Normal.", "significant_a": 1},
             "significant_b",
@@ -56,9 +61,13 @@ def test_bad_row_names_file_row_and_field(pairs_file, row, field, message):
     path = pairs_file([GOOD_ROWS[0], row])
     with pytest.raises(DataError) as caught:
         load_pairs(str(path))
-    assert (caught.value.source, caught.value.row, caught.value.field) == (str(path), 2, field)
-    assert message in caught.value.problem
-    assert f"{path}, row 2, field '{field}'" in str(caught.value)
+    assert (caught.value.source, caught.value.row, caught.value.field, caught.value.problem) == (
+        str(path),
+        2,
+        field,
+        message,
+    )
+    assert str(caught.value) == f"{path}, row 2, field '{field}': {message}"
 
 
 def test_non_numeric_expert_score_in_csv(pairs_file):
@@ -188,7 +197,10 @@ def test_a_count_that_is_not_a_non_negative_whole_number_is_refused(pairs_file, 
     assert caught.value.problem.startswith("expected a")
 
 
-@pytest.mark.parametrize(("count", "read"), [(2.0, 2), ("3", 3), (" 4 ", 4), ("5.0", 5), (10**20 + 1, 10**20 + 1)])
+@pytest.mark.parametrize(
+    ("count", "read"),
+    [(2.0, 2), ("3", 3), (" 4 ", 4), ("5.0", 5), (10**20 + 1, 10**20 + 1), (str(10**20 + 1), 10**20 + 1)],
+)
 def test_whole_counts_are_read_exactly(pairs_file, count, read):
     (pair,) = load_pairs(str(pairs_file([_with_counts(GOOD_ROWS[0], b=count)]))).pairs
     assert pair.expert.significant.as_dict() == {"a": 0, "b": read, "c": 0, "d": 0, "e": 0, "f": 0}
@@ -199,7 +211,7 @@ def test_a_count_too_large_for_a_float_is_one_clear_error(tmp_path):
     path.write_text('{"id": "a", "reference": "x", "expert_score": 10' + "0" * 400 + "}\n", encoding="utf-8")
     with pytest.raises(DataError) as caught:
         load_pairs(str(path))
-    assert (caught.value.field, caught.value.problem[:31]) == ("expert_score", "expected a finite number, got 1")
+    assert str(caught.value).startswith(f"{path}, row 1, field 'expert_score': expected a finite number, got 1000")
 
 
 @pytest.mark.parametrize(
@@ -567,6 +579,13 @@ def test_unsupported_file_type_in_full(tmp_path):
         ({"expert_score": "inf"}, "expert_score", "expected a finite number, got 'inf'"),
         ({"expert_score": 0.5, "expert_score_max": "-inf"}, "expert_score_max", "expected a finite number, got '-inf'"),
         ({"qa": "not json"}, "qa", "expected a JSON list of question/answer objects"),
+        ({"candidate": 5}, "candidate", "expected text, got int"),
+        ({"expert_score": 0.5, "expert_score_min": "low"}, "expert_score_min", "expected a number, got 'low'"),
+        ({"expert_score": 0.5, "expert_score_max": "top"}, "expert_score_max", "expected a number, got 'top'"),
+        ({"images": 5}, "images", "expected a list of file names (or names separated by ';'), got 5"),
+        (_with_counts({}, b="x"), "significant_b", "expected a number, got 'x'"),
+        (_with_counts({}, b=-1), "significant_b", "expected a non-negative whole number, got -1"),
+        (_with_counts({}, c="inf"), "significant_c", "expected a finite number, got 'inf'"),
         (
             {"expert_score": 1.5},
             "expert_score",
@@ -575,10 +594,11 @@ def test_unsupported_file_type_in_full(tmp_path):
     ],
 )
 def test_each_bad_value_names_its_column(pairs_file, row, field, problem):
-    path = pairs_file([dict(GOOD_ROWS[0], expert_score=None, expert_score_max=None) | row])
+    path = pairs_file([GOOD_ROWS[1], dict(GOOD_ROWS[0], expert_score=None, expert_score_max=None) | row])
     with pytest.raises(DataError) as caught:
         load_pairs(str(path))
-    assert (caught.value.row, caught.value.field, caught.value.problem) == (1, field, problem)
+    assert (caught.value.row, caught.value.field, caught.value.problem) == (2, field, problem)
+    assert str(caught.value) == f"{path}, row 2, field '{field}': {problem}"
 
 
 def test_values_that_read_as_given(pairs_file):
