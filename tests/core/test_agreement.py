@@ -282,3 +282,60 @@ def test_count_bias_names_the_bad_total(human: list, predicted: list, message: s
     with pytest.raises(ValueError) as error:
         count_bias_by_human_errors(human, predicted)
     assert str(error.value) == message
+
+
+def test_constant_resamples_are_undefined_even_when_their_mean_is_rounded() -> None:
+    # Three copies of 0.1 average to 0.10000000000000002: centred, such a resample is not exactly zero,
+    # and only the explicit constancy check keeps its meaningless correlation out of the percentiles.
+    judge, expert = [0.1, 0.1, 0.7], [0.2, 0.5, 0.9]
+    result = correlate(judge, expert, n_resamples=400, seed=6)
+    expected = _scipy_intervals(judge, expert, 400, 6)
+    got = [result.kendall_tau_ci, result.spearman_ci, result.pearson_ci]
+    for (low, high), (want_low, want_high) in zip(got, expected):
+        assert low == pytest.approx(want_low, abs=1e-12)
+        assert high == pytest.approx(want_high, abs=1e-12)
+
+
+def test_correlations_stay_within_minus_one_and_one_despite_rounding() -> None:
+    # Exactly linear data: computed resample correlations land a few ulps beyond +-1 before clipping.
+    x = [0.64, 0.27, 0.04, 0.02, 0.81, 0.91, 0.61]
+    up = correlate(x, [0.7 * v + 0.1 for v in x], n_resamples=200, seed=0, confidence=0.999999)
+    down = correlate(x, [-0.7 * v - 0.1 for v in x], n_resamples=200, seed=0, confidence=0.999999)
+    for name in ("kendall_tau", "spearman", "pearson"):
+        assert getattr(up, f"{name}_ci")[1] <= 1.0
+        assert getattr(down, f"{name}_ci")[0] >= -1.0
+
+
+def test_no_numpy_warnings_on_constant_resamples() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = correlate([0.2, 0.2, 0.9, 0.5], [0.0, 0.4, 1.0, 0.4], n_resamples=200, seed=3)
+    assert not math.isnan(result.pearson_ci[0])
+
+
+def test_settings_are_checked_with_their_values_in_the_message() -> None:
+    for confidence in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError) as error:
+            correlate([1, 2], [1, 2], confidence=confidence)
+        assert str(error.value) == f"confidence must lie in (0, 1), got {confidence}"
+    with pytest.raises(ValueError) as error:
+        correlate([1, 2], [1, 2], n_resamples=-1)
+    assert str(error.value) == "n_resamples must be >= 0, got -1"
+    with pytest.raises(ValueError) as error:
+        correlate([1, 2], [-math.inf, 2])
+    assert str(error.value) == "expert score at index 0 is infinite"
+
+
+def test_two_pairs_are_enough_for_a_correlation() -> None:
+    result = correlate([1.0, 2.0], [3.0, 5.0], n_resamples=0)
+    assert (result.kendall_tau, result.spearman, result.pearson) == pytest.approx((1.0, 1.0, 1.0), abs=1e-12)
+
+
+def test_a_single_constant_resample_gives_an_undefined_interval() -> None:
+    # Seed 0 draws indices [1, 1]: the one resample is constant, so no interval can be formed.
+    assert list(np.random.default_rng(0).integers(0, 2, size=(1, 2))[0]) == [1, 1]
+    result = correlate([1.0, 2.0], [3.0, 5.0], n_resamples=1, seed=0)
+    assert result.kendall_tau == 1.0
+    assert all(math.isnan(v) for v in (*result.kendall_tau_ci, *result.spearman_ci, *result.pearson_ci))
