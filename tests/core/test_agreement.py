@@ -339,3 +339,29 @@ def test_a_single_constant_resample_gives_an_undefined_interval() -> None:
     result = correlate([1.0, 2.0], [3.0, 5.0], n_resamples=1, seed=0)
     assert result.kendall_tau == 1.0
     assert all(math.isnan(v) for v in (*result.kendall_tau_ci, *result.spearman_ci, *result.pearson_ci))
+
+
+def test_defaults_are_a_thousand_resamples_seeded_with_zero() -> None:
+    assert correlate(JUDGE, EXPERT) == correlate(JUDGE, EXPERT, n_resamples=1000, seed=0, confidence=0.95)
+
+
+def test_two_pairs_give_an_interval_from_their_non_constant_resamples() -> None:
+    # Any resample holding both points has tau = rho = r = 1; constant ones are left out.
+    for n_resamples, seed in ((20, 0), (1, 1)):
+        result = correlate([1.0, 2.0], [3.0, 5.0], n_resamples=n_resamples, seed=seed)
+        assert result.kendall_tau_ci == (1.0, 1.0)
+        assert result.spearman_ci == pytest.approx((1.0, 1.0), abs=1e-12)
+        assert result.pearson_ci == pytest.approx((1.0, 1.0), abs=1e-12)
+
+
+def test_one_constant_side_is_undefined_without_warnings() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = correlate([0.5, 0.5, 0.5], [0.1, 0.2, 0.3], n_resamples=10)
+        other = correlate([0.1, 0.2, 0.3], [0.5, 0.5, 0.5], n_resamples=10)
+    for agreement in (result, other):
+        flat = agreement.as_dict()
+        for name in ("kendall_tau", "spearman", "pearson"):
+            assert all(math.isnan(flat[f"{name}{part}"]) for part in ("", "_ci_low", "_ci_high"))
