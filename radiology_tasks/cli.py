@@ -1,5 +1,5 @@
-"""The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data, build
-CT-FineBench questions from your own reports."""
+"""The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data,
+and make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,12 @@ def registered_tasks() -> list[tuple[str, Any]]:
     import radiology_tasks._registry  # noqa: F401  (registers the tasks)
 
     found = registry_find(lambda info: info.type == "task" and info.name.startswith("radiology_tasks/"))
-    return sorted(((registry_info(t).name, t) for t in found), key=lambda item: item[0])
+    return sorted({registry_info(t).name: t for t in found}.items())
 
 
 def _first_line(doc: str | None) -> str:
-    return (doc or "").strip().splitlines()[0] if (doc or "").strip() else ""
+    lines = (doc or "").strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def _parameter_text(parameter: inspect.Parameter) -> str:
@@ -67,7 +68,7 @@ def _ensemble(args: argparse.Namespace) -> int:
         higher_is_better=not args.lower_is_better,
         seed=args.seed,
     )
-    print(format_report(report))
+    print(format_report(report), end="")
     return 0
 
 

@@ -27,13 +27,15 @@ RadEval expert set (`IAMJB/RadEvalExpertDataset`)
     `ground_truth`, `images_path`, `prediction1`-`prediction3`, `annotation1`-`annotation3` - is
     checked as an exact set by a public acquisition script pinned to revision b4bd9d6ee75f..., and
     the same names are used by `download_radeval_data.py` in federicabologna/m3-eval: 208 studies,
-    three candidates each. `type` is the report section (findings or impression). The grammar of an
-    annotation cell is NOT confirmed from the raw file; it is taken from a public strict parser and
-    its test fixtures: a `Significant:` header and an `Insignificant:` header (possibly decorated,
-    e.g. `**Significant:**`), each followed by numbered lines `N. <category label>: <count>` for
-    seven categories - the six ReXVal/GREEN categories (a)-(f) in order, then 7, an inarticulate
-    report (grammar and readability). The labels and headers accepted are in `RADEVAL_CATEGORIES`
-    and `_SEVERITY_HEADER`.
+    three candidates each. `type` is the report section; it takes three values, `finding`,
+    `findings` and `impression`, and is kept as metadata as it is. Most annotation cells head their
+    two sections `Significant` and `Insignificant` without a colon; some add one, or decorate the
+    header (`**Significant:**`, `Clinically significant errors:`). Each header is followed by
+    numbered lines `N. <category label>: <count>` for seven categories - the six ReXVal/GREEN
+    categories (a)-(f) in order, then 7, an inarticulate report (grammar and readability). A public
+    audit of the file's grammar also counts `=` as the separator and bare `N. <count>` lines, so
+    both are read too. The labels and headers accepted are in `RADEVAL_CATEGORIES` and
+    `_SEVERITY_HEADER`.
 
 CT-FineBench (`csyrf/CT-FineBench`)
     The card says the repository holds only question-answer pairs (the CT-RATE and Merlin reports
@@ -119,7 +121,8 @@ RADEVAL_CATEGORIES: dict[int, tuple[str, str]] = {
 _SEVERITY_HEADER = re.compile(
     r"[\W_]*(?:clinically\s+)?(significant|insignificant)(?:\s+errors?)?[\W_]*", re.IGNORECASE
 )
-_CATEGORY_LINE = re.compile(r"\s*([1-9])\s*[.)]\s*(.*):\s*(.*?)\s*")
+# `N. label: count`, `N. label = count`, or `N. count` with no label; the label may itself hold a colon.
+_CATEGORY_LINE = re.compile(r"\s*([1-9])\s*[.)]\s*(?:(.*)[:=])?\s*(.*?)\s*")
 
 
 @dataclass(frozen=True)
@@ -228,7 +231,7 @@ def _require_columns(dataset: Dataset, columns: Sequence[str], source: _Source, 
         if column not in dataset.column_names:
             raise HubLayoutError(
                 f"{source.label} has no column '{column}' (it has: {', '.join(dataset.column_names)}); "
-                f"if the layout changed, update {constant} in radiology_tasks/hub.py"
+                f"if the layout changed, update {constant} in radiology_tasks/core/hub.py"
             )
 
 
@@ -353,11 +356,12 @@ def _radeval_expert_rows(source: _Source) -> Iterator[Row]:
             )
 
 
+@dataclass
 class _UnreadableAnnotation(Exception):
-    def __init__(self, column: str, reason: str) -> None:
-        super().__init__(reason)
-        self.column = column
-        self.reason = reason
+    """Why an annotation cell cannot be read, and the count column the row is rejected on."""
+
+    column: str
+    reason: str
 
 
 def _annotation_columns(cell: str | None, cell_name: str) -> dict[str, Any]:
@@ -392,8 +396,14 @@ def _parse_annotation(cell: str | None) -> dict[str, int]:
             headers.add(prefix)
             continue
         category = _CATEGORY_LINE.fullmatch(line)
-        if category is not None:
-            _read_category(int(category.group(1)), category.group(2).strip(), category.group(3), prefix, counts)
+        # A numbered line with neither a separator nor a bare count is prose (for example a reader's list).
+        if category is not None and (category.group(2) is not None or category.group(3).isdigit()):
+            _read_category(int(category.group(1)), category.group(2), category.group(3), prefix, counts)
+    if not headers:
+        first = cell.strip().splitlines()[0]
+        raise _UnreadableAnnotation(
+            "significant_a", f"no 'Significant' or 'Insignificant' header (first line {first!r})"
+        )
     for prefix in ("significant", "insignificant"):
         for number, (suffix, _) in RADEVAL_CATEGORIES.items():
             if suffix in ERROR_CATEGORIES and f"{prefix}_{suffix}" not in counts:
@@ -401,8 +411,8 @@ def _parse_annotation(cell: str | None) -> dict[str, int]:
     return counts
 
 
-def _read_category(number: int, label: str, count: str, prefix: str | None, counts: dict[str, int]) -> None:
-    """Add one `N. label: count` line to `counts`."""
+def _read_category(number: int, label: str | None, count: str, prefix: str | None, counts: dict[str, int]) -> None:
+    """Add one category line to `counts`; `label` is None on a `N. count` line, whose number alone names it."""
     if number not in RADEVAL_CATEGORIES:
         raise _UnreadableAnnotation(f"{prefix or 'significant'}_a", f"there is no category {number}")
     suffix, pattern = RADEVAL_CATEGORIES[number]
@@ -411,8 +421,8 @@ def _read_category(number: int, label: str, count: str, prefix: str | None, coun
     if prefix is None:
         raise _UnreadableAnnotation(blame, f"category {number} comes before any severity header")
     column = f"{prefix}_{suffix}"
-    if not re.search(pattern, label, re.IGNORECASE):
-        raise _UnreadableAnnotation(blame, f"the label of category {number} ({label!r}) does not match")
+    if label is not None and not re.search(pattern, label, re.IGNORECASE):
+        raise _UnreadableAnnotation(blame, f"the label of category {number} ({label.strip()!r}) does not match")
     if column in counts:
         raise _UnreadableAnnotation(blame, f"category {number} is given twice under '{prefix}'")
     count = count.rstrip(".;").strip()
