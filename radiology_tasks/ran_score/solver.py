@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from typing import get_args
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
-from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import grader_model
+from radiology_tasks.core.judge_options import constrain_param
+from radiology_tasks.core.params import choice_param, int_param
 from radiology_tasks.ran_score.cache import LabelCache, cache_root
 from radiology_tasks.ran_score.extraction import (
     EXTRACTIONS,
@@ -41,27 +41,16 @@ def _from_file(taxonomy: Taxonomy, row: dict[str, int]) -> ReportLabels:
     return ReportLabels(source="file", labels={label.key: row[label.column] for label in taxonomy.labels})
 
 
-def check_judge_options(extraction: str, constrain: str, judge_retries: int, judge_max_tokens: int | None) -> None:
-    """Validate the judge parameters once, when the task is built.
+def check_judge_options(extraction: object, constrain: object, judge_retries: object, judge_max_tokens: object) -> None:
+    """Validate ``-T extraction`` and the shared judge parameters once, when the task is built.
 
     Raises:
         InputError: naming the parameter and what it accepts.
     """
-    for name, value, allowed in (
-        ("extraction", extraction, EXTRACTIONS),
-        ("constrain", constrain, get_args(ConstrainMode)),
-    ):
-        if value not in allowed:
-            raise InputError(f"-T {name} must be one of {', '.join(allowed)}; got {value!r}")
-    # -T values arrive parsed from the command line, so a number may come as text.
-    if not _whole_number(judge_retries) or judge_retries < 0:
-        raise InputError(f"-T judge_retries must be a whole number >= 0, got {judge_retries!r}")
-    if judge_max_tokens is not None and (not _whole_number(judge_max_tokens) or judge_max_tokens < 1):
-        raise InputError(f"-T judge_max_tokens must be a whole number >= 1, got {judge_max_tokens!r}")
-
-
-def _whole_number(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    choice_param("extraction", extraction, EXTRACTIONS)
+    constrain_param(constrain)
+    int_param("judge_retries", judge_retries, minimum=0, required=True)
+    int_param("judge_max_tokens", judge_max_tokens, minimum=1)
 
 
 @solver

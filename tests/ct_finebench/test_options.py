@@ -23,9 +23,9 @@ from tests.conftest import GOOD_ROWS, write_jsonl
     [
         ({"qa_mode": "per_report"}, "-T qa_mode must be one of batch, per_question; got 'per_report'"),
         ({"constrain": "json"}, "-T constrain must be one of auto, off, grammar, structured_outputs, response_format"),
-        ({"judge_max_tokens": 0}, "-T judge_max_tokens must be a whole number of at least 1; got 0"),
-        ({"judge_retries": -1}, "-T judge_retries must be a whole number of at least 0; got -1"),
-        ({"judge_retries": True}, "-T judge_retries must be a whole number of at least 0; got True"),
+        ({"judge_max_tokens": 0}, "-T judge_max_tokens must be at least 1, got 0"),
+        ({"judge_retries": -1}, "-T judge_retries must be at least 0, got -1"),
+        ({"judge_retries": True}, "-T judge_retries must be a whole number, got True"),
         ({"unscored": "zero"}, "-T unscored must be one of worst, exclude; got 'zero'"),
         ({"limit": 0}, "-T limit must be at least 1, got 0"),
     ],

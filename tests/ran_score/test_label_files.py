@@ -138,9 +138,9 @@ def test_inspect_eval_prints_a_bad_label_file_in_one_line(tmp_path):
         ({"reference_labels": "REF", "gold_labels": "REF"}, "-T gold_labels checks the judge's reading"),
         ({"extraction": "all"}, "-T extraction must be one of batch, per_label; got 'all'"),
         ({"constrain": "json"}, "-T constrain must be one of auto, off, grammar"),
-        ({"judge_retries": -1}, "-T judge_retries must be a whole number >= 0, got -1"),
-        ({"judge_retries": "two"}, "-T judge_retries must be a whole number >= 0, got 'two'"),
-        ({"judge_max_tokens": 0}, "-T judge_max_tokens must be a whole number >= 1"),
+        ({"judge_retries": -1}, "-T judge_retries must be at least 0, got -1"),
+        ({"judge_retries": "two"}, "-T judge_retries must be a whole number, got 'two'"),
+        ({"judge_max_tokens": 0}, "-T judge_max_tokens must be at least 1"),
         ({"unscored": "zero"}, "-T unscored must be one of worst, exclude"),
     ],
 )
