@@ -192,7 +192,8 @@ def _rowwise_pearson(a: NDArray, b: NDArray) -> NDArray:
 
     a = a - a.mean(axis=1, keepdims=True)
     b = b - b.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    # A zero denominator comes only with a zero numerator (a constant row): 0 / 0, an invalid value.
+    with np.errstate(invalid="ignore"):
         r = (a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
     # Test constancy on the centred rows: rounding can leave a constant row a tiny non-zero spread.
     r[(np.ptp(a, axis=1) == 0) | (np.ptp(b, axis=1) == 0)] = _NAN
@@ -223,7 +224,7 @@ def _resampled_kendall_tau_b(x: NDArray, y: NDArray, resamples: NDArray, block: 
     untied_y = all_pairs - _tied_pairs(y, weights)
     # Every count here is a whole number held exactly in a float, so |tau| never exceeds 1; and a
     # resample constant in x or y has no untied pair and no concordance either: 0 / 0 leaves NaN.
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore"):
         return concordance / np.sqrt(untied_x * untied_y)
 
 
@@ -338,12 +339,12 @@ def count_bias_by_human_errors(
         raise ValueError(f"got {len(human_totals)} human totals but {len(predicted_totals)} predicted totals")
     if top_bucket < 1:
         raise ValueError(f"top_bucket must be >= 1, got {top_bucket}")
-    biases: list[list[int]] = [[] for _ in range(top_bucket + 1)]
+    labels = [str(k) for k in range(top_bucket)] + [f"{top_bucket}+"]
+    biases: list[list[int]] = [[] for _ in labels]
     for row, (h, p) in enumerate(zip(human_totals, predicted_totals)):
         h = _count(h, f"row {row}: human total")
         p = _count(p, f"row {row}: predicted total")
         biases[min(h, top_bucket)].append(p - h)
-    labels = [str(k) for k in range(top_bucket)] + [f"{top_bucket}+"]
     return [
         {
             "bucket": label,

@@ -287,13 +287,14 @@ def test_count_bias_names_the_bad_total(human: list, predicted: list, message: s
 def test_constant_resamples_are_undefined_even_when_their_mean_is_rounded() -> None:
     # Three copies of 0.1 average to 0.10000000000000002: centred, such a resample is not exactly zero,
     # and only the explicit constancy check keeps its meaningless correlation out of the percentiles.
-    judge, expert = [0.1, 0.1, 0.7], [0.2, 0.5, 0.9]
-    result = correlate(judge, expert, n_resamples=400, seed=6)
-    expected = _scipy_intervals(judge, expert, 400, 6)
-    got = [result.kendall_tau_ci, result.spearman_ci, result.pearson_ci]
-    for (low, high), (want_low, want_high) in zip(got, expected):
-        assert low == pytest.approx(want_low, abs=1e-12)
-        assert high == pytest.approx(want_high, abs=1e-12)
+    rounded, varied = [0.1, 0.1, 0.7], [0.2, 0.5, 0.9]
+    for judge, expert in ((rounded, varied), (varied, rounded)):
+        result = correlate(judge, expert, n_resamples=400, seed=6)
+        expected = _scipy_intervals(judge, expert, 400, 6)
+        got = [result.kendall_tau_ci, result.spearman_ci, result.pearson_ci]
+        for (low, high), (want_low, want_high) in zip(got, expected):
+            assert low == pytest.approx(want_low, abs=1e-12)
+            assert high == pytest.approx(want_high, abs=1e-12)
 
 
 def test_correlations_stay_within_minus_one_and_one_despite_rounding() -> None:

@@ -228,18 +228,20 @@ def test_expert_scores_are_normalised_from_the_scale_minimum(pairs_file, score, 
 
 
 @pytest.mark.parametrize(
-    ("scale", "field"),
+    ("scale", "field", "shown"),
     [
-        ({"expert_score_min": 5, "expert_score_max": 1}, "expert_score_max"),
-        ({"expert_score_min": 2}, "expert_score_min"),
+        ({"expert_score_min": 5, "expert_score_max": 1}, "expert_score_max", "[5.0, 1.0]"),
+        ({"expert_score_min": 5, "expert_score_max": 5}, "expert_score_max", "[5.0, 5.0]"),
+        ({"expert_score_min": 2}, "expert_score_min", "[2.0, 1.0]"),
     ],
 )
-def test_an_empty_scale_names_the_users_column(pairs_file, scale, field):
+def test_an_empty_scale_names_the_users_column(pairs_file, scale, field, shown):
     path = pairs_file([_with_counts({"id": "a", "reference": "Normal.", **scale})])
     with pytest.raises(DataError) as caught:
         load_pairs(str(path))
-    assert (caught.value.row, caught.value.field) == (1, field)
-    assert "expert_score_max must exceed expert_score_min" in caught.value.problem
+    assert str(caught.value) == (
+        f"{path}, row 1, field '{field}': the scale {shown} is empty: expert_score_max must exceed expert_score_min"
+    )
 
 
 def test_jsonl_rows_are_numbered_by_data_row_with_blank_lines_left_out(tmp_path):
@@ -306,6 +308,7 @@ def test_bad_qa_names_the_qa_column_and_the_item(pairs_file, qa, problem):
     with pytest.raises(DataError) as caught:
         load_pairs(str(path))
     assert (caught.value.field, caught.value.problem.split(" [")[0]) == ("qa", problem)
+    assert str(caught.value).startswith(f"{path}, row 1, field 'qa': {problem}")
 
 
 @pytest.mark.parametrize("images", [5, [1, 2], {"front": "a.png"}])
@@ -557,6 +560,7 @@ def test_jsonl_rows_must_be_json_objects(tmp_path, text, row, problem):
     with pytest.raises(DataError) as caught:
         load_pairs(str(path))
     assert (caught.value.row, caught.value.field, caught.value.problem) == (row, None, problem)
+    assert str(caught.value) == f"{path}, row {row}: {problem}"
 
 
 def test_unsupported_file_type_in_full(tmp_path):
@@ -580,6 +584,9 @@ def test_unsupported_file_type_in_full(tmp_path):
         ({"expert_score": 0.5, "expert_score_max": "-inf"}, "expert_score_max", "expected a finite number, got '-inf'"),
         ({"qa": "not json"}, "qa", "expected a JSON list of question/answer objects"),
         ({"candidate": 5}, "candidate", "expected text, got int"),
+        ({"anatomy": 1}, "anatomy", "expected text, got int"),
+        ({"language": ["en"]}, "language", "expected text, got list"),
+        ({"indication": {"text": "cough"}}, "indication", "expected text, got dict"),
         ({"expert_score": 0.5, "expert_score_min": "low"}, "expert_score_min", "expected a number, got 'low'"),
         ({"expert_score": 0.5, "expert_score_max": "top"}, "expert_score_max", "expected a number, got 'top'"),
         ({"images": 5}, "images", "expected a list of file names (or names separated by ';'), got 5"),
@@ -610,3 +617,34 @@ def test_values_that_read_as_given(pairs_file):
     # A NaN score is a missing score; an empty language is English; None cells are no metadata.
     assert (first.id, first.expert, first.language, first.metadata) == ("7", None, "en", {})
     assert (second.id, second.language, [q.answer for q in second.qa]) == ("8.5", "de", ["6 mm"])
+
+
+def test_study_information_is_read(pairs_file):
+    row = dict(GOOD_ROWS[0], anatomy="chest", language="fr", indication="Cough for two weeks.")
+    (pair,) = load_pairs(str(pairs_file([row]))).pairs
+    assert (pair.modality, pair.anatomy, pair.language, pair.indication) == (
+        "XR",
+        "chest",
+        "fr",
+        "Cough for two weeks.",
+    )
+
+
+def test_csv_cells_keep_their_line_breaks_as_written(tmp_path):
+    path = tmp_path / "pairs.csv"
+    path.write_bytes(b'id,reference\r\nr1,"Line one.\r\nLine two."\r\n')
+    assert load_pairs(str(path)).pairs[0].reference == "Line one.\r\nLine two."
+
+
+def test_sample_metadata_is_plain_json(pairs_file):
+    import datetime
+    import json
+
+    from radiology_tasks.core.task_data import pair_to_sample
+
+    pair = load_pairs(str(pairs_file(GOOD_ROWS))).pairs[0]
+    # Hub rows can carry values JSON has no type for, such as dates; Inspect logs need plain JSON.
+    dated = pair.model_copy(update={"metadata": {"read_on": datetime.date(2024, 5, 1)}})
+    metadata = pair_to_sample(dated).metadata
+    assert metadata["metadata"] == {"read_on": "2024-05-01"}
+    assert json.loads(json.dumps(metadata)) == metadata
