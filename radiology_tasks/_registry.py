@@ -6,19 +6,31 @@ datasets or llama_cpp at module level.
 
 from radiology_tasks.core.llama_cpp_provider import llama_cpp_api
 from radiology_tasks.core.solvers import generate_report, replay_candidate
+from radiology_tasks.ct_finebench.extraction import qa_extraction
+from radiology_tasks.ct_finebench.scorer import qa_comparison
+from radiology_tasks.ct_finebench.tasks import ct_finebench
 from radiology_tasks.green_vert.scorer import report_judge
 from radiology_tasks.green_vert.tasks import green, vert
 from radiology_tasks.judge_sensitivity.scorer import sensitivity_judge
 from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
 from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity
+from radiology_tasks.ran_score.scorer import finding_agreement
+from radiology_tasks.ran_score.solver import extract_findings
+from radiology_tasks.ran_score.tasks import ran_score
 
 __all__ = [
+    "ct_finebench",
+    "extract_findings",
+    "finding_agreement",
     "generate_report",
     "green",
     "inject_errors",
     "judge_sensitivity",
     "llama_cpp_api",
     "paraphrase",
+    "qa_comparison",
+    "qa_extraction",
+    "ran_score",
     "replay_candidate",
     "report_judge",
     "sensitivity_judge",

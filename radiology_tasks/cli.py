@@ -1,4 +1,5 @@
-"""The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data, make
+"""The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data,
+make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), and make
 variants of references once (judge sensitivity, CT-FineBench sensitivity sets)."""
 
 from __future__ import annotations
@@ -8,7 +9,10 @@ import inspect
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from radiology_tasks.ct_finebench.construct.judging import JudgeOptions
 
 
 def registered_tasks() -> list[tuple[str, Any]]:
@@ -18,11 +22,12 @@ def registered_tasks() -> list[tuple[str, Any]]:
     import radiology_tasks._registry  # noqa: F401  (registers the tasks)
 
     found = registry_find(lambda info: info.type == "task" and info.name.startswith("radiology_tasks/"))
-    return sorted(((registry_info(t).name, t) for t in found), key=lambda item: item[0])
+    return sorted({registry_info(t).name: t for t in found}.items())
 
 
 def _first_line(doc: str | None) -> str:
-    return (doc or "").strip().splitlines()[0] if (doc or "").strip() else ""
+    lines = (doc or "").strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def _parameter_text(parameter: inspect.Parameter) -> str:
@@ -64,7 +69,7 @@ def _ensemble(args: argparse.Namespace) -> int:
         higher_is_better=not args.lower_is_better,
         seed=args.seed,
     )
-    print(format_report(report))
+    print(format_report(report), end="")
     return 0
 
 
@@ -113,6 +118,87 @@ def _variant_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--display", help="Inspect display: full, plain, none, ...")
 
 
+def _ran_labels(args: argparse.Namespace) -> int:
+    from radiology_tasks.ran_score.cli import export_labels
+
+    result = export_labels(args.log, Path(args.out))
+    for side, path in result.files.items():
+        print(f"wrote {result.rows[side]} {side} label rows to {path}")
+        for study, reason in result.skipped[side].items():
+            print(f"skipped {study}: {reason}")
+    return 0
+
+
+def _judge_options(args: argparse.Namespace) -> JudgeOptions:
+    from radiology_tasks.ct_finebench.construct.judging import JudgeOptions, parse_model_args
+
+    return JudgeOptions(
+        model=args.model,
+        model_args=parse_model_args(args.model_arg),
+        constrain=args.constrain,
+        max_tokens=args.max_tokens,
+        retries=args.retries,
+        max_connections=args.max_connections,
+    )
+
+
+def _ctfb_triplets(args: argparse.Namespace) -> int:
+    from radiology_tasks.ct_finebench.construct.triplets import triplets_command
+
+    return triplets_command(args, _judge_options(args))
+
+
+def _ctfb_schema(args: argparse.Namespace) -> int:
+    from radiology_tasks.ct_finebench.construct.schema import schema_command
+
+    return schema_command(args)
+
+
+def _ctfb_qa(args: argparse.Namespace) -> int:
+    from radiology_tasks.ct_finebench.construct.qa import qa_command
+
+    return qa_command(args, _judge_options(args))
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text}")
+    return value
+
+
+def _not_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, got {text}")
+    return value
+
+
+def _add_construction_run_arguments(parser: argparse.ArgumentParser) -> None:
+    """The input, output and judge options of the two construction steps that call a model."""
+    parser.add_argument(
+        "--data",
+        required=True,
+        help="your reports: a .jsonl/.csv file with id and reference columns, or a dataset name",
+    )
+    parser.add_argument("--out", required=True, help="output .jsonl; an existing one is resumed")
+    parser.add_argument("--model", required=True, help="Inspect model string, e.g. openai-api/vllm/Qwen/Qwen3-8B")
+    parser.add_argument(
+        "-M", "--model-arg", action="append", metavar="KEY=VALUE", help="model argument (repeatable), e.g. n_ctx=8192"
+    )
+    parser.add_argument(
+        "--constrain",
+        default="auto",
+        choices=["auto", "off", "grammar", "structured_outputs", "response_format"],
+        help="constrain the judge's answer to its format where the backend supports it (default: auto)",
+    )
+    parser.add_argument("--max-tokens", type=_positive, help="token budget of each call (default: the contract's)")
+    parser.add_argument("--retries", type=_not_negative, default=1, help="re-asks of an unreadable answer (default 1)")
+    parser.add_argument("--max-connections", type=_positive, default=4, help="reports at a time (default 4)")
+    parser.add_argument("--limit", type=_positive, help="only the first N reports")
+    parser.add_argument("--restart", action="store_true", help="start the output over instead of resuming it")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `radiology-tasks`."""
     parser = argparse.ArgumentParser(prog="radiology-tasks", description=__doc__)
@@ -158,6 +244,42 @@ def build_parser() -> argparse.ArgumentParser:
     sensitivity.add_argument("--out", required=True, help="directory for pos.jsonl and neg.jsonl")
     sensitivity.add_argument("--edits", type=int, default=1, help="attribute edits per neg report, one per sentence")
     sensitivity.set_defaults(run=_sensitivity_set)
+
+    ran = commands.add_parser("ran-labels", help="write the labels of a ran_score log as label tables (CSV)")
+    ran.add_argument("log", help="Inspect eval log of radiology_tasks/ran_score")
+    ran.add_argument("--out", required=True, help="directory for reference_labels.csv and candidate_labels.csv")
+    ran.set_defaults(run=_ran_labels)
+
+    triplets = commands.add_parser(
+        "ctfb-triplets", help="CT-FineBench construction 1/3: the judge lists (finding, attribute, value) per report"
+    )
+    _add_construction_run_arguments(triplets)
+    triplets.add_argument("--max-triplets", type=_positive, help="triplets per report at most (default 20)")
+    triplets.set_defaults(run=_ctfb_triplets)
+
+    schema = commands.add_parser(
+        "ctfb-schema", help="CT-FineBench construction 2/3: group the triplets into a schema file to edit"
+    )
+    schema.add_argument("triplets", help="the output of ctfb-triplets")
+    schema.add_argument("--out", required=True, help="the schema file to write (YAML)")
+    schema.add_argument(
+        "--min-count", type=_positive, help="keep findings and attributes found in at least N reports (default 50)"
+    )
+    schema.add_argument("--force", action="store_true", help="overwrite an existing schema file")
+    schema.set_defaults(run=_ctfb_schema)
+
+    qa = commands.add_parser(
+        "ctfb-qa", help="CT-FineBench construction 3/3: questions and answers per report from the edited schema"
+    )
+    _add_construction_run_arguments(qa)
+    qa.add_argument("--schema", required=True, help="the edited schema file")
+    qa.add_argument(
+        "--existence",
+        default="stated",
+        choices=["stated", "present"],
+        help="existence questions for findings a report states present or absent (stated), or present only",
+    )
+    qa.set_defaults(run=_ctfb_qa)
     return parser
 
 

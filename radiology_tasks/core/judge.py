@@ -170,14 +170,20 @@ Rejection = Literal["context_exceeded", "request_rejected"]
 def rejected_request(error: BaseException) -> tuple[Rejection, str] | None:
     """Classify a provider exception that rejects this one request (HTTP 400, 413, 422), with its message.
 
+    Inspect re-raises a provider's exception wrapped in its own, whose text holds the whole request, prompt
+    included: the status and message are taken from the provider's exception (or the wrapper's clean
+    ``provider_message``), so report wording in the prompt can never pass for a context error.
+
     Returns:
         ``context_exceeded`` when the message says the prompt does not fit, else ``request_rejected``; None
         for every other exception (those are Inspect's to retry, or real failures).
     """
-    status = getattr(error, "status_code", None)
+    cause = error.__cause__
+    provider = cause if cause is not None and getattr(cause, "status_code", None) is not None else error
+    status = getattr(provider, "status_code", None)
     if not isinstance(status, int) or status not in _REQUEST_REJECTED:
         return None
-    message = str(getattr(error, "message", None) or error)
+    message = str(getattr(error, "provider_message", None) or getattr(provider, "message", None) or provider)
     return ("context_exceeded" if _CONTEXT_MESSAGE.search(message) else "request_rejected"), message
 
 

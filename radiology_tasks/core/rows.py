@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Iterator, Mapping
+import re
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -59,11 +60,13 @@ class DataError(InputError):
 def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield `(row_number, row)` from a JSONL or CSV file; row numbers count data rows from 1.
 
-    In CSV files an empty cell reads as a missing value.
+    In CSV files an empty cell reads as a missing value; a row with more values than the header has
+    columns is an error (empty extra cells, as trailing commas leave, are not). A byte-order mark at
+    the start of a file, as spreadsheet programs write, is not part of the first column's name.
     """
     suffix = path.suffix.lower()
     if suffix in {".jsonl", ".ndjson"}:
-        with path.open(encoding="utf-8") as f:
+        with path.open(encoding="utf-8-sig") as f:
             number = 0
             for line in f:
                 if not line.strip():
@@ -77,9 +80,12 @@ def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     raise DataError(str(path), number, None, "a JSONL row must be a JSON object")
                 yield number, row
     elif suffix == ".csv":
-        with path.open(encoding="utf-8", newline="") as f:
+        with path.open(encoding="utf-8-sig", newline="") as f:
             for number, row in enumerate(csv.DictReader(f), start=1):
-                yield number, {k: (None if v == "" else v) for k, v in row.items() if k is not None}
+                extra = [value for value in row.pop(None, []) if value.strip()]
+                if extra:
+                    raise DataError(str(path), number, None, f"{len(extra)} more values than the header has columns")
+                yield number, {k: (None if v == "" else v) for k, v in row.items()}
     else:
         raise DataError(str(path), None, None, "unsupported file type; use .jsonl or .csv")
 
@@ -94,6 +100,8 @@ def _number(row: Mapping[str, Any], field: str, source: str, number: int) -> flo
         result = float(value)
     except (TypeError, ValueError):
         raise DataError(source, number, field, f"expected a number, got {value!r}") from None
+    except OverflowError:
+        raise DataError(source, number, field, f"expected a finite number, got {value!r}") from None
     if math.isnan(result):
         return None
     if math.isinf(result):
@@ -102,12 +110,22 @@ def _number(row: Mapping[str, Any], field: str, source: str, number: int) -> flo
 
 
 def _count(row: Mapping[str, Any], field: str, source: str, number: int) -> int | None:
-    value = _number(row, field, source, number)
-    if value is None:
-        return None
-    if value < 0 or value != int(value):
-        raise DataError(source, number, field, f"expected a non-negative whole number, got {row[field]!r}")
-    return int(value)
+    value = row.get(field)
+    whole: int | None = None
+    # Whole numbers are taken as they are: going through float would round counts beyond 2**53.
+    if isinstance(value, int) and not isinstance(value, bool):
+        whole = value
+    elif isinstance(value, str) and re.fullmatch(r"\s*[+-]?[0-9]+\s*", value):
+        whole = int(value)
+    else:
+        parsed = _number(row, field, source, number)
+        if parsed is None:
+            return None
+        if parsed.is_integer():
+            whole = int(parsed)
+    if whole is None or whole < 0:
+        raise DataError(source, number, field, f"expected a non-negative whole number, got {value!r}")
+    return whole
 
 
 def _error_counts(row: Mapping[str, Any], prefix: str, source: str, number: int) -> dict[str, int] | None:
@@ -121,16 +139,23 @@ def _error_counts(row: Mapping[str, Any], prefix: str, source: str, number: int)
     return {c: v for c, v in counts.items() if v is not None}
 
 
-def _images(value: Any, base: Path | None) -> list[str]:
+def _images(row: Mapping[str, Any], source: str, number: int, base: Path | None) -> list[str]:
+    value = row.get("images")
     if value is None:
         return []
-    names = value if isinstance(value, list) else [p for p in str(value).split(";") if p.strip()]
+    if isinstance(value, str):
+        names = value.split(";")
+    elif isinstance(value, list) and all(isinstance(name, str) for name in value):
+        names = value
+    else:
+        raise DataError(
+            source, number, "images", f"expected a list of file names (or names separated by ';'), got {value!r}"
+        )
     resolved = []
-    for name in names:
-        path = Path(str(name).strip())
-        if base is not None and not path.is_absolute() and "://" not in str(name):
-            path = base / path
-        resolved.append(str(path))
+    for name in (n.strip() for n in names if n.strip()):
+        # A URL stays as written: as a Path its "//" would collapse to "/". An absolute path stays one
+        # when joined to the base directory.
+        resolved.append(name if "://" in name or base is None else str(base / name))
     return resolved
 
 
@@ -181,6 +206,14 @@ def pair_from_row(row: Mapping[str, Any], *, source: str, row_number: int, base_
             "significant": significant,
             "insignificant": insignificant,
         }
+        if expert["scale_max"] <= expert["scale_min"]:
+            raise DataError(
+                source,
+                row_number,
+                "expert_score_max" if scale_max is not None else "expert_score_min",
+                f"the scale [{expert['scale_min']}, {expert['scale_max']}] is empty: "
+                "expert_score_max must exceed expert_score_min",
+            )
         if score is not None and not expert["scale_min"] <= score <= expert["scale_max"]:
             raise DataError(
                 source,
@@ -205,12 +238,39 @@ def pair_from_row(row: Mapping[str, Any], *, source: str, row_number: int, base_
             anatomy=_text(row, "anatomy", source, row_number),
             language=_text(row, "language", source, row_number) or "en",
             indication=_text(row, "indication", source, row_number),
-            images=_images(row.get("images"), base_dir),
+            images=_images(row, source, row_number, base_dir),
             expert=expert,
             qa=qa,
             metadata={k: v for k, v in row.items() if k not in KNOWN_COLUMNS and v is not None},
         )
     except ValidationError as exc:
         first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or None
-        raise DataError(source, row_number, field, first["msg"]) from None
+        column, detail = column_of(first["loc"])
+        raise DataError(source, row_number, column, f"{detail}{first['msg']}") from None
+
+
+# Where `ReportPair` keeps the annotation columns of a flat row.
+_EXPERT_COLUMNS = {"score": "expert_score", "scale_min": "expert_score_min", "scale_max": "expert_score_max"}
+
+
+def column_of(location: Sequence[str | int]) -> tuple[str | None, str]:
+    """The user's column for a place in `ReportPair`, and what inside that column is meant.
+
+    Validation errors point into the record (`expert.significant.a`, `qa.0.answer`); users know their file's
+    columns (`significant_a`, `qa`), so errors are reported on those.
+
+    Returns:
+        The column (None for the record as a whole) and a prefix for the message, e.g. ``"item 1, 'answer': "``.
+    """
+    if not location:
+        return None, ""
+    head, *rest = location
+    if head == "expert":
+        if len(rest) >= 2 and rest[0] in ("significant", "insignificant"):
+            return f"{rest[0]}_{rest[1]}", ""
+        column = _EXPERT_COLUMNS.get(str(rest[0]), "expert_score") if rest else "expert_score"
+        return column, ""
+    if head == "qa" and rest and isinstance(rest[0], int):
+        key = f", '{rest[1]}'" if len(rest) > 1 else ""
+        return "qa", f"item {rest[0] + 1}{key}: "
+    return str(head), ""

@@ -2,13 +2,35 @@
 
 from __future__ import annotations
 
-from inspect_ai.model import ChatMessageAssistant, ModelOutput
+from typing import Any
+
+from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput, StopReason, get_model
+from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.judge import rejected_request
 from radiology_tasks.core.records import ReportPair
 from solvers.report_input import generation_messages
 
 REPLAY_MODEL = "replay"
+
+DEFAULT_REPORT_MAX_TOKENS = 1536
+"""Token budget of one generated report unless ``--max-tokens`` is given.
+
+The longest real reports, CT of the chest, abdomen and pelvis, run to about 600-900 words; English clinical
+text takes roughly 1.3-1.5 tokens per word, so about 1,300 tokens at most. 1536 leaves headroom for those while
+stopping a generator stuck in a loop long before its report could crowd the reference out of the judge's
+context."""
+
+GENERATION_KEY = "generation"
+"""Key of `TaskState.metadata` holding what became of the generator call (see `generate_report`)."""
+
+GENERATOR_CONTEXT_EXCEEDED = "generator_context_exceeded"
+"""Error prefix: the generator's prompt did not fit its context window, so there is no report."""
+
+GENERATOR_REQUEST_REJECTED = "generator_request_rejected"
+"""Error prefix: the generator's provider rejected the request (HTTP 400, 413 or 422), so there is no report."""
 
 
 @solver
@@ -33,12 +55,88 @@ def replay_candidate() -> Solver:
 
 
 @solver
-def generate_report() -> Solver:
-    """Have the model under test write the report from the sample's indication, findings text and images."""
+def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solver:
+    """Have the model under test write the report from the sample's indication, findings text and images.
+
+    The report's token budget is `report_max_tokens`, unless the user set ``max_tokens`` for the model under
+    test (``--max-tokens``, or the model's own generate config): an explicit user setting wins.
+
+    A sample whose generator call fails for that request alone gets an empty report (the scorer leaves it
+    unscored) instead of ending the task. `state.metadata` ``["generation"]`` records the outcome:
+    ``max_tokens`` (budget sent), ``stop_reason``, ``truncated`` (the report was cut at its budget or by the
+    context window, and is judged as written), ``output_tokens`` (None when not reported) and ``error``
+    (``generator_context_exceeded: ...`` or ``generator_request_rejected: ...``; None when there is a report).
+
+    Args:
+        report_max_tokens: Token budget of one report (``-T report_max_tokens``).
+
+    Raises:
+        InputError: `report_max_tokens` is not a whole number of at least 1.
+    """
+    if isinstance(report_max_tokens, bool) or not isinstance(report_max_tokens, int) or report_max_tokens < 1:
+        raise InputError(f"-T report_max_tokens must be a whole number of at least 1, got {report_max_tokens!r}")
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         pair = state.metadata_as(ReportPair)
-        state.messages = list(await generation_messages(pair))
-        return await generate(state)
+        prompt = list(await generation_messages(pair))
+        state.messages = list(prompt)
+        max_tokens = _user_max_tokens() or report_max_tokens
+        try:
+            state = await generate(state, max_tokens=max_tokens)
+        except Exception as error:
+            rejection = rejected_request(error)
+            if rejection is None:
+                raise
+            kind, message = rejection
+            prefix = GENERATOR_CONTEXT_EXCEEDED if kind == "context_exceeded" else GENERATOR_REQUEST_REJECTED
+            return _no_report(state, prompt, max_tokens, "error", None, f"{prefix}: {message}")
+
+        output = state.output
+        output_tokens = output.usage.output_tokens if output.usage else None
+        if output.stop_reason == "model_length" and not output_tokens:
+            # Providers report a prompt too long for the context as a `model_length` output whose text is
+            # their error message; no report was written.
+            message = output.completion or "the prompt does not fit the generator's context window"
+            error = f"{GENERATOR_CONTEXT_EXCEEDED}: {message}"
+            return _no_report(state, prompt, max_tokens, output.stop_reason, output_tokens, error)
+        truncated = output.stop_reason in ("max_tokens", "model_length")
+        state.metadata[GENERATION_KEY] = _generation(max_tokens, output.stop_reason, truncated, output_tokens, None)
+        return state
 
     return solve
+
+
+def _user_max_tokens() -> int | None:
+    """``max_tokens`` the user set for the model under test, merged the way Inspect merges its configs."""
+    return get_model().config.merge(active_generate_config()).max_tokens
+
+
+def _no_report(
+    state: TaskState,
+    prompt: list[ChatMessageUser],
+    max_tokens: int,
+    stop_reason: str,
+    output_tokens: int | None,
+    error: str,
+) -> TaskState:
+    """Leave the sample with an empty report, the prompt as its only messages, and the reason recorded.
+
+    The provider's message goes to the metadata only: left as the output, the scorer would judge it as a report.
+    """
+    empty_reason: StopReason = "model_length" if error.startswith(GENERATOR_CONTEXT_EXCEEDED) else "unknown"
+    state.messages = list(prompt)
+    state.output = ModelOutput.from_content(model=str(state.model), content="", stop_reason=empty_reason)
+    state.metadata[GENERATION_KEY] = _generation(max_tokens, stop_reason, False, output_tokens, error)
+    return state
+
+
+def _generation(
+    max_tokens: int, stop_reason: str, truncated: bool, output_tokens: int | None, error: str | None
+) -> dict[str, Any]:
+    return {
+        "max_tokens": max_tokens,
+        "stop_reason": stop_reason,
+        "truncated": truncated,
+        "output_tokens": output_tokens,
+        "error": error,
+    }

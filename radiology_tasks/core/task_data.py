@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.loading import LoadedPairs, OnBadRows, load_pairs
+from radiology_tasks.core.params import choice_param, int_param, text_param
 from radiology_tasks.core.records import ReportPair
 from solvers.report_input import generation_prompt
 
 
 @dataclass(frozen=True)
 class DataOptions:
-    """The data parameters every task takes (see README, "Parameters common to every task")."""
+    """The data parameters every task takes (see README, "Parameters common to every task").
+
+    The values are checked when the options are built, since they come from `-T` as YAML may have read them:
+    a bad one raises `InputError` naming the parameter, which `inspect eval` prints as one line.
+    """
 
     data: str | None = None
     candidates: str | None = None
@@ -24,6 +28,14 @@ class DataOptions:
     limit: int | None = None
     seed: int | None = None
     on_bad_rows: OnBadRows = "error"
+
+    def __post_init__(self) -> None:
+        # Frozen: checked values replace the raw ones the way dataclasses themselves set fields.
+        for name in ("data", "candidates", "reports", "revision"):
+            object.__setattr__(self, name, text_param(name, getattr(self, name)))
+        object.__setattr__(self, "limit", int_param("limit", self.limit, minimum=1))
+        object.__setattr__(self, "seed", int_param("seed", self.seed))
+        choice_param("on_bad_rows", self.on_bad_rows, get_args(OnBadRows))
 
 
 def pair_to_sample(pair: ReportPair) -> Sample:
@@ -42,8 +54,6 @@ def report_dataset(options: DataOptions, *, require_candidate: bool) -> tuple[Me
     Returns:
         The dataset and a summary (source, rows read, used and skipped, with reasons) for the task metadata.
     """
-    if options.limit is not None and options.limit < 1:
-        raise InputError(f"-T limit must be at least 1, got {options.limit}")
     loaded: LoadedPairs = load_pairs(
         options.data,
         candidates=options.candidates,

@@ -10,7 +10,7 @@ sections 4.1-4.2 and appendices B-D; GREEN by Ostmeier et al. (2024).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
@@ -18,6 +18,7 @@ from inspect_ai.scorer import Metric
 
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.judge_options import judge_options
 from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import (
     category_f1,
@@ -28,14 +29,15 @@ from radiology_tasks.core.metrics import (
     parse_failure_rate,
     report_truncated,
 )
+from radiology_tasks.core.params import bool_param, choice_param, int_param, text_param
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.core.solvers import generate_report, replay_candidate
+from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.green_vert.fewshot import Curated, few_shot_examples
-from radiology_tasks.green_vert.scorer import JudgePrompt, ZeroMatched, report_judge, score_keys
+from radiology_tasks.green_vert.scorer import DETAILS, JUDGE_PROMPTS, JudgePrompt, ZeroMatched, report_judge, score_keys
 from scorers.green_vert.grammar import Detail
-from scorers.green_vert.parse import MissingCategories
+from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
 
 TASK_VERSION = "1.1.0"
 
@@ -66,6 +68,7 @@ def judge_task(
     seed: int | None,
     on_bad_rows: OnBadRows,
     generate: bool,
+    report_max_tokens: int,
     shots: int,
     shot_pool: str | None,
     shot_seed: int,
@@ -79,7 +82,26 @@ def judge_task(
     unscored: UnscoredPolicy,
     judge_max_tokens: int | None,
 ) -> Task:
-    """Build a GREEN-family judge task; `green` and `vert` pass their `-T` parameters through unchanged."""
+    """Build a GREEN-family judge task; `green` and `vert` pass their `-T` parameters through unchanged.
+
+    Every parameter is checked here, once, as `-T` gave it (YAML: ``-T shots=two`` arrives as text).
+    """
+    judge = judge_options(
+        constrain=constrain, judge_max_tokens=judge_max_tokens, judge_retries=judge_retries, unscored=unscored
+    )
+    generate = bool_param("generate", generate)
+    error_descriptions = bool_param("error_descriptions", error_descriptions)
+    report_max_tokens = int_param("report_max_tokens", report_max_tokens, minimum=1, required=True)
+    shots = int_param("shots", shots, minimum=0, required=True)
+    shot_seed = int_param("shot_seed", shot_seed, required=True)
+    shot_pool = text_param("shot_pool", shot_pool)
+    for name, value, allowed in (
+        ("curated", curated, get_args(Curated)),
+        ("zero_matched", zero_matched, get_args(ZeroMatched)),
+        ("missing_categories", missing_categories, MISSING_CATEGORIES),
+        ("detail", detail, DETAILS),
+    ):
+        choice_param(name, value, allowed)
     if prompt == "score" and (shots or curated != "none" or error_descriptions):
         raise InputError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
     options = DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows)
@@ -96,18 +118,18 @@ def judge_task(
     metadata: dict[str, Any] = {"data": summary, "few_shot_examples": len(examples)}
     return Task(
         dataset=dataset,
-        solver=generate_report() if generate else replay_candidate(),
+        solver=generate_report(report_max_tokens) if generate else replay_candidate(),
         scorer=report_judge(
             prompt,
             examples=examples,
             error_descriptions=error_descriptions,
-            constrain=constrain,
+            constrain=judge.constrain,
             zero_matched=zero_matched,
             missing_categories=missing_categories,
             detail=detail,
-            judge_retries=judge_retries,
-            unscored=unscored,
-            max_tokens=judge_max_tokens,
+            judge_retries=judge.judge_retries,
+            unscored=judge.unscored,
+            max_tokens=judge.judge_max_tokens,
         ),
         metrics=_metrics(score_keys(prompt), pairs, generate),
         metadata=metadata,
@@ -125,6 +147,7 @@ def green(
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
     generate: bool = False,
+    report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS,
     shots: int = 0,
     shot_pool: str | None = None,
     shot_seed: int = 0,
@@ -156,6 +179,7 @@ def vert(
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
     generate: bool = False,
+    report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS,
     shots: int = 0,
     shot_pool: str | None = None,
     shot_seed: int = 0,
@@ -176,4 +200,5 @@ def vert(
     """
     if prompt == "green":
         raise InputError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric|score")
+    choice_param("prompt", prompt, [p for p in JUDGE_PROMPTS if p != "green"])
     return judge_task(**locals())

@@ -27,10 +27,11 @@ section header to `parse_assessment`, and one character never costs more than on
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, NamedTuple
+from typing import Literal
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
 from scorers.contract import OutputContract
+from scorers.gbnf import Piece, Rule, chars, choice, grammar, literal, optional, sequence
 from scorers.green_vert.parse import (
     SECTION_EXPLANATION,
     SECTION_INSIGNIFICANT,
@@ -43,10 +44,8 @@ Detail = Literal["full", "brief"]
 """How much the judge writes besides its counts: ``full`` is the paper's form (an explanation and each error
 described), ``brief`` keeps the counts, the matched count and the score and describes each in a few words."""
 
-# Printable ASCII (0x20-0x7E) except "[" (0x5B) and "]" (0x5D); valid unchanged in GBNF and in Python,
-# xgrammar and outlines regexes.
+# Printable ASCII (0x20-0x7E) except "[" (0x5B) and "]" (0x5D).
 _FREE_CHAR = r"[ -Z\\^-~]"
-_REGEX_SPECIAL = set(r"\.^$*+?{}[]|()")
 
 
 @dataclass(frozen=True)
@@ -82,74 +81,50 @@ SCORE_ONLY_MAX_TOKENS = 16
 """Budget of the score-only answer (one number)."""
 
 
-class _Piece(NamedTuple):
-    """One part of the format, written once in GBNF and once as a regex, with its longest length."""
-
-    gbnf: str
-    regex: str
-    max_chars: int
+def _free_text(max_chars: int) -> Piece:
+    return chars(_FREE_CHAR, 1, max_chars)
 
 
-def _literal(text: str) -> _Piece:
-    gbnf = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    regex = "".join("\\n" if char == "\n" else "\\" + char if char in _REGEX_SPECIAL else char for char in text)
-    return _Piece(f'"{gbnf}"', regex, len(text))
+_COUNT = chars("[0-9]", 1, 2)
+_SCORE = choice(sequence(literal("0."), chars("[0-9]", 2, 2)), literal("1.00"))
 
 
-def _free_text(max_chars: int) -> _Piece:
-    bounded = f"{_FREE_CHAR}{{1,{max_chars}}}"
-    return _Piece(bounded, bounded, max_chars)
+def _header(section: str) -> Piece:
+    return literal(f"[{section}]:\n")
 
 
-def _sequence(*pieces: _Piece) -> _Piece:
-    return _Piece(" ".join(p.gbnf for p in pieces), "".join(p.regex for p in pieces), sum(p.max_chars for p in pieces))
-
-
-def _optional(piece: _Piece) -> _Piece:
-    return _Piece(f"({piece.gbnf})?", f"(?:{piece.regex})?", piece.max_chars)
-
-
-_COUNT = _Piece("[0-9]{1,2}", "[0-9]{1,2}", 2)
-_SCORE = _Piece('("0." [0-9]{2} | "1.00")', r"(?:0\.[0-9]{2}|1\.00)", 4)
-
-
-def _header(section: str) -> _Piece:
-    return _literal(f"[{section}]:\n")
-
-
-def _counted_line(prefix: str, max_item_chars: int) -> _Piece:
+def _counted_line(prefix: str, max_item_chars: int) -> Piece:
     """``<prefix><count>.`` with optional free text after it (the line break is not included)."""
-    return _sequence(
-        *([_literal(prefix)] if prefix else []),
+    return sequence(
+        *([literal(prefix)] if prefix else []),
         _COUNT,
-        _literal("."),
-        _optional(_sequence(_literal(" "), _free_text(max_item_chars))),
+        literal("."),
+        optional(sequence(literal(" "), _free_text(max_item_chars))),
     )
 
 
-def _rules(*, with_score: bool, bounds: AnswerBounds) -> list[tuple[str, _Piece]]:
-    """The named rules of the format, root first."""
-    newline = _literal("\n")
-    categories = _sequence(
+def _sections(*, with_score: bool, bounds: AnswerBounds) -> list[Rule]:
+    """One named rule per section of the format, in order."""
+    newline = literal("\n")
+    categories = sequence(
         *(
-            _sequence(_counted_line(f"({letter}) {CATEGORY_NAMES[letter]}: ", bounds.item), newline)
+            sequence(_counted_line(f"({letter}) {CATEGORY_NAMES[letter]}: ", bounds.item), newline)
             for letter in ERROR_CATEGORIES
         )
     )
     sections = [
-        ("explanation", _sequence(_header(SECTION_EXPLANATION), _free_text(bounds.explanation), newline)),
-        ("significant", _sequence(_header(SECTION_SIGNIFICANT), categories)),
-        ("insignificant", _sequence(_header(SECTION_INSIGNIFICANT), categories)),
-        ("matched", _sequence(_header(SECTION_MATCHED), _counted_line("", bounds.matched))),
+        Rule("explanation", sequence(_header(SECTION_EXPLANATION), _free_text(bounds.explanation), newline)),
+        Rule("significant", sequence(_header(SECTION_SIGNIFICANT), categories)),
+        Rule("insignificant", sequence(_header(SECTION_INSIGNIFICANT), categories)),
+        Rule("matched", sequence(_header(SECTION_MATCHED), _counted_line("", bounds.matched))),
     ]
     if with_score:
-        sections.append(("score", _sequence(newline, _header(SECTION_SCORE), _SCORE)))
-    root = _Piece(
-        " ".join(name for name, _ in sections),
-        "".join(piece.regex for _, piece in sections),
-        sum(piece.max_chars for _, piece in sections),
-    )
-    return [("root", root), *sections]
+        sections.append(Rule("score", sequence(newline, _header(SECTION_SCORE), _SCORE)))
+    return sections
+
+
+def _root(*, with_score: bool, bounds: AnswerBounds) -> Piece:
+    return sequence(*(section.ref for section in _sections(with_score=with_score, bounds=bounds)))
 
 
 def assessment_gbnf(*, with_score: bool, bounds: AnswerBounds = DETAIL_BOUNDS["full"]) -> str:
@@ -162,7 +137,7 @@ def assessment_gbnf(*, with_score: bool, bounds: AnswerBounds = DETAIL_BOUNDS["f
     Returns:
         Grammar text for `llama_cpp.LlamaGrammar.from_string`.
     """
-    return "".join(f"{name} ::= {piece.gbnf}\n" for name, piece in _rules(with_score=with_score, bounds=bounds))
+    return grammar(_root(with_score=with_score, bounds=bounds), _sections(with_score=with_score, bounds=bounds))
 
 
 def assessment_regex(*, with_score: bool, bounds: AnswerBounds = DETAIL_BOUNDS["full"]) -> str:
@@ -170,12 +145,12 @@ def assessment_regex(*, with_score: bool, bounds: AnswerBounds = DETAIL_BOUNDS["
 
     Match it against a whole answer (`re.fullmatch`); it has no anchors of its own.
     """
-    return _rules(with_score=with_score, bounds=bounds)[0][1].regex
+    return _root(with_score=with_score, bounds=bounds).regex
 
 
 def assessment_max_chars(*, with_score: bool, bounds: AnswerBounds = DETAIL_BOUNDS["full"]) -> int:
     """Length in characters of the longest answer `assessment_gbnf` admits."""
-    return _rules(with_score=with_score, bounds=bounds)[0][1].max_chars
+    return _root(with_score=with_score, bounds=bounds).max_chars
 
 
 def assessment_contract(name: str, *, with_score: bool, detail: Detail = "full") -> OutputContract:

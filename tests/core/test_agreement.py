@@ -24,17 +24,31 @@ def _scipy_three(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
     )
 
 
-def _scipy_intervals(x: list[float], y: list[float], n_resamples: int, seed: int) -> list[tuple[float, float]]:
-    """Percentile intervals recomputed with one scipy call per resample."""
+def _scipy_intervals(
+    x: list[float], y: list[float], n_resamples: int, seed: int, confidence: float = 0.95
+) -> list[tuple[float, float]]:
+    """Percentile intervals recomputed with one scipy call per resample.
+
+    The resamples follow the documented convention: row i of
+    ``numpy.random.default_rng(seed).integers(0, n, size=(n_resamples, n))`` indexes resample i.
+    """
     xa, ya = np.asarray(x), np.asarray(y)
     resamples = np.random.default_rng(seed).integers(0, len(xa), size=(n_resamples, len(xa)))
     draws = np.array([_scipy_three(xa[i], ya[i]) for i in resamples])
+    tail = (1 - confidence) / 2
     intervals = []
     for column in draws.T:
-        defined = column[~np.isnan(column)]
-        low, high = np.percentile(defined, [2.5, 97.5])
-        intervals.append((low, high))
+        defined = np.sort(column[~np.isnan(column)])
+        intervals.append((_quantile(defined, tail), _quantile(defined, 1 - tail)))
     return intervals
+
+
+def _quantile(ordered: np.ndarray, q: float) -> float:
+    """Quantile `q` of sorted values, interpolating linearly between order statistics (position q * (n - 1))."""
+    position = q * (len(ordered) - 1)
+    below = int(np.floor(position))
+    above = min(below + 1, len(ordered) - 1)
+    return float(ordered[below] + (position - below) * (ordered[above] - ordered[below]))
 
 
 def test_hand_computed_values() -> None:
@@ -66,6 +80,62 @@ def test_intervals_equal_scipy_on_every_resample() -> None:
     assert result.kendall_tau_ci[0] <= result.kendall_tau <= result.kendall_tau_ci[1]
 
 
+@pytest.mark.parametrize("confidence", [0.5, 0.8, 0.9, 0.99])
+def test_intervals_at_other_confidence_levels_equal_scipy(confidence: float) -> None:
+    result = correlate(JUDGE, EXPERT, n_resamples=300, seed=5, confidence=confidence)
+    expected = _scipy_intervals(JUDGE, EXPERT, 300, 5, confidence)
+    got = [result.kendall_tau_ci, result.spearman_ci, result.pearson_ci]
+    for (low, high), (want_low, want_high) in zip(got, expected):
+        assert low == pytest.approx(want_low, abs=1e-12)
+        assert high == pytest.approx(want_high, abs=1e-12)
+
+
+def test_intervals_nest_and_widen_with_the_confidence_level() -> None:
+    levels = [0.5, 0.8, 0.95, 0.99]
+    results = [correlate(JUDGE, EXPERT, n_resamples=400, seed=9, confidence=c) for c in levels]
+    for name in ("kendall_tau", "spearman", "pearson"):
+        intervals = [getattr(r, f"{name}_ci") for r in results]
+        widths = [high - low for low, high in intervals]
+        assert widths == sorted(widths) and widths[0] < widths[-1], name
+        for (low, high), (wider_low, wider_high) in zip(intervals, intervals[1:]):
+            assert wider_low <= low <= high <= wider_high, name
+
+
+def test_interval_percentiles_by_hand() -> None:
+    # Ten resamples of four points; the 80% interval takes the 10th and 90th percentiles of the ten
+    # Pearson correlations, i.e. positions 0.9 and 8.1 of the sorted values.
+    x, y = [0.0, 1.0, 2.0, 4.0], [0.0, 2.0, 1.0, 3.0]
+    resamples = np.random.default_rng(4).integers(0, 4, size=(10, 4))
+    rs = sorted(
+        stats.pearsonr(np.take(x, r), np.take(y, r)).statistic
+        for r in resamples
+        if len(set(np.take(x, r))) > 1 and len(set(np.take(y, r))) > 1
+    )
+    assert len(rs) == 10
+    low = rs[0] + 0.9 * (rs[1] - rs[0])
+    high = rs[8] + 0.1 * (rs[9] - rs[8])
+    result = correlate(x, y, n_resamples=10, seed=4, confidence=0.8)
+    assert result.pearson_ci == pytest.approx((low, high), abs=1e-12)
+
+
+def test_expert_agreement_metric_passes_its_confidence_level_on() -> None:
+    from inspect_ai.scorer import SampleScore, Score
+
+    from radiology_tasks.core.metrics import expert_agreement
+
+    scores = [
+        SampleScore(score=Score(value={"vert": j}, metadata={"expert_score": e}), sample_id=i)
+        for i, (j, e) in enumerate(zip(JUDGE, EXPERT))
+    ]
+    for confidence in (0.5, 0.8):
+        value = expert_agreement("vert", n_resamples=200, seed=3, confidence=confidence)(scores)
+        expected = _scipy_intervals(JUDGE, EXPERT, 200, 3, confidence)
+        assert (value["vert_kendall_tau_ci_low"], value["vert_kendall_tau_ci_high"]) == pytest.approx(
+            expected[0], abs=1e-12
+        )
+        assert (value["vert_pearson_ci_low"], value["vert_pearson_ci_high"]) == pytest.approx(expected[2], abs=1e-12)
+
+
 def test_intervals_with_ties_and_constant_resamples_equal_scipy() -> None:
     # Three points with ties: many resamples are constant and are left out of the percentiles.
     judge, expert = [0.2, 0.2, 0.9, 0.5], [0.0, 0.4, 1.0, 0.4]
@@ -75,6 +145,18 @@ def test_intervals_with_ties_and_constant_resamples_equal_scipy() -> None:
     for (low, high), (want_low, want_high) in zip(got, expected):
         assert low == pytest.approx(want_low, abs=1e-12)
         assert high == pytest.approx(want_high, abs=1e-12)
+
+
+def test_kendall_intervals_over_more_points_than_one_block_equal_scipy() -> None:
+    # Tau-b is accumulated over blocks of 512 points; 1100 points take three blocks, the last one partial.
+    rng = np.random.default_rng(0)
+    expert = rng.integers(0, 5, size=1100).astype(float)
+    judge = np.round(expert + rng.normal(0, 1.5, size=1100), 1)
+    result = correlate(list(judge), list(expert), n_resamples=30, seed=2)
+    resamples = np.random.default_rng(2).integers(0, 1100, size=(30, 1100))
+    taus = np.sort([stats.kendalltau(judge[r], expert[r], variant="b").statistic for r in resamples])
+    assert result.kendall_tau_ci == pytest.approx((_quantile(taus, 0.025), _quantile(taus, 0.975)), abs=1e-12)
+    assert result.kendall_tau == pytest.approx(stats.kendalltau(judge, expert, variant="b").statistic, abs=1e-12)
 
 
 def test_intervals_are_seeded() -> None:
@@ -164,3 +246,123 @@ def test_count_bias_refuses_bad_counts() -> None:
         count_bias_by_human_errors([1, 2], [1, -1])
     with pytest.raises(ValueError, match="2 human totals but 1 predicted"):
         count_bias_by_human_errors([1, 2], [1])
+
+
+def test_count_bias_default_buckets_and_the_smallest_top_bucket() -> None:
+    assert [b["bucket"] for b in count_bias_by_human_errors([0, 5], [1, 5])] == ["0", "1", "2", "3", "4+"]
+    one = count_bias_by_human_errors([0, 1, 3], [0, 3, 3], top_bucket=1)
+    # Bucket "1+" holds the reports with 1 and 3 human errors: biases +2 and 0.
+    assert [(b["bucket"], b["n"], b["mean_bias"], b["median_bias"]) for b in one] == [
+        ("0", 1, 0.0, 0.0),
+        ("1+", 2, 1.0, 1.0),
+    ]
+    with pytest.raises(ValueError) as error:
+        count_bias_by_human_errors([1], [1], top_bucket=0)
+    assert str(error.value) == "top_bucket must be >= 1, got 0"
+
+
+def test_empty_buckets_are_nan_without_numpy_warnings() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        buckets = count_bias_by_human_errors([0], [2], top_bucket=2)
+    assert buckets[0]["mean_bias"] == 2.0
+    assert all(math.isnan(b["mean_bias"]) and math.isnan(b["median_bias"]) for b in buckets[1:])
+
+
+@pytest.mark.parametrize(
+    ("human", "predicted", "message"),
+    [
+        ([1, "2"], [1, 2], "row 1: human total must be a non-negative integer, got '2'"),
+        ([1, 2], [True, 2], "row 0: predicted total must be a non-negative integer, got True"),
+    ],
+)
+def test_count_bias_names_the_bad_total(human: list, predicted: list, message: str) -> None:
+    with pytest.raises(ValueError) as error:
+        count_bias_by_human_errors(human, predicted)
+    assert str(error.value) == message
+
+
+def test_constant_resamples_are_undefined_even_when_their_mean_is_rounded() -> None:
+    # Three copies of 0.1 average to 0.10000000000000002: centred, such a resample is not exactly zero,
+    # and only the explicit constancy check keeps its meaningless correlation out of the percentiles.
+    rounded, varied = [0.1, 0.1, 0.7], [0.2, 0.5, 0.9]
+    for judge, expert in ((rounded, varied), (varied, rounded)):
+        result = correlate(judge, expert, n_resamples=400, seed=6)
+        expected = _scipy_intervals(judge, expert, 400, 6)
+        got = [result.kendall_tau_ci, result.spearman_ci, result.pearson_ci]
+        for (low, high), (want_low, want_high) in zip(got, expected):
+            assert low == pytest.approx(want_low, abs=1e-12)
+            assert high == pytest.approx(want_high, abs=1e-12)
+
+
+def test_correlations_stay_within_minus_one_and_one_despite_rounding() -> None:
+    # Exactly linear data: computed resample correlations land a few ulps beyond +-1 before clipping.
+    x = [0.64, 0.27, 0.04, 0.02, 0.81, 0.91, 0.61]
+    up = correlate(x, [0.7 * v + 0.1 for v in x], n_resamples=200, seed=0, confidence=0.999999)
+    down = correlate(x, [-0.7 * v - 0.1 for v in x], n_resamples=200, seed=0, confidence=0.999999)
+    for name in ("kendall_tau", "spearman", "pearson"):
+        assert getattr(up, f"{name}_ci")[1] <= 1.0
+        assert getattr(down, f"{name}_ci")[0] >= -1.0
+
+
+def test_no_numpy_warnings_on_constant_resamples() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = correlate([0.2, 0.2, 0.9, 0.5], [0.0, 0.4, 1.0, 0.4], n_resamples=200, seed=3)
+    assert not math.isnan(result.pearson_ci[0])
+
+
+def test_settings_are_checked_with_their_values_in_the_message() -> None:
+    for confidence in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError) as error:
+            correlate([1, 2], [1, 2], confidence=confidence)
+        assert str(error.value) == f"confidence must lie in (0, 1), got {confidence}"
+    with pytest.raises(ValueError) as error:
+        correlate([1, 2], [1, 2], n_resamples=-1)
+    assert str(error.value) == "n_resamples must be >= 0, got -1"
+    with pytest.raises(ValueError) as error:
+        correlate([1, 2], [-math.inf, 2])
+    assert str(error.value) == "expert score at index 0 is infinite"
+
+
+def test_two_pairs_are_enough_for_a_correlation() -> None:
+    result = correlate([1.0, 2.0], [3.0, 5.0], n_resamples=0)
+    assert (result.kendall_tau, result.spearman, result.pearson) == pytest.approx((1.0, 1.0, 1.0), abs=1e-12)
+
+
+def test_a_single_constant_resample_gives_an_undefined_interval() -> None:
+    # Seed 0 draws indices [1, 1]: the one resample is constant, so no interval can be formed.
+    assert list(np.random.default_rng(0).integers(0, 2, size=(1, 2))[0]) == [1, 1]
+    result = correlate([1.0, 2.0], [3.0, 5.0], n_resamples=1, seed=0)
+    assert result.kendall_tau == 1.0
+    assert all(math.isnan(v) for v in (*result.kendall_tau_ci, *result.spearman_ci, *result.pearson_ci))
+
+
+def test_defaults_are_a_thousand_resamples_seeded_with_zero() -> None:
+    assert correlate(JUDGE, EXPERT) == correlate(JUDGE, EXPERT, n_resamples=1000, seed=0, confidence=0.95)
+
+
+def test_two_pairs_give_an_interval_from_their_non_constant_resamples() -> None:
+    # Any resample holding both points has tau = rho = r = 1; constant ones are left out.
+    for n_resamples, seed in ((20, 0), (1, 1)):
+        result = correlate([1.0, 2.0], [3.0, 5.0], n_resamples=n_resamples, seed=seed)
+        assert result.kendall_tau_ci == (1.0, 1.0)
+        assert result.spearman_ci == pytest.approx((1.0, 1.0), abs=1e-12)
+        assert result.pearson_ci == pytest.approx((1.0, 1.0), abs=1e-12)
+
+
+def test_one_constant_side_is_undefined_without_warnings() -> None:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = correlate([0.5, 0.5, 0.5], [0.1, 0.2, 0.3], n_resamples=10)
+        other = correlate([0.1, 0.2, 0.3], [0.5, 0.5, 0.5], n_resamples=10)
+    for agreement in (result, other):
+        flat = agreement.as_dict()
+        for name in ("kendall_tau", "spearman", "pearson"):
+            assert all(math.isnan(flat[f"{name}{part}"]) for part in ("", "_ci_low", "_ci_high"))

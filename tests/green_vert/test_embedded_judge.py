@@ -56,3 +56,26 @@ def test_the_longest_answer_costs_no_more_tokens_than_the_contract_assumes(detai
         text = "".join(filler[i % len(filler)] for i in range(contract.max_chars))
         tokens = model.tokenize(text.encode(), add_bos=False, special=False)
         assert len(tokens) + 1 <= contract.max_answer_tokens
+
+
+def test_the_embedded_model_writes_and_judges_reports(tmp_path) -> None:
+    """The issue's command: the same small model as generator and judge; no report can stop the run."""
+    pytest.importorskip("llama_cpp")
+    (log,) = inspect_eval(
+        vert(limit=2, seed=0, generate=True, report_max_tokens=256),
+        model=GRADER,
+        model_roles={"grader": GRADER},
+        display="none",
+        log_dir=str(tmp_path),
+    )
+    assert log.status == "success", log.error
+    assert len(log.samples) == 2 and not any(s.error for s in log.samples)
+    for sample in log.samples:
+        score = sample.scores["report_judge"]
+        generation = score.metadata["generation"]
+        assert generation["max_tokens"] == 256 and generation["output_tokens"] <= 256
+        assert generation["truncated"] == (generation["stop_reason"] == "max_tokens")
+        # scored, or unscored with a stated reason: never a bare NaN
+        for key, value in score.value.items():
+            assert not math.isnan(value) or score.metadata["unscored"][key]
+    assert "report_truncated" in log.results.scores[0].metrics

@@ -223,3 +223,37 @@ def test_errors(tmp_path: Path) -> None:
         ensemble_report([good, good], train_logs=[good, good])
     with pytest.raises(ValueError, match="one training log per judge"):
         ensemble_report([good, good], train_logs=[good])
+
+
+@pytest.mark.parametrize("seed", [0, 4])
+def test_seed_draws_the_split_and_the_bootstrap(three_logs: list[str], seed: int) -> None:
+    from scorers.agreement import correlate
+
+    report = ensemble_report(three_logs, train_fraction=0.4, seed=seed, n_resamples=60)
+    # The documented split: numpy.random.default_rng(seed).permutation of the shared samples, sorted by id;
+    # the first round(0.4 * 30) = 12 go to the fit.
+    order = np.random.default_rng(seed).permutation(30)
+    assert report.train_ids == [IDS[i] for i in order[:12]]
+    assert report.eval_ids == [IDS[i] for i in order[12:]]
+    held = [IDS.index(i) for i in report.eval_ids]
+    expected = correlate([JUDGES[1][i] for i in held], [EXPERT[i] for i in held], n_resamples=60, seed=seed)
+    assert report.judges[1].agreement == expected
+
+
+def test_training_logs_are_used_instead_of_a_split(tmp_path: Path, three_logs: list[str]) -> None:
+    train_ids = [f"t{i}" for i in range(8)]
+    rng = np.random.default_rng(7)
+    truth = list(rng.uniform(0, 1, 8))
+    train = [
+        write_log(
+            tmp_path / f"train{k}.json",
+            _rows(train_ids, list(rng.uniform(0, 1, 8)), truth),
+            dataset="rate_eval_train",
+            grader=f"openai/judge-{k}",
+        )
+        for k in range(3)
+    ]
+    report = ensemble_report(three_logs, train_logs=train, train_fraction=0.5, seed=3, n_resamples=20)
+    assert report.train_ids == train_ids
+    assert report.eval_ids == IDS
+    assert report.excluded_train == {"missing_from_some_log": 0, "unscored": 0, "no_expert_score": 0}

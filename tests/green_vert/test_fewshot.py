@@ -75,3 +75,103 @@ def test_green_prompt_takes_curated_counts_but_not_pool_scores():
     assert all("[Overall Accuracy Score]" not in e["answer"] for e in examples)
     with pytest.raises(ValueError, match="pool examples carry an overall expert score"):
         few_shot_examples(1, with_score=False, shot_pool="demo", shot_seed=0, curated="none", evaluated=[])
+
+
+def _scored(pair_id: str, reference: str, candidate: str) -> ReportPair:
+    return ReportPair(id=pair_id, reference=reference, candidate=candidate, expert={"score": 0.5})
+
+
+EVALUATED = ReportPair(id="e1", reference="Small left pleural effusion.", candidate="Tiny left pleural effusion.")
+CLEAN = [_scored("c1", "Clear lungs.", "Lungs are clear."), _scored("c2", "No fracture.", "Bones intact.")]
+# Each pool pair shares exactly one thing with the evaluated pair, so exactly one exclusion rule catches it.
+LEAKS = {
+    "same id": _scored("e1", "Normal heart size.", "Heart size normal."),
+    "reference is the evaluated reference": _scored("l2", "  small LEFT pleural   effusion. ", "Something else."),
+    "reference is the evaluated candidate": _scored("l3", "Tiny left pleural effusion.", "Something else."),
+    "candidate is the evaluated reference": _scored("l4", "Something else.", "SMALL left pleural effusion."),
+    "candidate is the evaluated candidate": _scored("l5", "Something else.", "tiny left\tpleural effusion."),
+}
+
+
+@pytest.mark.parametrize("leak", LEAKS.values(), ids=LEAKS.keys())
+def test_each_exclusion_rule_alone_keeps_a_leaked_pair_out(leak: ReportPair) -> None:
+    pool = [leak, *CLEAN]
+    # Were the leak usable, 2 draws from 3 would pick it for about two seeds in three.
+    for seed in range(40):
+        assert {p.id for p in draw_shots(pool, 2, seed=seed, evaluated=[EVALUATED])} == {"c1", "c2"}
+    with pytest.raises(ValueError, match="the shot pool has 2 usable pairs"):
+        draw_shots(pool, 3, seed=0, evaluated=[EVALUATED])
+    # Nothing else about the pair is wrong: with nothing evaluated it is drawn like any other.
+    assert len(draw_shots(pool, 3, seed=0, evaluated=[])) == 3
+
+
+def test_a_pool_of_only_leaked_pairs_gives_no_shots() -> None:
+    with pytest.raises(ValueError, match="the shot pool has 0 usable pairs"):
+        draw_shots(list(LEAKS.values()), 1, seed=0, evaluated=[EVALUATED])
+
+
+def test_an_evaluated_pair_without_candidate_excludes_by_its_reference() -> None:
+    # With -T generate=true the evaluated pairs have no candidate yet.
+    reference_only = ReportPair(id="e9", reference="Clear lungs.")
+    assert draw_shots(CLEAN, 1, seed=0, evaluated=[reference_only]) == [CLEAN[1]]
+
+
+def test_pool_examples_never_include_an_evaluated_pair(pairs_file) -> None:
+    rows = [
+        {"id": "e1", "reference": "Other reference.", "candidate": "Other candidate.", "expert_score": 0.2},
+        {"id": "x2", "reference": EVALUATED.reference, "candidate": "Another candidate.", "expert_score": 0.4},
+        {"id": "c1", "reference": "Clear lungs.", "candidate": "Lungs are clear.", "expert_score": 0.9},
+    ]
+    pool = str(pairs_file(rows))
+    for seed in range(20):
+        examples = few_shot_examples(
+            1, with_score=True, shot_pool=pool, shot_seed=seed, curated="none", evaluated=[EVALUATED]
+        )
+        assert [e["reference"] for e in examples] == ["Clear lungs."]
+    with pytest.raises(ValueError, match="the shot pool has 1 usable pairs"):
+        few_shot_examples(2, with_score=True, shot_pool=pool, shot_seed=0, curated="none", evaluated=[EVALUATED])
+
+
+def test_draws_follow_the_seed_exactly() -> None:
+    import random
+
+    pool = [_scored(f"p{i}", f"Reference {i}.", f"Candidate {i}.") for i in range(12)]
+    for seed in (0, 1, 7):
+        expected = random.Random(seed).sample(pool, 4)
+        assert draw_shots(pool, 4, seed=seed, evaluated=[]) == expected
+
+
+def test_curated_answers_carry_a_score_only_for_scoring_prompts() -> None:
+    scored = few_shot_examples(0, with_score=True, shot_pool=None, shot_seed=0, curated="error-types", evaluated=[])
+    assert all("[Overall Accuracy Score]" in e["answer"] for e in scored)
+
+
+def test_pool_examples_are_the_seeded_draw_with_their_texts(pairs_file) -> None:
+    import random
+
+    rows = [
+        {"id": f"s{i}", "reference": f"Ref {i}.", "candidate": f"Cand {i}.", "expert_score": i, "expert_score_max": 9}
+        for i in range(10)
+    ]
+    pool = str(pairs_file(rows))
+    for seed in (0, 5):
+        examples = few_shot_examples(3, with_score=True, shot_pool=pool, shot_seed=seed, curated="none", evaluated=[])
+        drawn = random.Random(seed).sample(rows, 3)
+        assert [(e["reference"], e["candidate"]) for e in examples] == [(r["reference"], r["candidate"]) for r in drawn]
+
+
+def test_request_errors_in_full() -> None:
+    with pytest.raises(ValueError) as error:
+        few_shot_examples(1, with_score=False, shot_pool="demo", shot_seed=0, curated="none", evaluated=[])
+    assert str(error.value) == (
+        "pool examples carry an overall expert score, which the GREEN prompt does not ask for; "
+        "use the vert task, or -T curated=error-types"
+    )
+    with pytest.raises(ValueError) as error:
+        few_shot_examples(1, with_score=True, shot_pool=None, shot_seed=0, curated="none", evaluated=[])
+    assert str(error.value) == "-T shots needs -T shot_pool=NAME_OR_FILE (pairs with candidate and expert_score)"
+    with pytest.raises(ValueError) as error:
+        draw_shots([_pair(1)], 2, seed=0, evaluated=[])
+    assert str(error.value) == (
+        "the shot pool has 1 usable pairs (with candidate and expert score, not being evaluated); 2 requested"
+    )

@@ -175,11 +175,11 @@ def test_gbnf_rules() -> None:
     ]
     assert rules["root"] == "explanation significant insignificant matched score"
     assert rules["explanation"] == r'"[Explanation]:\n" [ -Z\\^-~]{1,7} "\n"'
-    assert rules["matched"] == r'"[Matched Findings]:\n" [0-9]{1,2} "." (" " [ -Z\\^-~]{1,4})?'
-    assert rules["score"] == r'"\n" "[Overall Accuracy Score]:\n" ("0." [0-9]{2} | "1.00")'
+    assert rules["matched"] == r'"[Matched Findings]:\n" [0-9]{1,2} "." ( " " [ -Z\\^-~]{1,4} )?'
+    assert rules["score"] == r'"\n" "[Overall Accuracy Score]:\n" ( "0." [0-9]{2} | "1.00" )'
     expected_line = (
         r'"(c) Misidentification of a finding' + "'" + r's anatomic location/position: "'
-        r' [0-9]{1,2} "." (" " [ -Z\\^-~]{1,3})? "\n"'
+        r' [0-9]{1,2} "." ( " " [ -Z\\^-~]{1,3} )? "\n"'
     )
     for section in ("significant", "insignificant"):
         assert expected_line in rules[section]

@@ -202,7 +202,10 @@ def test_score_only_prompt_for_fine_tuned_judges(monkeypatch, pairs_file):
         ({"missing_categories": "guess"}, "missing_categories must be one of zero, strict"),
         ({"detail": "short"}, "detail must be one of full, brief"),
         ({"unscored": "drop"}, "-T unscored must be one of worst, exclude"),
-        ({"judge_retries": -1}, "judge_retries must be >= 0"),
+        ({"judge_retries": -1}, "-T judge_retries must be at least 0, got -1"),
+        ({"shots": "two"}, "-T shots must be a whole number, got 'two'"),
+        ({"generate": "maybe"}, "-T generate must be true or false, got 'maybe'"),
+        ({"report_max_tokens": 0}, "-T report_max_tokens must be at least 1, got 0"),
         ({"prompt": "green"}, "use the green task for the GREEN prompt"),
     ],
 )

@@ -105,3 +105,20 @@ def test_bad_settings(tmp_path: Path) -> None:
         export_sft([_pair(0)], tmp_path, val_fraction=0.9)
     with pytest.raises(ValueError, match="pair p9: no expert score"):
         sft_conversation(_pair(9, score=None))
+
+
+@pytest.mark.parametrize(("fraction", "seed", "n_validation"), [(0.15, 0, 3), (0.5, 2, 10), (0.0, 1, 0), (0.26, 9, 5)])
+def test_validation_pairs_follow_the_fraction_and_the_seed(
+    tmp_path: Path, fraction: float, seed: int, n_validation: int
+) -> None:
+    import random
+
+    pairs = [_pair(i, score=i % 6) for i in range(20)]
+    result = export_sft(pairs, tmp_path, val_fraction=fraction, seed=seed)
+    # The documented split: shuffle with random.Random(seed), hold out round(20 * fraction) pairs first.
+    shuffled = list(pairs)
+    random.Random(seed).shuffle(shuffled)
+    expected = [sft_conversation(p) for p in shuffled]
+    assert (result.n_validation, result.n_train) == (n_validation, 20 - n_validation)
+    assert _read(result.validation) == expected[:n_validation]
+    assert _read(result.train) == expected[n_validation:]

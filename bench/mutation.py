@@ -1,0 +1,166 @@
+"""Mutation testing of the core logic with mutmut, scored per module.
+
+Copies the repository into a work directory (so the `mutants/` tree mutmut writes never lands in the checkout),
+runs ``mutmut run`` there with the ``[tool.mutmut]`` settings of ``pyproject.toml`` (which modules to mutate, and
+the fast tests only), and prints for each module how many mutants the tests killed out of how many were made.
+A mutant counts as killed when a test fails or times out on it; one that no test even runs ("no tests") counts
+against the score like a survivor.
+
+Usage::
+
+    python bench/mutation.py [MODULE ...] [--workdir DIR] [--max-children N] [--survivors] [--fail-under PCT]
+
+MODULE is a file path as listed in ``only_mutate``, e.g. ``radiology_tasks/core/rows.py``; without any, every
+configured module is run. Without ``--workdir`` the copy is made in a temporary directory and removed at the end;
+with it the copy is kept, so ``mutmut show NAME`` can be run there afterwards to see a mutant's diff.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# Left out of the copy: version control, caches, virtual environments and earlier mutmut output.
+IGNORED = shutil.ignore_patterns(
+    ".git", "mutants", "__pycache__", ".pytest_cache", ".hypothesis", "*venv*", "logs", ".ci-logs", "dist", "build"
+)
+# mutmut statuses that mean the tests noticed the mutant.
+DETECTED = {"killed", "timeout", "caught by type check"}
+
+
+@dataclass(frozen=True)
+class ModuleScore:
+    """Mutant outcomes of one source file.
+
+    Attributes:
+        path: The file, relative to the repository root.
+        statuses: Number of mutants per mutmut status (``killed``, ``survived``, ``no tests``, ...).
+        survivors: Name and status of each mutant no test detected.
+    """
+
+    path: str
+    statuses: Counter[str]
+    survivors: list[tuple[str, str]]
+
+    @property
+    def total(self) -> int:
+        """Mutants made from the file."""
+        return sum(self.statuses.values())
+
+    @property
+    def killed(self) -> int:
+        """Mutants some test detected."""
+        return sum(n for status, n in self.statuses.items() if status in DETECTED)
+
+    @property
+    def score(self) -> float:
+        """Share of mutants killed, in percent (100 for a file without mutants)."""
+        return 100.0 * self.killed / self.total if self.total else 100.0
+
+
+def module_pattern(path: str) -> str:
+    """The mutmut mutant-name pattern covering every mutant of one source file."""
+    return path.removesuffix(".py").replace("/", ".") + ".*"
+
+
+def module_of(mutant: str) -> str:
+    """The source file of a mutant: ``scorers.agreement.x_f__mutmut_3`` -> ``scorers/agreement.py``."""
+    function = mutant.partition("__mutmut_")[0]
+    return function.rpartition(".")[0].replace(".", "/") + ".py"
+
+
+def copy_repository(workdir: Path) -> None:
+    """Replace `workdir` with a fresh copy of the repository."""
+    if workdir.exists():
+        shutil.rmtree(workdir)
+    shutil.copytree(ROOT, workdir, ignore=IGNORED)
+
+
+def run_mutmut(workdir: Path, modules: list[str], max_children: int) -> None:
+    """Run mutmut in `workdir` on the mutants of `modules` (all configured modules when empty)."""
+    env = dict(os.environ, PYTHONPATH=str(workdir), HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    # CI=1 would make the test session fail on skips, which mutmut's selective runs are full of.
+    env.pop("CI", None)
+    command = [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)]
+    subprocess.run([*command, *map(module_pattern, modules)], cwd=workdir, env=env, check=True)
+
+
+def read_results(workdir: Path) -> dict[str, ModuleScore]:
+    """Per-file outcomes from ``mutmut results``, keyed by file path."""
+    listing = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results", "--all", "true"],
+        cwd=workdir,
+        env=dict(os.environ, PYTHONPATH=str(workdir)),
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    scores: dict[str, ModuleScore] = {}
+    for line in listing.splitlines():
+        mutant, separator, status = line.strip().rpartition(": ")
+        if not separator or "__mutmut_" not in mutant:
+            continue
+        path = module_of(mutant)
+        score = scores.setdefault(path, ModuleScore(path, Counter(), []))
+        score.statuses[status] += 1
+        if status not in DETECTED:
+            score.survivors.append((mutant, status))
+    return scores
+
+
+def format_table(scores: list[ModuleScore]) -> str:
+    """A plain-text table: one row per module, then the total."""
+    width = max([len("module"), *(len(s.path) for s in scores)])
+    lines = [f"{'module':<{width}}  {'killed/total':>12}  {'score':>6}  {'survived':>8}  {'no tests':>8}  timeout"]
+    for s in scores:
+        lines.append(
+            f"{s.path:<{width}}  {f'{s.killed}/{s.total}':>12}  {s.score:>5.1f}%  {s.statuses['survived']:>8}  "
+            f"{s.statuses['no tests']:>8}  {s.statuses['timeout']:>7}"
+        )
+    killed, total = sum(s.killed for s in scores), sum(s.total for s in scores)
+    overall = 100.0 * killed / total if total else 100.0
+    lines.append(f"{'all':<{width}}  {f'{killed}/{total}':>12}  {overall:>5.1f}%")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run mutmut on a copy of the repository and print the per-module scores."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("modules", nargs="*", help="source files to mutate (default: every configured module)")
+    parser.add_argument("--workdir", type=Path, help="keep the copy here (replaced if it exists)")
+    parser.add_argument("--max-children", type=int, default=os.cpu_count() or 1, help="parallel test workers")
+    parser.add_argument("--survivors", action="store_true", help="list the mutants no test detected")
+    parser.add_argument("--fail-under", type=float, help="exit 1 when a module scores below this percentage")
+    args = parser.parse_args(argv)
+
+    temporary = None if args.workdir else tempfile.TemporaryDirectory(prefix="mutation-")
+    workdir = (args.workdir or Path(temporary.name) / "repo").resolve()
+    try:
+        copy_repository(workdir)
+        run_mutmut(workdir, args.modules, args.max_children)
+        found = read_results(workdir)
+    finally:
+        if temporary is not None:
+            temporary.cleanup()
+    wanted = args.modules or sorted(found)
+    scores = [found.get(path, ModuleScore(path, Counter(), [])) for path in wanted]
+    print(format_table(scores))
+    if args.survivors:
+        for score in scores:
+            for mutant, status in score.survivors:
+                print(f"{mutant}: {status}")
+    if args.fail_under is not None and any(s.score < args.fail_under for s in scores):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

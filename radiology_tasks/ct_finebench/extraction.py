@@ -1,0 +1,125 @@
+"""The `qa_extraction` solver: the judge answers the reference's questions from the candidate report alone."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.util import StoreModel
+from pydantic import Field
+
+from radiology_tasks.core.constrain import ConstrainMode
+from radiology_tasks.core.judge import grader_model
+from radiology_tasks.core.records import ReportPair
+from radiology_tasks.ct_finebench.asking import IdOutcome, JudgeStep, ask_in_mode
+from radiology_tasks.ct_finebench.options import QAMode, check_judge_options
+from scorers.ct_finebench.answers import read_extraction
+from scorers.ct_finebench.contracts import ANSWER_MAX_CHARS, extraction_contract
+from scorers.ct_finebench.questions import Question, numbered_questions
+from scorers.untrusted import neutralize_candidate
+from templates import render
+
+
+class QAExtraction(StoreModel):
+    """What the extraction step left in the sample's store for the scorer.
+
+    Attributes:
+        done: The solver ran for this sample.
+        no_response: The candidate report was empty, so nothing was asked.
+        answers: ``question id -> answer span``, or None when the candidate does not state it.
+        unscored: ``question id -> [reason code, detail]`` for questions the judge gave no usable answer to.
+        judge: Calls, tokens and attempts of the extraction judge (`IdOutcome.judge_metadata`).
+    """
+
+    done: bool = False
+    no_response: bool = False
+    answers: dict[str, str | None] = Field(default_factory=dict)
+    unscored: dict[str, list[str]] = Field(default_factory=dict)
+    judge: dict[str, Any] = Field(default_factory=dict)
+
+
+def _prompt(questions: dict[str, Question], candidate: str, ids: Sequence[str]) -> str:
+    return render(
+        "ct_finebench/extract",
+        questions=[{"id": key, "text": neutralize_candidate(questions[key].qa.question)} for key in ids],
+        candidate=candidate,
+        answer_max_chars=ANSWER_MAX_CHARS,
+    )
+
+
+async def extract_answers(
+    questions: list[Question],
+    candidate: str,
+    *,
+    qa_mode: QAMode,
+    constrain: ConstrainMode,
+    max_tokens: int | None,
+    retries: int,
+) -> IdOutcome[str | None]:
+    """Ask the grader to answer `questions` from `candidate`: all at once, or one call per question.
+
+    Returns:
+        The answer (or None for "not stated") per question id, and the reason for each id without one.
+    """
+    judge = grader_model()
+    by_id = {question.id: question for question in questions}
+    step = JudgeStep(
+        prompt=partial(_prompt, by_id, neutralize_candidate(candidate)),
+        contract=extraction_contract,
+        read=read_extraction,
+        constrain=constrain,
+        max_tokens=max_tokens,
+        retries=retries,
+    )
+    return await ask_in_mode(judge, step, list(by_id), qa_mode)
+
+
+@solver
+def qa_extraction(
+    qa_mode: QAMode = "batch",
+    *,
+    constrain: ConstrainMode = "auto",
+    max_tokens: int | None = None,
+    retries: int = 1,
+) -> Solver:
+    """Answer each of the reference's questions from the candidate report with the `grader` model.
+
+    Run it after the solver that puts the candidate into the state (`replay_candidate`, `generate_report`).
+    The answers go to the sample's store (`QAExtraction`) for the `qa_comparison` scorer.
+
+    Args:
+        qa_mode: ``batch`` asks once per report (JSON keyed by question id); ``per_question`` asks once per
+            question, as the paper does.
+        constrain: How to constrain the judge's output (`auto` picks what the backend understands).
+        max_tokens: Token budget of each judge answer; None uses the output contract's budget.
+        retries: Re-asks of an answer that cannot be read as a whole.
+    """
+
+    constrain = check_judge_options(
+        qa_mode=qa_mode, constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries
+    )
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        pair = state.metadata_as(ReportPair)
+        extraction = state.store_as(QAExtraction)
+        candidate = state.output.completion if state.output else ""
+        if not candidate.strip():
+            extraction.no_response = True
+        elif pair.qa:
+            outcome = await extract_answers(
+                numbered_questions(pair.qa),
+                candidate,
+                qa_mode=qa_mode,
+                constrain=constrain,
+                max_tokens=max_tokens,
+                retries=retries,
+            )
+            extraction.answers = outcome.values
+            extraction.unscored = {key: list(reason) for key, reason in outcome.missing.items()}
+            extraction.judge = outcome.judge_metadata()
+        extraction.done = True
+        return state
+
+    return solve

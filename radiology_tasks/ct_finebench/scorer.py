@@ -1,0 +1,219 @@
+"""The `qa_comparison` scorer: grade the extracted answers against the benchmark's, numeric ones in code."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+from inspect_ai.scorer import Score, Scorer, Target, scorer
+from inspect_ai.solver import TaskState
+
+from radiology_tasks.core.constrain import ConstrainMode
+from radiology_tasks.core.judge import grader_model
+from radiology_tasks.core.metrics import parse_failure_rate
+from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
+from radiology_tasks.ct_finebench.asking import IdOutcome, JudgeStep, ask_in_mode
+from radiology_tasks.ct_finebench.extraction import QAExtraction
+from radiology_tasks.ct_finebench.options import QAMode, check_judge_options
+from scorers.ct_finebench.answers import read_grades
+from scorers.ct_finebench.contracts import comparison_contract
+from scorers.ct_finebench.numeric import grade_numeric
+from scorers.ct_finebench.questions import Question, numbered_questions
+from scorers.ct_finebench.report import GradedQuestion, explanation_table, report_outcome
+from scorers.untrusted import neutralize_candidate
+from templates import render
+
+SCORE_KEY = "ct_finebench"
+"""The key of `Score.value`: the report's mean grade over its graded questions."""
+
+
+def _prompt(items: dict[str, dict[str, str]], ids: Sequence[str]) -> str:
+    return render("ct_finebench/compare", items=[items[key] for key in ids])
+
+
+async def compare_answers(
+    items: dict[str, dict[str, str]],
+    *,
+    qa_mode: QAMode,
+    constrain: ConstrainMode,
+    max_tokens: int | None,
+    retries: int,
+) -> IdOutcome[float]:
+    """Ask the grader to grade candidate answers against reference answers: all at once, or one call each.
+
+    Args:
+        items: ``id -> {id, question, reference, candidate}``, every text already neutralised.
+        qa_mode: ``batch`` (one call) or ``per_question`` (one call per item).
+        constrain: How to constrain the judge's output.
+        max_tokens: Token budget of each answer; None uses the contract's own budget.
+        retries: Re-asks of an answer that cannot be read as a whole.
+    """
+    judge = grader_model()
+    step = JudgeStep(
+        prompt=partial(_prompt, items),
+        contract=comparison_contract,
+        read=read_grades,
+        constrain=constrain,
+        max_tokens=max_tokens,
+        retries=retries,
+    )
+    return await ask_in_mode(judge, step, list(items), qa_mode)
+
+
+def _graded(question: Question, extracted: str | None, **outcome: Any) -> GradedQuestion:
+    qa = question.qa
+    return GradedQuestion(
+        id=question.id,
+        question=qa.question,
+        finding=qa.finding,
+        attribute=qa.attribute,
+        answer_type=question.answer_type,
+        reference_answer=qa.answer,
+        extracted_answer=extracted,
+        **outcome,
+    )
+
+
+def _unscored(question: Question, extracted: str | None, reason: str, detail: str) -> GradedQuestion:
+    return _graded(
+        question,
+        extracted,
+        answered=None if extracted is None else True,
+        grade=None,
+        graded_by=None,
+        unscored_reason=reason,
+        unscored_detail=detail,
+    )
+
+
+def _graded_without_judge(question: Question, extraction: QAExtraction) -> GradedQuestion | None:
+    """The outcome of a question that needs no comparison call, or None when the judge must grade it.
+
+    Unscored extractions stay unscored, unanswered questions are 0 and numeric answers are graded in code.
+    """
+    if question.id in extraction.unscored:
+        reason, detail = extraction.unscored[question.id]
+        return _unscored(question, None, reason, f"answer extraction: {detail}")
+    extracted = extraction.answers[question.id]
+    if extracted is None:
+        return _graded(question, None, answered=False, grade=0.0, graded_by="code")
+    numeric = grade_numeric(question.qa.answer, extracted) if question.graded_in_code else None
+    if numeric is None:
+        return None
+    return _graded(question, extracted, answered=True, grade=numeric, graded_by="code")
+
+
+def _item(question: Question, extracted: str) -> dict[str, str]:
+    """One comparison item; every text is neutralised, the extracted answer above all (the candidate wrote it)."""
+    return {
+        "id": question.id,
+        "question": neutralize_candidate(question.qa.question),
+        "reference": neutralize_candidate(question.qa.answer),
+        "candidate": neutralize_candidate(extracted),
+    }
+
+
+def _judge_totals(steps: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The judge's cost over both steps under the keys `radiology_tasks.core.metrics.judge_calls` reads."""
+    return {
+        "judge_calls": sum(step.get("calls", 0) for step in steps.values()),
+        "judge_input_tokens": sum(step.get("input_tokens", 0) for step in steps.values()),
+        "judge_output_tokens": sum(step.get("output_tokens", 0) for step in steps.values()),
+        "judge_retried": any(step.get("retried") for step in steps.values()),
+        "judge_truncated": any(step.get("truncated") for step in steps.values()),
+    }
+
+
+@scorer(metrics=[parse_failure_rate(SCORE_KEY)])
+def qa_comparison(
+    qa_mode: QAMode = "batch",
+    *,
+    constrain: ConstrainMode = "auto",
+    max_tokens: int | None = None,
+    retries: int = 1,
+    unscored: UnscoredPolicy = "worst",
+) -> Scorer:
+    """Grade each answer of the `qa_extraction` solver against the reference answer with 0, 0.5 or 1.
+
+    Numeric answers are graded in code (`scorers.ct_finebench.grade_numeric`); a question the candidate does
+    not answer is 0 without a judge call; the other answers of a report are graded by one `grader` call
+    (``per_question``: one call each). The report score is the mean over graded questions; a question the
+    judge gave no usable answer for is unscored with its reason, not 0.
+
+    Args:
+        qa_mode: ``batch`` or ``per_question`` (see `QAMode`).
+        constrain: How to constrain the judge's output (`auto` picks what the backend understands).
+        max_tokens: Token budget of each judge answer; None uses the output contract's budget.
+        retries: Re-asks of an answer that cannot be read as a whole.
+        unscored: A report without any graded question counts as 0 (``worst``) or is left out
+            (``exclude``) of the means.
+    """
+    constrain = check_judge_options(
+        qa_mode=qa_mode, constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries
+    )
+    policy = check_policy(unscored)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        pair = state.metadata_as(ReportPair)
+        extraction = state.store_as(QAExtraction)
+        if not extraction.done:
+            raise RuntimeError("the qa_comparison scorer needs the qa_extraction solver to run first")
+        expert = pair.expert.normalized_score if pair.expert else None
+        metadata: dict[str, Any] = {"qa_mode": qa_mode, "expert_score": expert}
+        candidate = state.output.completion if state.output else ""
+        if extraction.no_response:
+            missing = {SCORE_KEY: ("no_response", "the candidate report is empty")}
+            return judged_score({SCORE_KEY: None}, missing, policy=policy, bounded={SCORE_KEY}, metadata=metadata)
+
+        questions = numbered_questions(pair.qa)
+        graded: dict[str, GradedQuestion] = {}
+        to_judge: dict[str, Question] = {}
+        for question in questions:
+            outcome = _graded_without_judge(question, extraction)
+            if outcome is None:
+                to_judge[question.id] = question
+            else:
+                graded[question.id] = outcome
+
+        steps = {"extraction": extraction.judge}
+        if to_judge:
+            answers = {key: extraction.answers[key] or "" for key in to_judge}
+            comparison = await compare_answers(
+                {key: _item(question, answers[key]) for key, question in to_judge.items()},
+                qa_mode=qa_mode,
+                constrain=constrain,
+                max_tokens=max_tokens,
+                retries=retries,
+            )
+            steps["comparison"] = comparison.judge_metadata()
+            for key, question in to_judge.items():
+                if key in comparison.values:
+                    grade = comparison.values[key]
+                    graded[key] = _graded(question, answers[key], answered=True, grade=grade, graded_by="judge")
+                else:
+                    reason, detail = comparison.missing[key]
+                    graded[key] = _unscored(question, answers[key], reason, f"answer comparison: {detail}")
+
+        ordered = [graded[question.id] for question in questions]
+        report = report_outcome(ordered)
+        metadata |= {
+            **report.counts(),
+            "questions": [question.as_dict() for question in ordered],
+            **_judge_totals(steps),
+            "extraction_judge": steps["extraction"],
+            "comparison_judge": steps.get("comparison"),
+        }
+        missing = {} if report.score is not None else {SCORE_KEY: report.unscored_reason or ("no_questions", "")}
+        return judged_score(
+            {SCORE_KEY: report.score},
+            missing,
+            policy=policy,
+            bounded={SCORE_KEY},
+            answer=candidate,
+            explanation=explanation_table(ordered),
+            metadata=metadata,
+        )
+
+    return score

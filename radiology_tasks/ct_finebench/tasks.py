@@ -1,0 +1,122 @@
+"""CT-FineBench: does the candidate report state the fine-grained attributes of the reference's findings?
+
+Specification: "CT-FineBench: A Diagnostic Fidelity Benchmark for Fine-Grained Evaluation of CT Report
+Generation" (../shared/seeds/ct_finebench.txt), sections 3.3, 4 and 5.5, appendix B. A judge answers the
+reference's questions (size, location, density, margin, existence ...) from the candidate report alone, then
+each answer is graded 0, 0.5 or 1 against the reference answer: numeric ones in code, the others by the
+judge. The report score is the mean over its questions.
+
+    inspect eval radiology_tasks/ct_finebench --model none --model-role grader=llama-cpp/smollm2-135m -T limit=2
+    inspect eval radiology_tasks/ct_finebench -T data=ct-finebench -T reports=my_reports.jsonl --model none \
+        --model-role grader=openai-api/vllm/Qwen/Qwen3-8B
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset
+from inspect_ai.scorer import Metric
+
+from radiology_tasks.core.constrain import ConstrainMode
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.loading import OnBadRows
+from radiology_tasks.core.metrics import expert_agreement, judge_calls, mean_of, parse_failure_rate
+from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.solvers import generate_report, replay_candidate
+from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
+from radiology_tasks.core.unscored import UnscoredPolicy
+from radiology_tasks.ct_finebench.extraction import qa_extraction
+from radiology_tasks.ct_finebench.metrics import question_breakdown
+from radiology_tasks.ct_finebench.options import QAMode
+from radiology_tasks.ct_finebench.scorer import SCORE_KEY, qa_comparison
+
+TASK_VERSION = "1.0.0"
+
+logger = logging.getLogger(__name__)
+
+
+def _metrics(pairs: list[ReportPair]) -> list[Metric]:
+    metrics: list[Metric] = [mean_of(SCORE_KEY), question_breakdown()]
+    if any(p.expert and p.expert.score is not None for p in pairs):
+        metrics.append(expert_agreement(SCORE_KEY))
+    return [*metrics, parse_failure_rate(SCORE_KEY), judge_calls()]
+
+
+def _dataset_with_questions(options: DataOptions, *, generate: bool) -> tuple[MemoryDataset, dict[str, Any]]:
+    """The data's reports that have questions, shuffled when seeded and limited, with a summary of the data."""
+    if options.limit is not None and options.limit < 1:
+        raise InputError(f"-T limit must be at least 1, got {options.limit}")
+    # Shuffle and limit after leaving out reports without questions, so -T limit=2 gives two reports to score.
+    everything = DataOptions(
+        options.data, options.candidates, options.reports, options.revision, on_bad_rows=options.on_bad_rows
+    )
+    loaded, summary = report_dataset(everything, require_candidate=not generate)
+    pairs = [ReportPair.model_validate(sample.metadata) for sample in loaded]
+    with_questions = [pair for pair in pairs if pair.qa]
+    if not with_questions:
+        raise InputError(
+            f"no report in {summary['source']} has questions (a 'qa' list): use -T data=ct-finebench "
+            "-T reports=FILE, or a data file with a 'qa' column"
+        )
+    if len(with_questions) < len(pairs):
+        logger.warning(
+            "ct_finebench: %d of %d reports have no questions and are left out",
+            len(pairs) - len(with_questions),
+            len(pairs),
+        )
+    if generate:
+        # Stored candidates and their expert scores describe other reports than the ones the model under test
+        # is about to write.
+        with_questions = [p.model_copy(update={"candidate": None, "expert": None}) for p in with_questions]
+    dataset = MemoryDataset([pair_to_sample(p) for p in with_questions], name=summary["source"])
+    if options.seed is not None:
+        dataset.shuffle(seed=options.seed)
+    if options.limit is not None:
+        dataset = MemoryDataset(list(dataset)[: options.limit], name=summary["source"])
+    summary |= {"rows_without_questions": len(pairs) - len(with_questions), "samples": len(dataset)}
+    return dataset, summary
+
+
+@task
+def ct_finebench(
+    data: str | None = None,
+    candidates: str | None = None,
+    reports: str | None = None,
+    revision: str | None = None,
+    limit: int | None = None,
+    seed: int | None = None,
+    on_bad_rows: OnBadRows = "error",
+    generate: bool = False,
+    qa_mode: QAMode = "batch",
+    constrain: ConstrainMode = "auto",
+    judge_max_tokens: int | None = None,
+    judge_retries: int = 1,
+    unscored: UnscoredPolicy = "worst",
+) -> Task:
+    """CT-FineBench: a judge answers the reference's attribute questions from the candidate, graded 0/0.5/1.
+
+    Score: ``ct_finebench`` = mean grade over the report's questions. ``-T qa_mode=per_question`` asks the
+    judge once per question (the paper's protocol) instead of once per report and step.
+    """
+    judge_options: dict[str, Any] = {
+        "constrain": constrain,
+        "max_tokens": judge_max_tokens,
+        "retries": judge_retries,
+    }
+    solver = qa_extraction(qa_mode, **judge_options)
+    scorer = qa_comparison(qa_mode, **judge_options, unscored=unscored)
+    dataset, summary = _dataset_with_questions(
+        DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows), generate=generate
+    )
+    pairs = [ReportPair.model_validate(sample.metadata) for sample in dataset]
+    return Task(
+        dataset=dataset,
+        solver=[generate_report() if generate else replay_candidate(), solver],
+        scorer=scorer,
+        metrics=_metrics(pairs),
+        metadata={"data": summary, "qa_mode": qa_mode, "questions": sum(len(p.qa) for p in pairs)},
+        version=TASK_VERSION,
+    )

@@ -1,0 +1,170 @@
+"""Ran Score: finding-level agreement of a generated chest X-ray report with its reference, as macro F1 over labels.
+
+Specification: "Ran Score: a LLM-based Evaluation Score for Radiology Report Generation" (summary in
+../shared/seeds/ran_score_summary_zh_en.txt) and the label-table layout of the authors' public release.
+A judge reads 21 findings from each report (20 asked, `No Finding` derived); per label, precision, recall and
+F1 are computed over all reports, and the Ran Score is the unweighted mean of the per-label F1 values.
+
+    inspect eval radiology_tasks/ran_score --model none --model-role grader=llama-cpp/smollm2-135m -T limit=2
+    inspect eval radiology_tasks/ran_score --model none -T reference_labels=ref.csv -T candidate_labels=cand.csv
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Metric
+from inspect_ai.solver import Solver
+
+from radiology_tasks.core.constrain import ConstrainMode
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.loading import OnBadRows
+from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate, report_truncated
+from radiology_tasks.core.solvers import generate_report, replay_candidate
+from radiology_tasks.core.task_data import DataOptions, report_dataset
+from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
+from radiology_tasks.ran_score.cache import cache_root
+from radiology_tasks.ran_score.extraction import Extraction
+from radiology_tasks.ran_score.label_files import LabelTable, gold_from_metadata, read_label_file, rows_for
+from radiology_tasks.ran_score.metrics import extractor_f1, ran_f1, ran_per_label
+from radiology_tasks.ran_score.scorer import MAIN_KEY, finding_agreement
+from radiology_tasks.ran_score.solver import check_judge_options, extract_findings
+from radiology_tasks.ran_score.taxonomy import load_taxonomy, taxonomy_digest
+from scorers.ran_score.taxonomy import Taxonomy
+
+TASK_VERSION = "1.0.0"
+DEMO_DATA = "ran-score-demo"
+
+
+def _labels_only_dataset(
+    reference: tuple[str, LabelTable], candidate: tuple[str, LabelTable], seed: int | None, limit: int | None
+) -> tuple[MemoryDataset, dict[str, Any]]:
+    """One sample per study of the two label tables, which must list the same studies."""
+    (reference_path, reference_rows), (candidate_path, candidate_rows) = reference, candidate
+    rows_for(candidate_rows, list(reference_rows), candidate_path)
+    rows_for(reference_rows, list(candidate_rows), reference_path)
+    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
+        raise InputError(f"-T limit must be a whole number >= 1, got {limit!r}")
+    samples = [Sample(id=study, input=f"labels of study {study}", target="") for study in reference_rows]
+    dataset = MemoryDataset(samples, name="label files")
+    if seed is not None:
+        dataset.shuffle(seed=seed)
+    if limit is not None:
+        dataset = MemoryDataset(list(dataset)[:limit], name="label files")
+    summary = {"source": "label files", "rows_read": len(reference_rows), "samples": len(dataset)}
+    return dataset, summary
+
+
+def _check_gold(dataset: MemoryDataset, taxonomy: Taxonomy, source: str) -> bool:
+    """Validate every sample's gold labels now (not mid-run); whether any sample has them."""
+    found = False
+    for sample in dataset:
+        extra = (sample.metadata or {}).get("metadata") or {}
+        found |= gold_from_metadata(extra, taxonomy, source=f"{source}, id '{sample.id}'") is not None
+    return found
+
+
+def _metrics(taxonomy: Taxonomy, unscored: UnscoredPolicy, with_gold: bool, generate: bool) -> list[Metric]:
+    columns, keys = taxonomy.columns, taxonomy.keys
+    metrics: list[Metric] = [
+        ran_f1(columns, keys, unscored),
+        ran_per_label(columns, keys, unscored),
+        mean_of(MAIN_KEY),
+        parse_failure_rate(MAIN_KEY),
+        judge_calls(),
+    ]
+    if with_gold:
+        metrics.append(extractor_f1(columns, keys))
+    if generate:
+        metrics.append(report_truncated())
+    return metrics
+
+
+@task
+def ran_score(
+    data: str | None = None,
+    candidates: str | None = None,
+    reports: str | None = None,
+    revision: str | None = None,
+    limit: int | None = None,
+    seed: int | None = None,
+    on_bad_rows: OnBadRows = "error",
+    generate: bool = False,
+    taxonomy: str | None = None,
+    extraction: Extraction = "batch",
+    reference_labels: str | None = None,
+    candidate_labels: str | None = None,
+    gold_labels: str | None = None,
+    label_cache: str | None = None,
+    constrain: ConstrainMode = "auto",
+    judge_max_tokens: int | None = None,
+    judge_retries: int = 1,
+    unscored: UnscoredPolicy = "worst",
+) -> Task:
+    """Ran Score: a judge reads 21 chest X-ray findings from each report; macro F1 over labels (`ran_score`).
+
+    Without `data`, the bundled `ran-score-demo` set is used, or, when both `reference_labels` and
+    `candidate_labels` are given, the studies of those label tables (no judge and no report text needed).
+    """
+    check_judge_options(extraction, constrain, judge_retries, judge_max_tokens)
+    policy = check_policy(unscored)
+    labels = load_taxonomy(taxonomy)
+    if candidate_labels and (generate or candidates):
+        raise InputError("-T candidate_labels gives the candidates' labels: drop -T generate and -T candidates")
+    if reference_labels and gold_labels:
+        raise InputError("-T gold_labels checks the judge's reading of the references, which -T reference_labels skips")
+    tables = {path: read_label_file(path, labels) for path in (reference_labels, candidate_labels, gold_labels) if path}
+    if reference_labels and candidate_labels and data is None:
+        if reports or revision:
+            raise InputError("-T reports and -T revision apply to -T data, which label files alone do not need")
+        dataset, summary = _labels_only_dataset(
+            (reference_labels, tables[reference_labels]), (candidate_labels, tables[candidate_labels]), seed, limit
+        )
+    else:
+        options = DataOptions(data or DEMO_DATA, candidates, reports, revision, limit, seed, on_bad_rows)
+        dataset, summary = report_dataset(options, require_candidate=not generate and not candidate_labels)
+    ids = [str(sample.id) for sample in dataset]
+    for path, table in tables.items():
+        rows_for(table, ids, path)
+    with_gold = bool(gold_labels) or _check_gold(dataset, labels, str(summary["source"]))
+
+    steps: list[Solver] = []
+    if not candidate_labels:
+        steps.append(generate_report() if generate else replay_candidate())
+    steps.append(
+        extract_findings(
+            taxonomy=taxonomy,
+            extraction=extraction,
+            reference_labels=reference_labels,
+            candidate_labels=candidate_labels,
+            gold_labels=gold_labels,
+            label_cache=label_cache,
+            constrain=constrain,
+            judge_retries=judge_retries,
+            judge_max_tokens=judge_max_tokens,
+        )
+    )
+    root = cache_root(label_cache)
+    metadata = {
+        "data": summary,
+        "taxonomy": {
+            "name": labels.name,
+            "file": taxonomy or "bundled",
+            "digest": taxonomy_digest(labels),
+            "columns": labels.columns,
+            "keys": labels.keys,
+        },
+        "extraction": extraction,
+        "label_files": {"reference": reference_labels, "candidate": candidate_labels, "gold": gold_labels},
+        "label_cache": None if reference_labels or root is None else str(root),
+    }
+    return Task(
+        dataset=dataset,
+        solver=steps,
+        scorer=finding_agreement(taxonomy=taxonomy, unscored=policy),
+        metrics=_metrics(labels, policy, with_gold, generate),
+        metadata=metadata,
+        version=TASK_VERSION,
+    )

@@ -1,0 +1,209 @@
+"""Asking a judge: re-asks, a larger budget for a cut answer, and provider refusals as reasons.
+
+A scripted judge stands in for the model, so each call's config and cache setting can be checked exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage
+
+from radiology_tasks.core.judge import (
+    RETRY_TEMPERATURE,
+    TRUNCATED,
+    Attempt,
+    JudgeResult,
+    ask_judge,
+    judge_generate,
+    rejected_request,
+)
+
+
+@dataclass
+class Call:
+    config: GenerateConfig
+    cache: Any
+
+
+@dataclass
+class ScriptedJudge:
+    """Answers each call with the next scripted output (or raises the next scripted exception)."""
+
+    script: list[ModelOutput | Exception]
+    calls: list[Call] = field(default_factory=list)
+
+    async def generate(self, prompt: str, config: GenerateConfig, cache: Any = "not given") -> ModelOutput:
+        self.calls.append(Call(config, cache))
+        item = self.script[len(self.calls) - 1]
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+
+def out(text: str, stop: str = "stop", tokens: int = 5) -> ModelOutput:
+    output = ModelOutput.from_content(model="scripted", content=text, stop_reason=stop)  # type: ignore[arg-type]
+    output.usage = ModelUsage(input_tokens=100, output_tokens=tokens, total_tokens=100 + tokens)
+    return output
+
+
+class HTTPError(Exception):
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(f"wrapper text holding the whole prompt: {message}")
+        self.status_code = status_code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Read:
+    """A reading whose problems are the words 'bad' and 'worse' found in the answer."""
+
+    answer: str
+
+    @property
+    def problems(self) -> dict[str, str]:
+        return {word: f"{word} part" for word in ("bad", "worse") if word in self.answer}
+
+
+CONFIG = GenerateConfig(max_tokens=100, temperature=0.0)
+
+
+async def test_a_readable_first_answer_is_one_call_with_the_cache_left_to_the_user() -> None:
+    judge = ScriptedJudge([out("fine")])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=2)  # type: ignore[arg-type]
+    assert result.reading == Read("fine") and result.reading_attempt == 0 and result.failure is None
+    assert [c.cache for c in judge.calls] == ["not given"]
+    assert result.metadata() == {
+        "judge_attempts": [
+            {
+                "answer": "fine",
+                "stop_reason": "stop",
+                "max_tokens": 100,
+                "temperature": 0.0,
+                "seed": None,
+                "input_tokens": 100,
+                "output_tokens": 5,
+                "problem": None,
+            }
+        ],
+        "judge_retried": False,
+        "judge_truncated": False,
+        "judge_calls": 1,
+        "judge_input_tokens": 100,
+        "judge_output_tokens": 5,
+    }
+
+
+async def test_retries_bypass_the_cache_with_a_new_seed_and_a_sampling_temperature() -> None:
+    judge = ScriptedJudge([out("bad worse"), out("bad"), out("fine")])
+    result = await ask_judge(judge, "p", CONFIG.merge(GenerateConfig(seed=7)), Read, retries=2)  # type: ignore[arg-type]
+    assert result.reading == Read("fine") and result.reading_attempt == 2
+    assert [(c.config.seed, c.config.temperature, c.cache) for c in judge.calls] == [
+        (7, 0.0, "not given"),
+        (8, RETRY_TEMPERATURE, False),
+        (9, RETRY_TEMPERATURE, False),
+    ]
+    assert [a.problem for a in result.attempts] == ["bad part; worse part", "bad part", None]
+    assert result.retried and result.input_tokens == 300 and result.output_tokens == 15
+
+
+async def test_a_higher_task_temperature_is_kept_for_retries() -> None:
+    judge = ScriptedJudge([out("bad"), out("fine")])
+    await ask_judge(judge, "p", GenerateConfig(max_tokens=10, temperature=0.9), Read, retries=1)  # type: ignore[arg-type]
+    assert [c.config.temperature for c in judge.calls] == [0.9, 0.9]
+    assert judge.calls[1].config.seed == 1
+
+
+async def test_the_most_complete_answer_is_kept_earliest_first() -> None:
+    judge = ScriptedJudge([out("bad"), out("bad worse"), out("worse")])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=2)  # type: ignore[arg-type]
+    assert result.reading == Read("bad") and result.reading_attempt == 0 and result.kept == result.attempts[0]
+    assert len(judge.calls) == 3
+
+
+async def test_no_retries_means_one_call() -> None:
+    judge = ScriptedJudge([out("bad")])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=0)  # type: ignore[arg-type]
+    assert len(judge.calls) == 1 and result.reading == Read("bad") and not result.retried
+    with pytest.raises(ValueError, match="retries must be >= 0"):
+        await ask_judge(judge, "p", CONFIG, Read, retries=-1)  # type: ignore[arg-type]
+
+
+async def test_a_cut_answer_gets_twice_the_budget_once_then_ordinary_retries() -> None:
+    judge = ScriptedJudge([out("bad", "max_tokens"), out("bad", "max_tokens"), out("bad", "max_tokens")])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=1)  # type: ignore[arg-type]
+    assert [c.config.max_tokens for c in judge.calls] == [100, 200, 200]
+    # The larger budget is the same question asked again (same seed and temperature); the retry is a new draw.
+    assert [(c.config.seed, c.config.temperature) for c in judge.calls] == [(None, 0.0), (None, 0.0), (1, 0.7)]
+    assert [a.problem for a in result.attempts] == [TRUNCATED] * 3 and result.truncated
+
+
+async def test_a_cut_answer_that_still_reads_is_accepted() -> None:
+    judge = ScriptedJudge([out("fine but cut", "max_tokens")])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=1)  # type: ignore[arg-type]
+    assert len(judge.calls) == 1 and result.truncated and result.attempts[0].problem is None
+
+
+async def test_without_a_budget_a_cut_answer_is_only_retried() -> None:
+    judge = ScriptedJudge([out("bad", "max_tokens"), out("fine")])
+    result = await ask_judge(judge, "p", GenerateConfig(temperature=0.0), Read, retries=1)  # type: ignore[arg-type]
+    assert [c.config.max_tokens for c in judge.calls] == [None, None] and result.reading == Read("fine")
+
+
+@pytest.mark.parametrize(
+    ("item", "failure"),
+    [
+        (out("This model's maximum context length is 4096 tokens", "model_length", 0), "judge_context_exceeded"),
+        (out("I cannot help with that", "content_filter", 0), "judge_refused"),
+        (HTTPError(400, "prompt is too long: 5000 tokens > 4096"), "judge_context_exceeded"),
+        (HTTPError(413, "request entity too large"), "judge_request_rejected"),
+        (HTTPError(422, "temperature out of range"), "judge_request_rejected"),
+    ],
+)
+async def test_an_answer_that_cannot_be_had_is_a_reason_not_a_retry(item: Any, failure: str) -> None:
+    judge = ScriptedJudge([item])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=3)  # type: ignore[arg-type]
+    assert len(judge.calls) == 1 and result.reading is None and result.failure == failure
+    assert result.attempts[0].problem == failure
+    message = item.message if isinstance(item, HTTPError) else item.completion
+    assert result.failure_detail == message
+
+
+async def test_a_failure_after_a_reading_keeps_the_reading() -> None:
+    judge = ScriptedJudge([out("bad"), out("", "content_filter", 0)])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=1)  # type: ignore[arg-type]
+    assert result.reading == Read("bad") and result.failure is None
+    assert [a.problem for a in result.attempts] == ["bad part", "judge_refused"]
+
+
+@pytest.mark.parametrize("status", [401, 404, 429, 500])
+async def test_other_provider_errors_propagate(status: int) -> None:
+    judge = ScriptedJudge([HTTPError(status, "context length")])
+    with pytest.raises(HTTPError):
+        await judge_generate(judge, "p", CONFIG)  # type: ignore[arg-type]
+    judge = ScriptedJudge([RuntimeError("bug")])
+    with pytest.raises(RuntimeError, match="bug"):
+        await judge_generate(judge, "p", CONFIG)  # type: ignore[arg-type]
+
+
+def test_a_wrapped_provider_error_is_classified_by_the_provider_s_own_status_and_message() -> None:
+    provider = HTTPError(400, "invalid image")
+    wrapper = RuntimeError("Error: ... the whole request with a report saying 'maximum context' ...")
+    wrapper.__cause__ = provider
+    assert rejected_request(wrapper) == ("request_rejected", "invalid image")
+    wrapper.provider_message = "clean provider text"  # type: ignore[attr-defined]
+    assert rejected_request(wrapper) == ("request_rejected", "clean provider text")
+    assert rejected_request(RuntimeError("no status")) is None
+    assert rejected_request(HTTPError(400, "Please reduce the length of the messages (context window)")) == (
+        "context_exceeded",
+        "Please reduce the length of the messages (context window)",
+    )
+
+
+def test_attempt_and_result_defaults() -> None:
+    attempt = Attempt("a", "stop", 10, 0.0, None)
+    assert attempt.problem is None and attempt.input_tokens is None
+    empty = JudgeResult()
+    assert not empty.retried and not empty.truncated and empty.kept is None and empty.metadata()["judge_calls"] == 0
