@@ -254,6 +254,7 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
     assert [line for line in lines[:heading] if line.startswith("  radiology_tasks/")] == [
         "  radiology_tasks/ct_finebench",
         "  radiology_tasks/green",
+        "  radiology_tasks/judge_sensitivity",
         "  radiology_tasks/ran_score",
         "  radiology_tasks/vert",
     ]
@@ -290,9 +291,13 @@ def test_a_command_is_required(capsys):
 
 HELP = {
     (): [
-        "usage: radiology-tasks [-h] {list,ensemble,export-sft,ran-labels,ctfb-triplets,ctfb-schema,ctfb-qa} ...",
-        "The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data, and "
-        "make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports).",
+        "usage: radiology-tasks [-h] {list,ensemble,export-sft,perturb,sensitivity-set,ran-labels,ctfb-triplets,"
+        "ctfb-schema,ctfb-qa} ...",
+        "The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data, "
+        "make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), and "
+        "make variants of references once (judge sensitivity, CT-FineBench sensitivity sets).",
+        "perturb make error variants and paraphrases for judge_sensitivity",
+        "sensitivity-set make CT-FineBench sensitivity sets: paraphrases (pos) and attribute edits (neg)",
         "list list registered tasks, their -T parameters, and datasets",
         "ensemble combine several judges' logs of the same samples",
         "export-sft write chat-format JSONL to fine-tune a judge (LoRA)",
