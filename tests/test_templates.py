@@ -35,8 +35,12 @@ VARIABLES = {
 }
 
 
-# The Ran Score prompts read one report, not a pair: tests/ran_score/test_prompts.py renders them.
-@pytest.mark.parametrize("name", [n for n in template_names() if not n.startswith("ran_score/")])
+# The Ran Score prompts read one report, not a pair: tests/ran_score/test_prompts.py renders them. The judge
+# sensitivity prompts take a split reference or extend a judge prompt: tests/judge_sensitivity/test_templates.py.
+OWN_TESTS = ("ran_score/", "judge_sensitivity/")
+
+
+@pytest.mark.parametrize("name", [n for n in template_names() if not n.startswith(OWN_TESTS)])
 def test_every_template_renders(name):
     text = render(name, **VARIABLES)
     assert text.strip()
@@ -71,6 +75,12 @@ def test_partials_are_not_templates():
         "green_vert/rubric",
         "green_vert/sft_judge",
         "green_vert/vert",
+        "judge_sensitivity/classify",
+        "judge_sensitivity/differences",
+        "judge_sensitivity/inject",
+        "judge_sensitivity/paraphrase",
+        "judge_sensitivity/paraphrase_check",
+        "judge_sensitivity/plausibility",
         "ran_score/extract_label",
         "ran_score/extract_labels",
     ]
