@@ -11,18 +11,18 @@ The attribute answers of step 3 use CT-FineBench's own extraction contract (an a
 
 Triplet texts admit any Unicode character except quotes, backslashes and control characters: names and short
 values never need them, and leaving out escapes halves the longest answer and so the token budget. Both
-grammars are built from the same pieces as their regexes and length bounds (`scorers.ct_finebench.contracts`).
+grammars are built from the same pieces as their regexes and length bounds (`scorers.json_gbnf`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 from scorers.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR, OutputContract
-from scorers.ct_finebench.contracts import WS, json_object, keyed_contract, member
+from scorers.ct_finebench.contracts import SPACING, keyed_contract
 from scorers.gbnf import Rule, chars, choice, grammar, literal, optional, repeat, sequence
+from scorers.json_gbnf import json_member, json_object, json_value
 
 FINDING_MAX_CHARS = 40
 """Longest finding name in a triplet, in characters."""
@@ -69,7 +69,7 @@ def _text_rule(field: str) -> Rule:
 
 
 _TEXT_RULES = {field: _text_rule(field) for field in TRIPLET_FIELDS}
-_TRIPLET = Rule("triplet", json_object([member(field, _TEXT_RULES[field].ref) for field in TRIPLET_FIELDS]))
+_TRIPLET = Rule("triplet", json_object([(field, _TEXT_RULES[field].ref) for field in TRIPLET_FIELDS], SPACING))
 
 
 def _slots(max_triplets: int) -> list[Rule]:
@@ -80,7 +80,7 @@ def _slots(max_triplets: int) -> list[Rule]:
     rules: list[Rule] = []
     following: Rule | None = None
     for number in range(max_triplets, 0, -1):
-        item = member(f"t{number}", _TRIPLET.ref)
+        item = json_member(f"t{number}", _TRIPLET.ref, SPACING)
         body = item if following is None else sequence(item, optional(sequence(literal(","), following.ref)))
         following = Rule(f"slot{number}", body)
         rules.append(following)
@@ -97,8 +97,8 @@ def triplet_contract(max_triplets: int = DEFAULT_MAX_TRIPLETS) -> OutputContract
         raise ValueError(f"max_triplets must be from 1 to {MAX_TRIPLETS_LIMIT}, got {max_triplets}")
     slots = _slots(max_triplets)
     # An empty answer is "{}" with at most the bounded whitespace inside.
-    root = sequence(literal("{"), choice(slots[0].ref, WS.ref), literal("}"))
-    rules = (*slots, _TRIPLET, *_TEXT_RULES.values(), _TEXT_CHAR, WS)
+    root = sequence(literal("{"), choice(slots[0].ref, SPACING.rule.ref), literal("}"))
+    rules = (*slots, _TRIPLET, *_TEXT_RULES.values(), _TEXT_CHAR, SPACING.rule)
     triplet_schema: dict[str, Any] = {
         "type": "object",
         "properties": {
@@ -124,6 +124,6 @@ def triplet_contract(max_triplets: int = DEFAULT_MAX_TRIPLETS) -> OutputContract
 
 def existence_contract(ids: Sequence[str]) -> OutputContract:
     """The contract of the existence answer for these schema finding ids (a status for each)."""
-    status = Rule("status", choice(*(literal(json.dumps(value)) for value in EXISTENCE_STATUSES)))
+    status = Rule("status", choice(*(json_value(value) for value in EXISTENCE_STATUSES)))
     schema = {"type": "string", "enum": list(EXISTENCE_STATUSES)}
     return keyed_contract(EXISTENCE, ids, (status,), schema, ASCII_TOKENS_PER_CHAR, EXISTENCE_TOKENS_PER_FINDING)

@@ -7,20 +7,21 @@ Both answers are one JSON object whose keys are the report's question ids, in or
 - comparison: ``{"q1": 1, "q2": 0.5}``; one of the grades ``0``, ``0.5`` and ``1``.
 
 The GBNF grammar, its regex equivalent, the JSON schema and the longest admitted answer are built from the same
-pieces. The grammar is written here rather than converted from the schema because llama.cpp's conversion admits
-unbounded whitespace: here whitespace between tokens is at most `MAX_WHITESPACE` characters, strings have a
-length bound, and the object holds exactly the expected keys, so the longest answer is known and fits the
-budget. The budgets per question are stated by hand; a test holds that they fit the longest answer.
+pieces (`scorers.json_gbnf`). The grammar is written here rather than converted from the schema because
+llama.cpp's conversion admits unbounded whitespace: here whitespace between tokens is at most `MAX_WHITESPACE`
+characters, strings have a length bound, and the object holds exactly the expected keys, so the longest answer
+is known and fits the budget. The budgets per question are stated by hand; a test holds that they fit the
+longest answer.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from scorers.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR, OutputContract
-from scorers.gbnf import Piece, Rule, chars, choice, grammar, literal, repeat, sequence
+from scorers.gbnf import Rule, choice, grammar
+from scorers.json_gbnf import JSON_CHAR, Spacing, json_object, json_string, json_value
 
 ANSWER_MAX_CHARS = 80
 """Longest extracted answer, in characters (JSON ``maxLength``); answers are short spans such as sizes."""
@@ -44,30 +45,11 @@ EXTRACTION = "ct_finebench_extraction"
 COMPARISON = "ct_finebench_comparison"
 
 
-WS = Rule("ws", chars("[ \\t\\n]", 0, MAX_WHITESPACE))
-"""Whitespace between two JSON tokens, bounded."""
+SPACING = Spacing(MAX_WHITESPACE, padded=True)
+"""Whitespace around every JSON token of the answers, bounded."""
 
-# One character of a JSON string: anything but a quote, a backslash or a control character, or a two-character
-# escape. Unicode escapes (\uXXXX) are left out: the judge writes the character itself.
-_CHAR = Rule(
-    "char",
-    choice(chars('[^"\\\\\\x7F\\x00-\\x1F]'), sequence(literal("\\"), chars('["\\\\/bfnrt]'))),
-)
-_STRING = sequence(literal('"'), repeat(_CHAR.ref, 1, ANSWER_MAX_CHARS), literal('"'))
-_ANSWER = Rule("answer", choice(_STRING, literal("null")))
-_GRADE = Rule("grade", choice(*(literal(str(grade)) for grade in GRADES)))
-
-
-def member(key: str, value: Piece) -> Piece:
-    """``"key" : value`` with bounded whitespace around every token."""
-    ws = WS.ref
-    return sequence(ws, literal(json.dumps(key)), ws, literal(":"), ws, value, ws)
-
-
-def json_object(members: Sequence[Piece]) -> Piece:
-    """``{ member, member, ... }``: the members once each, in this order."""
-    separated = [item if index == 0 else sequence(literal(","), item) for index, item in enumerate(members)]
-    return sequence(literal("{"), *separated, literal("}"))
+_ANSWER = Rule("answer", choice(json_string(ANSWER_MAX_CHARS, min_length=1), json_value(None)))
+_GRADE = Rule("grade", choice(*(json_value(grade) for grade in GRADES)))
 
 
 def keyed_contract(
@@ -83,13 +65,13 @@ def keyed_contract(
         raise ValueError(f"{name}: a contract needs at least one question id")
     if len(set(ids)) != len(ids):
         raise ValueError(f"{name}: question ids must be distinct, got {list(ids)}")
-    root = json_object([member(key, rules[0].ref) for key in ids])
+    root = json_object([(key, rules[0].ref) for key in ids], SPACING)
     return OutputContract(
         name=name,
         max_chars=root.max_chars,
         max_tokens=BASE_TOKENS + tokens_per_question * len(ids),
         tokens_per_char=tokens_per_char,
-        gbnf=grammar(root, (*rules, WS)),
+        gbnf=grammar(root, (*rules, SPACING.rule)),
         regex=root.regex,
         json_schema={
             "type": "object",
@@ -104,7 +86,7 @@ def extraction_contract(ids: Sequence[str]) -> OutputContract:
     """The contract of the extraction answer for these question ids (an answer span or null for each)."""
     schema = {"anyOf": [{"type": "string", "minLength": 1, "maxLength": ANSWER_MAX_CHARS}, {"type": "null"}]}
     # Answer spans may be in any language: every character may cost several tokens.
-    rules = (_ANSWER, _CHAR)
+    rules = (_ANSWER, JSON_CHAR)
     return keyed_contract(EXTRACTION, ids, rules, schema, UNICODE_TOKENS_PER_CHAR, EXTRACTION_TOKENS_PER_QUESTION)
 
 

@@ -8,7 +8,12 @@ cannot carry, are fixed by the grammar and checked in code (`scorers.judge_sensi
 
 Report text may hold any Unicode character, so the injection and paraphrase budgets use
 `UNICODE_TOKENS_PER_CHAR`; the checker's and the first pass's answers are the model's own printable-ASCII prose
-(`scorers.judge_sensitivity.json_grammar.text`), one token a character.
+(`scorers.json_gbnf.prose_string`), one token a character.
+
+Every contract carries a regex as well, built from the same pieces (`scorers.json_gbnf`). A regex cannot name
+a rule, so an injection's regex spells the reference's sentences out once per change: a few kilobytes for a
+report. No backend is sent it today (vLLM gets the JSON schema first, `radiology_tasks.core.constrain`); it
+keeps every form of the contract at hand, as in the other families, and tests hold it to the grammar.
 """
 
 from __future__ import annotations
@@ -17,18 +22,16 @@ import math
 from typing import Any
 
 from scorers.contract import ASCII_TOKENS_PER_CHAR, BUDGET_MARGIN, UNICODE_TOKENS_PER_CHAR, OutputContract
-from scorers.judge_sensitivity.json_grammar import (
-    Piece,
-    choice,
-    grammar,
+from scorers.gbnf import Piece, Rule, choice, grammar
+from scorers.json_gbnf import (
+    JSON_CHAR,
+    Spacing,
     json_array,
     json_list,
     json_object,
+    json_string,
     json_value,
-    literal,
-    rule,
-    string,
-    text,
+    prose_string,
 )
 from scorers.judge_sensitivity.sentences import SplitReport
 
@@ -47,6 +50,9 @@ DIFFERENCE_CHARS = 160
 MAX_DIFFERENCES = 12
 """Most differences a first pass may list."""
 
+SPACING = Spacing(2)
+"""Up to two whitespace characters after ``{``, ``[``, ``:`` and ``,`` and before ``}`` and ``]``."""
+
 
 def paraphrase_chars(sentence: str) -> int:
     """Longest rewrite of `sentence`: twice its length and some, since plain rewordings often run longer."""
@@ -54,11 +60,11 @@ def paraphrase_chars(sentence: str) -> int:
 
 
 PROSE_PATTERN = "^[ !#-\\[\\]-~]*$"
-"""The JSON schema form of `text` strings: printable ASCII without the quote and the backslash."""
+"""The JSON schema form of `prose_string` strings: printable ASCII without the quote and the backslash."""
 
 
 def _contract(
-    name: str, root: Piece, rules: dict[str, Piece], schema: dict[str, Any], *, tokens_per_char: float
+    name: str, root: Piece, rules: list[Rule], schema: dict[str, Any], *, tokens_per_char: float
 ) -> OutputContract:
     tokens = math.ceil(root.max_chars * tokens_per_char) + 1
     return OutputContract(
@@ -66,7 +72,8 @@ def _contract(
         max_chars=root.max_chars,
         max_tokens=math.ceil(tokens * BUDGET_MARGIN),
         tokens_per_char=tokens_per_char,
-        gbnf=grammar(root, rules),
+        gbnf=grammar(root, [*rules, SPACING.rule]),
+        regex=root.regex,
         json_schema=schema,
     )
 
@@ -97,21 +104,30 @@ def injection_contract(reference: SplitReport, n_changes: int, *, deletions: boo
     if not 1 <= n_changes <= len(reference.sentences):
         raise ValueError(f"cannot change {n_changes} of {len(reference.sentences)} sentences")
     minimum = 0 if deletions else 1
-    per_sentence = {
-        f"sentence-{index}": json_object(
-            ("sentence_index", json_value(index)),
-            ("original", json_value(sentence)),
-            ("modified", string(len(sentence) + ADDED_CHARS, min_length=minimum)),
-            ("explanation", text(EXPLANATION_CHARS, min_length=1)),
+    per_sentence = [
+        Rule(
+            f"sentence-{index}",
+            json_object(
+                [
+                    ("sentence_index", json_value(index)),
+                    ("original", json_value(sentence)),
+                    ("modified", json_string(len(sentence) + ADDED_CHARS, min_length=minimum)),
+                    ("explanation", prose_string(EXPLANATION_CHARS, min_length=1)),
+                ],
+                SPACING,
+            ),
         )
         for index, sentence in enumerate(reference.sentences)
-    }
+    ]
     # Naming each alternative keeps the grammar one copy of the sentences long, however many changes it holds.
-    change = choice(*(rule(name, piece) for name, piece in per_sentence.items()))
+    change = Rule("change", choice(*(rule.ref for rule in per_sentence)))
     report_chars = len(reference.join()) + n_changes * ADDED_CHARS
     root = json_object(
-        ("changes_detail", json_array([rule("change", change)] * n_changes)),
-        ("modified_report", string(report_chars, min_length=1)),
+        [
+            ("changes_detail", json_array([change.ref] * n_changes, SPACING)),
+            ("modified_report", json_string(report_chars, min_length=1)),
+        ],
+        SPACING,
     )
     longest = max(len(s) for s in reference.sentences)
     schema = _object_schema(
@@ -130,20 +146,26 @@ def injection_contract(reference: SplitReport, n_changes: int, *, deletions: boo
             "modified_report": _string_schema(report_chars, 1),
         }
     )
-    rules = {"change": change, **per_sentence}
+    rules = [change, *per_sentence, JSON_CHAR]
     return _contract("injection", root, rules, schema, tokens_per_char=UNICODE_TOKENS_PER_CHAR)
 
 
 def paraphrase_contract(reference: SplitReport) -> OutputContract:
     """The contract of an answer that rewrites every sentence of `reference`, in order."""
-    per_sentence = {
-        f"sentence-{index}": json_object(
-            ("sentence_index", json_value(index)),
-            ("paraphrase", string(paraphrase_chars(sentence), min_length=1)),
+    per_sentence = [
+        Rule(
+            f"sentence-{index}",
+            json_object(
+                [
+                    ("sentence_index", json_value(index)),
+                    ("paraphrase", json_string(paraphrase_chars(sentence), min_length=1)),
+                ],
+                SPACING,
+            ),
         )
         for index, sentence in enumerate(reference.sentences)
-    }
-    root = json_object(("sentences", json_array([rule(name, piece) for name, piece in per_sentence.items()])))
+    ]
+    root = json_object([("sentences", json_array([rule.ref for rule in per_sentence], SPACING))], SPACING)
     schema = _object_schema(
         {
             "sentences": {
@@ -157,23 +179,26 @@ def paraphrase_contract(reference: SplitReport) -> OutputContract:
             }
         }
     )
-    return _contract("paraphrase", root, per_sentence, schema, tokens_per_char=UNICODE_TOKENS_PER_CHAR)
+    return _contract("paraphrase", root, [*per_sentence, JSON_CHAR], schema, tokens_per_char=UNICODE_TOKENS_PER_CHAR)
 
 
 def _verdict_contract() -> OutputContract:
     root = json_object(
-        ("plausible", choice(literal("true"), literal("false"))),
-        ("reason", text(REASON_CHARS, min_length=1)),
+        [
+            ("plausible", choice(json_value(True), json_value(False))),
+            ("reason", prose_string(REASON_CHARS, min_length=1)),
+        ],
+        SPACING,
     )
     schema = _object_schema({"plausible": {"type": "boolean"}, "reason": _prose_schema(REASON_CHARS)})
-    return _contract("plausibility", root, {}, schema, tokens_per_char=ASCII_TOKENS_PER_CHAR)
+    return _contract("plausibility", root, [], schema, tokens_per_char=ASCII_TOKENS_PER_CHAR)
 
 
 def _differences_contract() -> OutputContract:
-    item = text(DIFFERENCE_CHARS, min_length=1)
-    root = json_object(("differences", json_list(rule("difference", item), MAX_DIFFERENCES)))
+    item = Rule("difference", prose_string(DIFFERENCE_CHARS, min_length=1))
+    root = json_object([("differences", json_list(item.ref, MAX_DIFFERENCES, SPACING))], SPACING)
     schema = _object_schema({"differences": {"type": "array", "items": _prose_schema(DIFFERENCE_CHARS)}})
-    return _contract("differences", root, {"difference": item}, schema, tokens_per_char=ASCII_TOKENS_PER_CHAR)
+    return _contract("differences", root, [item], schema, tokens_per_char=ASCII_TOKENS_PER_CHAR)
 
 
 VERDICT_CONTRACT = _verdict_contract()

@@ -1,13 +1,15 @@
 """The injector's, checker's and first-pass contracts: grammar, schema, length bound and budget agree.
 
-The GBNF grammar is read independently (`tests.gbnf`); answers drawn from its language must be read by the
-strict reader, satisfy the contract's JSON schema, and stay within the stated length, which must be the
-grammar's own longest string. A string one character past its bound is refused by grammar and schema alike.
+The GBNF grammar is read independently (`tests.gbnf`); answers drawn from its language must match the contract's
+regex, be read by the strict reader, satisfy the contract's JSON schema, and stay within the stated length,
+which must be the grammar's own longest string. A string one character past its bound is refused by grammar,
+regex and schema alike.
 """
 
 from __future__ import annotations
 
 import json
+import re
 
 import jsonschema
 import pytest
@@ -91,6 +93,7 @@ def test_admitted_injections_read_fit_the_schema_and_quote_the_reference(referen
     contract = injection_contract(split, 2, deletions=True)
     answer = data.draw(drawn(contract.gbnf))
     assert len(answer) <= contract.max_chars
+    assert re.fullmatch(contract.regex, answer)
     reading = read_json_answer(answer, InjectionAnswer)
     assert reading.problems == {}
     jsonschema.validate(json.loads(answer), contract.json_schema)
@@ -106,6 +109,7 @@ def test_admitted_paraphrases_rewrite_each_sentence_in_order(reference: str, dat
     split = split_sentences(REFERENCES[reference])
     contract = paraphrase_contract(split)
     answer = data.draw(drawn(contract.gbnf))
+    assert re.fullmatch(contract.regex, answer)
     reading = read_json_answer(answer, ParaphraseAnswer)
     assert reading.problems == {}
     jsonschema.validate(json.loads(answer), contract.json_schema)
@@ -117,6 +121,7 @@ def test_admitted_paraphrases_rewrite_each_sentence_in_order(reference: str, dat
 def test_admitted_verdicts_and_difference_lists_read(data) -> None:
     for contract, shape in ((VERDICT_CONTRACT, Verdict), (DIFFERENCES_CONTRACT, Differences)):
         answer = data.draw(drawn(contract.gbnf))
+        assert re.fullmatch(contract.regex, answer)
         assert read_json_answer(answer, shape).problems == {}
         jsonschema.validate(json.loads(answer), contract.json_schema)
 
@@ -132,8 +137,10 @@ def test_an_explanation_one_character_too_long_is_outside_grammar_and_schema() -
 
     language = GbnfLanguage(contract.gbnf)
     assert language.fullmatch(answer("x" * EXPLANATION_CHARS))
+    assert re.fullmatch(contract.regex, answer("x" * EXPLANATION_CHARS))
     jsonschema.validate(json.loads(answer("x" * EXPLANATION_CHARS)), contract.json_schema)
     assert not language.fullmatch(answer("x" * (EXPLANATION_CHARS + 1)))
+    assert not re.fullmatch(contract.regex, answer("x" * (EXPLANATION_CHARS + 1)))
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(json.loads(answer("x" * (EXPLANATION_CHARS + 1))), contract.json_schema)
 
@@ -147,4 +154,5 @@ def test_the_grammar_fixes_the_number_of_changes_and_ties_each_original_to_its_i
     assert not language.fullmatch(json.dumps({"changes_detail": [good, good], "modified_report": report}))
     swapped = good | {"sentence_index": 0}
     assert not language.fullmatch(json.dumps({"changes_detail": [swapped], "modified_report": report}))
+    assert not re.fullmatch(contract.regex, json.dumps({"changes_detail": [swapped], "modified_report": report}))
     assert not language.fullmatch(json.dumps({"changes_detail": [good | {"modified": ""}], "modified_report": report}))
