@@ -62,6 +62,13 @@ def test_repetitions_must_be_bounded_and_ordered(low: int, high: int) -> None:
         repeat(literal("a"), low, high)
 
 
+def test_a_single_character_is_the_class_itself_and_repetitions_may_start_at_zero() -> None:
+    assert chars("[0-9]") == Piece("[0-9]", "[0-9]", 1)
+    assert chars("[0-9]", 1, 2) == Piece("[0-9]{1,2}", "[0-9]{1,2}", 2)
+    assert chars("[a]", 0, 2) == Piece("[a]{0,2}", "[a]{0,2}", 2)
+    assert repeat(literal("ab"), 0, 1) == Piece('( "ab" ){0,1}', "(?:ab){0,1}", 2)
+
+
 # JSON pieces (scorers.json_gbnf): each is put in a grammar with the rules it names, read back by the independent
 # reader, and held to its own regex and length bound.
 
