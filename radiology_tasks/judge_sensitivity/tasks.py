@@ -14,17 +14,19 @@ robustness, one pass against two.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from inspect_ai import Task, task
 from inspect_ai.scorer import Metric
 
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.judge_options import judge_options
 from radiology_tasks.core.loading import OnBadRows, load_pairs
 from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
+from radiology_tasks.core.params import choice_param, int_param
 from radiology_tasks.core.unscored import UnscoredPolicy
-from radiology_tasks.green_vert.scorer import ZeroMatched
+from radiology_tasks.green_vert.scorer import DETAILS, ZeroMatched
 from radiology_tasks.judge_sensitivity.dataset import (
     VariantSamples,
     distinct_references,
@@ -43,7 +45,7 @@ from radiology_tasks.judge_sensitivity.metrics import (
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, sensitivity_judge
 from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
 from scorers.green_vert.grammar import Detail
-from scorers.green_vert.parse import MissingCategories
+from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
 from scorers.green_vert.reading import score_keys
 from solvers.judge_sensitivity.variants import DEFAULT_CATEGORIES, VariantSpec, parse_categories, plan_variants
 
@@ -59,26 +61,25 @@ _GENERATION_DEFAULTS: dict[str, Any] = {
 }
 """Parameters that shape the variants the injector makes; with a variants file they must keep these values."""
 
-
-def _whole_number(name: str, value: object, *, minimum: int | None = None) -> None:
-    """Refuse in one line a `-T` value that is not a whole number (`inspect eval` passes YAML as it comes)."""
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"-T {name} must be a whole number, got {value!r}")
-    if minimum is not None and value < minimum:
-        raise InputError(f"-T {name} must be at least {minimum}, got {value}")
+_WHOLE_NUMBERS = ("passes", "max_errors", "paraphrases", "injector_attempts")
 
 
-def _check_types(values: dict[str, Any]) -> None:
-    """The parameters whose type the later checks take for granted."""
-    for name in ("passes", "max_errors", "paraphrases", "injector_attempts", "seed", "judge_retries"):
-        _whole_number(name, values[name])
-    for name in ("limit", "injector_max_tokens", "judge_max_tokens"):
-        _whole_number(name, values[name], minimum=1)
+def _check_types(values: dict[str, Any]) -> dict[str, Any]:
+    """The parameters whose type the later checks take for granted, read as `-T` gave them (YAML: text or numbers)."""
+    checked = {name: int_param(name, values[name], required=True) for name in _WHOLE_NUMBERS}
+    checked["seed"] = int_param("seed", values["seed"])
+    for name in ("limit", "injector_max_tokens"):
+        checked[name] = int_param(name, values[name], minimum=1)
     temperature = values["injector_temperature"]
     if isinstance(temperature, bool) or not isinstance(temperature, int | float):
         raise InputError(f"-T injector_temperature must be a number, got {temperature!r}")
+    for name, allowed in (
+        ("zero_matched", get_args(ZeroMatched)),
+        ("missing_categories", MISSING_CATEGORIES),
+        ("detail", DETAILS),
+    ):
+        choice_param(name, values[name], allowed)
+    return checked
 
 
 def _plan(categories: str | list[str] | None, max_errors: int, paraphrases: int) -> list[VariantSpec]:
@@ -165,7 +166,12 @@ def judge_sensitivity(
     differences. `limit` counts references. With `data` a variants file (`radiology-tasks perturb`), the
     variants are read from it and the injector is not called.
     """
-    _check_types(locals())
+    judge = judge_options(
+        constrain=constrain, judge_max_tokens=judge_max_tokens, judge_retries=judge_retries, unscored=unscored
+    )
+    checked = _check_types(locals())
+    passes, max_errors, paraphrases, injector_attempts = (checked[name] for name in _WHOLE_NUMBERS)
+    seed, limit, injector_max_tokens = checked["seed"], checked["limit"], checked["injector_max_tokens"]
     plan = _plan(categories, max_errors, paraphrases)
     generation = {
         "categories": categories,
@@ -177,7 +183,7 @@ def judge_sensitivity(
     }
     rewriting = {
         "attempts": injector_attempts,
-        "constrain": constrain,
+        "constrain": judge.constrain,
         "temperature": injector_temperature,
         "max_tokens": injector_max_tokens,
         "seed": seed or 0,
@@ -186,13 +192,13 @@ def judge_sensitivity(
     scorer = sensitivity_judge(
         prompt,
         passes=passes,
-        constrain=constrain,
+        constrain=judge.constrain,
         zero_matched=zero_matched,
         missing_categories=missing_categories,
         detail=detail,
-        judge_retries=judge_retries,
-        unscored=unscored,
-        max_tokens=judge_max_tokens,
+        judge_retries=judge.judge_retries,
+        unscored=judge.unscored,
+        max_tokens=judge.judge_max_tokens,
     )
     samples = _samples(
         data,

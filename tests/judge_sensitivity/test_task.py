@@ -254,6 +254,12 @@ def test_green_prompt_counts_only_significant_errors_as_penalties(monkeypatch, r
         ({"injector_temperature": "hot"}, "injector_temperature must be a number"),
         ({"judge_max_tokens": 0}, "judge_max_tokens must be at least 1"),
         ({"constrain": "regex"}, "constrain must be one of"),
+        ({"judge_retries": -1}, "judge_retries must be at least 0"),
+        ({"unscored": "zero"}, "unscored must be one of worst, exclude; got .zero."),
+        ({"zero_matched": "never"}, "zero_matched must be one of perfect_if_no_errors"),
+        ({"missing_categories": "lenient"}, "missing_categories must be one of zero, strict"),
+        ({"detail": "short"}, "detail must be one of full, brief"),
+        ({"seed": "x"}, "seed must be a whole number"),
     ],
 )
 def test_bad_parameters_are_refused_when_the_task_is_built(arguments, message) -> None:
