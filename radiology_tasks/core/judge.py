@@ -55,16 +55,25 @@ _CONTEXT_MESSAGE = re.compile(
 )
 
 
+def role_model(role: str, unbound_message: str) -> Model:
+    """The model bound to a model role, falling back to `--model` as Inspect does.
+
+    Raises:
+        PrerequisiteError: with `unbound_message`, when neither the role nor a real `--model` is bound.
+    """
+    model = get_model(role=role)
+    if str(model) == "none/none":
+        raise PrerequisiteError(unbound_message)
+    return model
+
+
 def grader_model() -> Model:
     """The judge for this evaluation: Inspect's `grader` role, falling back to `--model` as Inspect does.
 
     Raises:
         PrerequisiteError: neither a grader role nor a real `--model` is bound.
     """
-    model = get_model(role=GRADER_ROLE)
-    if str(model) == "none/none":
-        raise PrerequisiteError(NO_JUDGE_MESSAGE)
-    return model
+    return role_model(GRADER_ROLE, NO_JUDGE_MESSAGE)
 
 
 @dataclass(frozen=True)

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.model import GenerateConfig, Model, get_model
+from inspect_ai.model import GenerateConfig, Model
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
-from radiology_tasks.core.judge import ask_judge, judge_generate
+from radiology_tasks.core.judge import ask_judge, judge_generate, role_model
 from radiology_tasks.core.records import ReportPair
 from scorers.judge_sensitivity.answers import InjectionAnswer, ParaphraseAnswer, Verdict, read_json_answer
 from scorers.judge_sensitivity.checks import CheckResult, check_injection, check_paraphrase
@@ -50,10 +49,7 @@ def injector_model() -> Model:
     Raises:
         PrerequisiteError: no injector role is bound (and `--model` is none).
     """
-    model = get_model(role=INJECTOR_ROLE)
-    if str(model) == "none/none":
-        raise PrerequisiteError(NO_INJECTOR_MESSAGE)
-    return model
+    return role_model(INJECTOR_ROLE, NO_INJECTOR_MESSAGE)
 
 
 @dataclass(frozen=True)
