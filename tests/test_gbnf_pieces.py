@@ -108,6 +108,8 @@ def test_json_string_bounds_the_decoded_length_and_writes_escapes_in_two_charact
         assert 1 <= len(json.loads(text)) <= 3
     for text in ('""', '"abcd"', '"\\"\\"\\"\\""', '"a\nb"', '"a\x7fb"', '"\\u0041"', '"\\x"', '"a"b"'):
         assert_admitted(piece, text, False)
+    # Without a lower bound the empty string is a JSON string too.
+    assert_admitted(json_string(3), '""', True)
 
 
 def test_prose_string_is_printable_ascii_without_escapes() -> None:

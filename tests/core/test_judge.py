@@ -202,6 +202,38 @@ def test_a_wrapped_provider_error_is_classified_by_the_provider_s_own_status_and
     )
 
 
+class StatusOnly(Exception):
+    """A provider exception with a status code but no ``message`` attribute."""
+
+    def __init__(self, status_code: int, text: str) -> None:
+        super().__init__(text)
+        self.status_code = status_code
+
+
+def test_a_cause_without_a_status_leaves_the_wrapper_s_own_status_and_message() -> None:
+    wrapper = HTTPError(413, "request too large")
+    wrapper.__cause__ = ValueError("a cause that is no HTTP error")
+    assert rejected_request(wrapper) == ("request_rejected", "request too large")
+
+
+def test_a_provider_error_without_a_message_attribute_is_read_from_its_text() -> None:
+    assert rejected_request(StatusOnly(422, "unprocessable entity")) == ("request_rejected", "unprocessable entity")
+    wrapper = RuntimeError("wrapper")
+    wrapper.__cause__ = StatusOnly(400, "maximum context length is 4096 tokens")
+    assert rejected_request(wrapper) == ("context_exceeded", "maximum context length is 4096 tokens")
+
+
+def test_an_unbound_grader_names_the_option_that_binds_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    from inspect_ai._util.error import PrerequisiteError
+
+    from radiology_tasks.core import judge as judge_module
+
+    monkeypatch.setattr(judge_module, "get_model", lambda role: "none/none")
+    with pytest.raises(PrerequisiteError) as caught:
+        judge_module.grader_model()
+    assert str(caught.value) == judge_module.NO_JUDGE_MESSAGE and "--model-role grader=" in str(caught.value)
+
+
 def test_attempt_and_result_defaults() -> None:
     attempt = Attempt("a", "stop", 10, 0.0, None)
     assert attempt.problem is None and attempt.input_tokens is None

@@ -110,8 +110,19 @@ def test_agreement_is_nan_without_pairs(scores: list[SampleScore]) -> None:
 
 
 def test_agreement_refuses_a_missing_key() -> None:
-    with pytest.raises(ValueError, match="sample 0: score has no key 'rubric'"):
+    with pytest.raises(ValueError) as caught:
         expert_agreement("rubric")(SCORED)
+    assert str(caught.value) == "sample 0: score has no key 'rubric' (keys: vert, green, green_ec)"
+
+
+@pytest.mark.parametrize("bad", ["0.5", True], ids=["text", "bool"])
+def test_agreement_refuses_a_score_or_expert_score_that_is_not_a_number(bad: object) -> None:
+    with pytest.raises(ValueError) as caught:
+        expert_agreement("vert")([*SCORED, _sample(7, {"vert": bad}, expert=0.5)])
+    assert str(caught.value) == f"sample 7: score 'vert' is not a number: {bad!r}"
+    with pytest.raises(ValueError) as caught:
+        expert_agreement("vert")([*SCORED, _sample(8, {"vert": 0.5}, expert=bad)])  # type: ignore[arg-type]
+    assert str(caught.value) == f"sample 8: expert_score is not a number: {bad!r}"
 
 
 # parse_failure_rate --------------------------------------------------------------------------
@@ -163,6 +174,11 @@ def test_parse_failure_rate_edge_cases() -> None:
     assert math.isnan(empty["parse_failure_rate"]) and empty["unscored"] == 0.0
 
 
+def test_a_plain_nan_score_is_a_parse_failure_and_a_plain_number_is_not() -> None:
+    scores = [_sample(1, 0.5), _sample(2, NAN), _sample(3, NAN, reason="judge_context_exceeded")]
+    assert _call(parse_failure_rate(), scores) == {"parse_failure_rate": 1 / 3, "unscored": 2.0}
+
+
 def test_parse_failure_rate_of_one_key() -> None:
     partly = _sample(3, {"vert": NAN, "green": 0.5, "green_ec": 1.0})
     assert _call(parse_failure_rate(), [*SCORED[:3], partly])["unscored"] == 0.0
@@ -205,6 +221,9 @@ def test_category_f1_names_the_sample_with_bad_counts() -> None:
     bad = _sample(9, {"vert": 0.5}, human=_counts(), predicted={"a": 1})
     with pytest.raises(ValueError, match="sample 9: predicted_significant: category 'b' is missing"):
         category_f1()([*COUNTED, bad])
+    bad_expert = _sample(6, {"vert": 0.5}, human={"a": 1}, predicted=_counts())
+    with pytest.raises(ValueError, match="sample 6: expert_significant: category 'b' is missing"):
+        category_f1()([*COUNTED, bad_expert])
 
 
 def test_error_count_bias() -> None:

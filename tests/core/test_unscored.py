@@ -37,6 +37,20 @@ def test_worst_fills_bounded_scores_only() -> None:
     assert unscored_reason(score.metadata, "green") is None
 
 
+def test_the_candidate_the_judge_s_answer_and_further_metadata_are_kept() -> None:
+    score = judged_score(
+        {"vert": 0.75},
+        {},
+        policy="worst",
+        bounded={"vert"},
+        answer="Candidate report.",
+        explanation="[Overall Accuracy Score]: 0.75",
+        metadata={"judge_calls": 1},
+    )
+    assert (score.answer, score.explanation) == ("Candidate report.", "[Overall Accuracy Score]: 0.75")
+    assert score.metadata == {"judge_calls": 1, "unscored": {}, "unscored_detail": {}, "filled_in": []}
+
+
 def test_a_scored_main_key_has_no_reason() -> None:
     score = judged_score({"green": 0.5, "vert": None}, {"vert": ("judge_refused", "")}, policy="worst", bounded={})
     assert score.reason is None

@@ -198,9 +198,58 @@ def test_an_unreadable_repeat_conflicts_with_a_readable_verdict() -> None:
 
 
 def test_score_only_prompt_reading() -> None:
-    assert read_scores("0.7", prompt="score", candidate=None).values == {"score": 0.7}
+    good = read_scores("0.7", prompt="score", candidate=None)
+    assert (good.answer, good.values, good.problems, good.parts, good.formula_check) == (
+        "0.7",
+        {"score": 0.7},
+        {},
+        None,
+        None,
+    )
     bad = read_scores("fine", prompt="score", candidate=None)
-    assert bad.values == {"score": None} and bad.problems["score"].startswith("unreadable_score")
+    assert bad.answer == "fine" and bad.values == {"score": None}
+    assert bad.problems["score"].startswith("unreadable_score")
+
+
+def test_the_reading_keeps_the_raw_answer_and_the_formula_check_of_the_judges_own_counts() -> None:
+    reading = read_scores(FULL_GREEN, prompt="formula", candidate=None)
+    assert reading.answer == FULL_GREEN
+    # M = 2, S = 2, I = 1: 2 / (2 + 2*2 + 0.5*1) = 2 / 6.5.
+    assert reading.formula_check == pytest.approx(2 / 6.5)
+    # Without an insignificant section the check cannot be made, though every score of the prompt can.
+    assert read_scores(NO_INSIGNIFICANT, prompt="green", candidate=None).formula_check is None
+
+
+NOTHING_MATCHED = (
+    EXPLANATION + "[Clinically Significant Errors]:\nNone.\n\n"
+    "[Clinically Insignificant Errors]:\n(a) False report of a finding in the candidate: 1. Mild atelectasis.\n\n"
+    "[Matched Findings]:\n0.\n"
+)
+
+
+def test_with_nothing_matched_the_policy_decides_and_defaults_to_perfect_if_no_errors() -> None:
+    default = read_scores(NOTHING_MATCHED, prompt="green", candidate=None)
+    assert default.values == {"green": 1.0, "green_ec": 0.0, "green_f1": 1.0}
+    # The formula check follows the same policy: an insignificant error with M = 0 makes it 0.
+    assert default.formula_check == 0.0
+    original = read_scores(NOTHING_MATCHED, prompt="green", candidate=None, zero_matched="original")
+    assert original.values == {"green": 0.0, "green_ec": 0.0, "green_f1": 0.0}
+    perfect_check = read_scores(
+        NOTHING_MATCHED.replace("(a) False report of a finding in the candidate: 1. Mild atelectasis.", "None."),
+        prompt="green",
+        candidate=None,
+        zero_matched="perfect_if_no_errors",
+    )
+    assert perfect_check.formula_check == 1.0
+    assert (
+        read_scores(
+            NOTHING_MATCHED.replace("(a) False report of a finding in the candidate: 1. Mild atelectasis.", "None."),
+            prompt="green",
+            candidate=None,
+            zero_matched="original",
+        ).formula_check
+        == 0.0
+    )
 
 
 def test_keys_of_each_prompt() -> None:

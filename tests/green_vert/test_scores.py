@@ -111,8 +111,23 @@ def test_non_integer_counts_are_refused() -> None:
 @pytest.mark.parametrize("weights", [(0, 1, 0), (1, -1, 0), (1, 1, -0.5)])
 def test_bad_weights_are_refused(weights: tuple[float, float, float]) -> None:
     w_m, w_s, w_i = weights
-    with pytest.raises(ValueError, match="weights must be"):
+    with pytest.raises(ValueError) as caught:
         weighted_score(1, 1, 1, w_matched=w_m, w_significant=w_s, w_insignificant=w_i)
+    assert str(caught.value) == (
+        f"weights must be w_matched > 0 and w_significant, w_insignificant >= 0; got ({w_m}, {w_s}, {w_i})"
+    )
+
+
+def test_zero_error_weights_are_allowed_and_ignore_those_errors() -> None:
+    # A fractional significant weight below 1 is allowed too: 2 / (2 + 0.5 * 2) = 2 / 3.
+    assert weighted_score(2, 2, 0, w_matched=1, w_significant=0.5, w_insignificant=0) == pytest.approx(2 / 3)
+    assert weighted_score(2, 5, 0, w_matched=1, w_significant=0, w_insignificant=0) == 1.0
+    assert weighted_score(2, 0, 5, w_matched=1, w_significant=1, w_insignificant=0) == 1.0
+
+
+def test_weighted_score_defaults_to_perfect_if_no_errors_when_nothing_matched() -> None:
+    assert weighted_score(0, 0, 0, w_matched=1, w_significant=1, w_insignificant=1) == 1.0
+    assert weighted_score(0, 0, 1, w_matched=1, w_significant=1, w_insignificant=1) == 0.0
 
 
 def test_unknown_policy_is_refused() -> None:
