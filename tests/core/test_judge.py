@@ -178,6 +178,22 @@ async def test_a_failure_after_a_reading_keeps_the_reading() -> None:
     assert [a.problem for a in result.attempts] == ["bad part", "judge_refused"]
 
 
+async def test_a_rejected_request_is_recorded_with_the_config_it_was_sent_with() -> None:
+    judge = ScriptedJudge([HTTPError(422, "bad grammar")])
+    config = GenerateConfig(max_tokens=64, temperature=0.2, seed=7)
+    attempt, failure = await judge_generate(judge, "p", config)  # type: ignore[arg-type]
+    assert failure == "judge_request_rejected"
+    assert (attempt.answer, attempt.stop_reason, attempt.max_tokens, attempt.temperature, attempt.seed) == (
+        "bad grammar",
+        "error",
+        64,
+        0.2,
+        7,
+    )
+    # A first call (no retry given) leaves the cache to the user and the config as it was.
+    assert judge.calls[0].cache == "not given" and judge.calls[0].config.seed == 7
+
+
 @pytest.mark.parametrize("status", [401, 404, 429, 500])
 async def test_other_provider_errors_propagate(status: int) -> None:
     judge = ScriptedJudge([HTTPError(status, "context length")])
