@@ -347,3 +347,48 @@ def test_bad_option_values_are_refused_by_the_parser(capsys):
     with pytest.raises(SystemExit):
         main(["export-sft", "--data", "demo", "--out", "x", "--val-fraction", "tenth"])
     assert "argument --val-fraction: invalid float value: 'tenth'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("command", "module", "function"),
+    [
+        ("ctfb-triplets", "radiology_tasks.ct_finebench.construct.triplets", "triplets_command"),
+        ("ctfb-qa", "radiology_tasks.ct_finebench.construct.qa", "qa_command"),
+    ],
+)
+def test_construction_commands_pass_every_judge_option_on(monkeypatch, command, module, function):
+    import importlib
+
+    from radiology_tasks.ct_finebench.construct.judging import JudgeOptions
+
+    seen = []
+    monkeypatch.setattr(importlib.import_module(module), function, lambda args, options: seen.append(options) or 0)
+    argv = [command, "--data", "demo", "--out", "o.jsonl", "--model", "llama-cpp/smollm2-135m", "-M", "n_ctx=2048"]
+    extra = ["--schema", "s.yaml"] if command == "ctfb-qa" else []
+    judge = ["--constrain", "off", "--max-tokens", "300", "--retries", "0", "--max-connections", "2"]
+    assert main([*argv, *extra, *judge]) == 0
+    assert seen == [
+        JudgeOptions(
+            model="llama-cpp/smollm2-135m",
+            model_args={"n_ctx": 2048},
+            constrain="off",
+            max_tokens=300,
+            retries=0,
+            max_connections=2,
+        )
+    ]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--max-tokens", "0", "argument --max-tokens: expected a whole number of at least 1, got 0"),
+        ("--retries", "-1", "argument --retries: expected a whole number of at least 0, got -1"),
+    ],
+)
+def test_construction_judge_options_are_checked_by_the_parser(capsys, option, value, message):
+    argv = ["ctfb-triplets", "--data", "demo", "--out", "o.jsonl", "--model", "m", option, value]
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    assert message in capsys.readouterr().err

@@ -162,6 +162,10 @@ def test_bounds_must_be_positive(kwargs: dict[str, int]) -> None:
         AnswerBounds(**{"explanation": 5, "item": 5, "matched": 5, **kwargs})
 
 
+def test_a_bound_of_one_character_is_allowed() -> None:
+    assert AnswerBounds(explanation=1, item=1, matched=1).item == 1
+
+
 def test_gbnf_rules() -> None:
     grammar = assessment_gbnf(with_score=True, bounds=AnswerBounds(explanation=7, item=3, matched=4))
     rules = dict(line.split(" ::= ", 1) for line in grammar.splitlines())

@@ -596,7 +596,9 @@ def test_assessment_is_frozen() -> None:
         result.matched = 5  # type: ignore[misc]
 
 
-@pytest.mark.parametrize(("text", "expected"), [("0.7", 0.7), ("**0.3**\n", 0.3), ("1.0", 1.0), ("0.85/1", 0.85)])
+@pytest.mark.parametrize(
+    ("text", "expected"), [("0.7", 0.7), ("**0.3**\n", 0.3), ("1.0", 1.0), ("0.85/1", 0.85), ("0.85 / 1", 0.85)]
+)
 def test_score_only_answer(text: str, expected: float) -> None:
     assert parse_score_answer(text) == expected
 
@@ -605,15 +607,31 @@ def test_score_only_answer(text: str, expected: float) -> None:
     ("text", "reason"),
     [
         ("", "empty_answer"),
+        (" \n\t", "empty_answer"),
         ("fine", "unreadable_score"),
         ("1.4", "score_out_of_range"),
         ("0.5\n0.6", "unreadable_score"),
+        ("0.5\r\n0.6", "unreadable_score"),
     ],
 )
 def test_score_only_answer_failures(text: str, reason: str) -> None:
     with pytest.raises(AssessmentFormatError) as caught:
         parse_score_answer(text)
     assert caught.value.reason == reason
+    if reason == "empty_answer":
+        assert caught.value.detail == "the answer is empty"
+
+
+def test_a_no_errors_statement_with_a_stray_word_after_it_is_not_read_as_none() -> None:
+    answer = VERT_ANSWER.replace(
+        VERT_ANSWER[
+            VERT_ANSWER.index("[Clinically Significant Errors]") : VERT_ANSWER.index("[Clinically Insignificant")
+        ],
+        "[Clinically Significant Errors]:\nNone X\n\n",
+    )
+    with pytest.raises(AssessmentFormatError) as caught:
+        parse_assessment(answer, require_score=True)
+    assert caught.value.reason == "unreadable_section"
 
 
 def test_score_only_grammar_and_regex_agree() -> None:
