@@ -289,6 +289,22 @@ def test_a_command_is_required(capsys):
     assert "the following arguments are required: command" in capsys.readouterr().err
 
 
+# The options every variant-making command shares (`_variant_arguments`).
+VARIANT_OPTIONS = [
+    "--injector INJECTOR model that makes the variants, e.g. openai/gpt-4.1",
+    "--data DATA dataset name or .jsonl/.csv file of references (default: demo)",
+    "--revision REVISION dataset revision (Hugging Face datasets)",
+    "--limit LIMIT number of distinct references (after shuffling with --seed)",
+    "--seed SEED shuffles the references; also seeds the injector (default 0)",
+    "--on-bad-rows {error,skip}",
+    "--attempts ATTEMPTS attempts per variant before it is excluded",
+    "--temperature TEMPERATURE temperature of the first attempt",
+    "--max-tokens MAX_TOKENS token budget of a rewrite (default: its contract's)",
+    "--constrain {auto,off,grammar,structured_outputs,response_format}",
+    "--log-dir LOG_DIR where the Inspect log of the injector run goes",
+    "--display DISPLAY Inspect display: full, plain, none, ...",
+]
+
 HELP = {
     (): [
         "usage: radiology-tasks [-h] {list,ensemble,export-sft,perturb,sensitivity-set,ran-labels,ctfb-triplets,"
@@ -323,6 +339,18 @@ HELP = {
         "--revision REVISION dataset revision (Hugging Face datasets)",
         "--out OUT output directory for train.jsonl and validation.jsonl",
         "--skip-incomplete leave out pairs without candidate or expert score (listed)",
+    ],
+    ("perturb",): [
+        *VARIANT_OPTIONS,
+        "--out OUT the variants file to write (.jsonl)",
+        "--categories CATEGORIES error types, letters a-f separated by commas, or all",
+        "--max-errors MAX_ERRORS variants with 1..N errors of each type",
+        "--paraphrases PARAPHRASES paraphrases per reference",
+    ],
+    ("sensitivity-set",): [
+        *VARIANT_OPTIONS,
+        "--out OUT directory for pos.jsonl and neg.jsonl",
+        "--edits EDITS attribute edits per neg report, one per sentence",
     ],
 }
 
@@ -390,5 +418,22 @@ def test_construction_judge_options_are_checked_by_the_parser(capsys, option, va
     argv = ["ctfb-triplets", "--data", "demo", "--out", "o.jsonl", "--model", "m", option, value]
     with pytest.raises(SystemExit) as caught:
         main(argv)
+    assert caught.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["perturb", "sensitivity-set"])
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ([], "the following arguments are required: --injector"),
+        (["--injector", "m", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+        (["--injector", "m", "--limit", "two"], "argument --limit: invalid int value: 'two'"),
+        (["--injector", "m", "--on-bad-rows", "ignore"], "argument --on-bad-rows: invalid choice: 'ignore'"),
+    ],
+)
+def test_variant_commands_refuse_bad_options_in_the_parser(capsys, command, arguments, message):
+    with pytest.raises(SystemExit) as caught:
+        main([command, "--out", "out", *arguments])
     assert caught.value.code == 2
     assert message in capsys.readouterr().err
