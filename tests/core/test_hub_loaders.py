@@ -322,6 +322,11 @@ def test_radeval_file_in_its_real_layout(tmp_path: Path) -> None:
             "the count of category 4 is missing",
         ),
         (
+            annotation([0] * 7, [0, 0, 0, "2X", 0, 0, 0]),
+            "insignificant_d",
+            "the count of category 4 '2X' is not a whole number",
+        ),
+        (
             '{"significant": 0, "insignificant": 0}',
             "significant_a",
             "no 'Significant' or 'Insignificant' header (first line '{\"significant\": 0, \"insignificant\": 0}')",
@@ -618,6 +623,13 @@ def test_radeval_and_ct_finebench_refuse_unknown_splits_and_misplaced_reports(tm
     reports = write_jsonl(tmp_path / "reports.jsonl", USER_REPORTS)
     with pytest.raises(ValueError, match=r"^ct-finebench has the splits test, train, not 'dev'$"):
         ct_finebench_rows(reports=str(reports), split="dev")
+
+
+def test_unknown_split_message_lists_every_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(hub.RADEVAL_EXPERT_DATA_FILES, "validation", "validation.csv")
+    with pytest.raises(ValueError) as error:
+        radeval_expert_rows(split="test")
+    assert str(error.value) == "radeval-expert has the splits train, validation, not 'test'"
 
 
 def test_files_that_are_not_one_table_are_a_layout_error(tmp_path: Path) -> None:
