@@ -154,3 +154,9 @@ def test_free_text_one_character_past_its_bound_is_outside_the_contract(detail: 
         assert not GbnfLanguage(contract.gbnf).fullmatch(too_long)
     bracketed = longest.replace("yy", "[y", 1)
     assert not re.fullmatch(contract.regex, bracketed)
+
+
+def test_contract_names_say_the_prompt_and_any_level_of_detail_but_full() -> None:
+    assert assessment_contract("vert", with_score=True).name == "vert"
+    assert assessment_contract("vert", with_score=True) == assessment_contract("vert", with_score=True, detail="full")
+    assert assessment_contract("green", with_score=False, detail="brief").name == "green-brief"

@@ -639,3 +639,46 @@ def test_score_only_grammar_and_regex_agree() -> None:
         assert re.fullmatch(SCORE_ONLY_REGEX, text) and parse_score_answer(text) == float(text)
     assert not re.fullmatch(SCORE_ONLY_REGEX, "1.5")
     assert SCORE_ONLY_GBNF.startswith("root ::=")
+
+
+def _with_significant(body: str) -> str:
+    """VERT_ANSWER with its significant-error section body replaced by `body`."""
+    start = VERT_ANSWER.index("[Clinically Significant Errors]")
+    end = VERT_ANSWER.index("[Clinically Insignificant Errors]")
+    return VERT_ANSWER[:start] + "[Clinically Significant Errors]:\n" + body + "\n" + VERT_ANSWER[end:]
+
+
+def test_a_numbered_list_of_errors_under_a_counted_category_is_detail_not_a_count() -> None:
+    answer = _with_significant(
+        "(a) False report of a finding in the candidate: 0.\n"
+        "(b) Missing a finding present in the reference: 2.\n"
+        "1. Small left pleural effusion.\n"
+        "2. Right lower lobe nodule.\n"
+        "(c) Misidentification of a finding's anatomic location/position: 0.\n"
+        "(d) Misassessment of the severity of a finding: 0.\n"
+        "(e) Mentioning a comparison that isn't in the reference: 0.\n"
+        "(f) Omitting a comparison detailing a change from a prior study: 0."
+    )
+    assert parse_assessment(answer, require_score=True).significant == ErrorCounts(b=2)
+
+
+def test_a_no_errors_statement_may_run_over_two_lines() -> None:
+    answer = _with_significant("No clinically significant errors\nwere identified.")
+    assert parse_assessment(answer, require_score=True).significant == ErrorCounts()
+
+
+def test_a_matched_section_without_a_count_is_unreadable_unless_it_says_no_in_zero_mode() -> None:
+    answer = VERT_ANSWER.replace("2. No pneumothorax; Endotracheal tube in standard position.", "Several match.")
+    for mode in ("zero", "strict"):
+        with pytest.raises(AssessmentFormatError) as caught:
+            parse_assessment(answer, require_score=True, missing_categories=mode)
+        assert caught.value.reason == "missing_matched_count"
+    nothing = VERT_ANSWER.replace("2. No pneumothorax; Endotracheal tube in standard position.", "No matches here.")
+    assert parse_assessment(nothing, require_score=True, missing_categories="zero").matched == 0
+
+
+@pytest.mark.parametrize("newline", ["\r", "\r\n"], ids=["cr", "crlf"])
+def test_old_style_line_breaks_read_like_newlines(newline: str) -> None:
+    assert parse_assessment(VERT_ANSWER.replace("\n", newline), require_score=True) == parse_assessment(
+        VERT_ANSWER, require_score=True
+    )
