@@ -215,9 +215,9 @@ def test_llama_server_json_object_is_described() -> None:
 
 
 def test_response_schema_names_are_sanitised_and_bounded() -> None:
-    contract = OutputContract(name="my judge.v2/" + "x" * 70, max_chars=3, max_tokens=8, json_schema=SCHEMA)
+    contract = OutputContract(name="My judge.V2/" + "x" * 70, max_chars=3, max_tokens=8, json_schema=SCHEMA)
     result = constrained_config(server_model("openai/gpt-4o-mini"), contract)
-    name = "my_judge_v2_" + "x" * 52
+    name = "My_judge_V2_" + "x" * 52
     assert result.config.response_schema is not None and result.config.response_schema.name == name
     assert len(name) == 64
     assert result.method == "response_schema"
@@ -230,3 +230,13 @@ def test_unknown_mode_lists_the_modes() -> None:
         "unknown constrain mode 'regex'; expected one of "
         "['auto', 'off', 'grammar', 'structured_outputs', 'response_format']"
     )
+
+
+def test_the_in_process_llama_cpp_judge_takes_the_grammar() -> None:
+    import radiology_tasks._registry  # noqa: F401  (registers the llama-cpp provider)
+
+    model = get_model("llama-cpp/smollm2-135m")  # the GGUF file is loaded at the first generate, not here
+    assert judge_backend(model) == "llama-cpp"
+    result = constrained_config(model, GBNF_ONLY)
+    assert result.config == GenerateConfig(extra_body={"grammar": GBNF})
+    assert result.method == "grammar"
