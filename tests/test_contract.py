@@ -11,7 +11,9 @@ from scorers.contract import UNICODE_TOKENS_PER_CHAR, OutputContract
     "form", [{"gbnf": 'root ::= "a"'}, {"regex": "a"}, {"json_schema": {"type": "object"}}], ids=lambda f: next(iter(f))
 )
 def test_any_one_form_of_the_answer_is_enough(form: dict) -> None:
-    assert OutputContract(name="one", max_chars=1, max_tokens=3, **form).max_chars == 1
+    # One character and one token are the smallest lengths allowed.
+    contract = OutputContract(name="one", max_chars=1, max_tokens=1, **form)
+    assert (contract.max_chars, contract.max_tokens) == (1, 1)
 
 
 def test_a_contract_without_any_form_is_refused_by_name() -> None:
