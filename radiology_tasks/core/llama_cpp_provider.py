@@ -25,6 +25,7 @@ imported when a model is actually constructed.
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import os
 import re
@@ -225,10 +226,24 @@ def _import_llama_cpp() -> Any:
     return llama_cpp
 
 
+def _close_loaded() -> None:
+    """Free every loaded model while the interpreter still works.
+
+    Left to garbage collection at exit, llama-cpp-python frees its models after the modules it needs are gone
+    and prints a traceback for each one.
+    """
+    with _loaded_guard:
+        for model in _loaded.values():
+            model.llama.close()
+        _loaded.clear()
+
+
 def _load(path: Path, **llama_args: Any) -> _LoadedModel:
     llama_cpp = _import_llama_cpp()
     key = (str(path.resolve()), *sorted(llama_args.items()))
     with _loaded_guard:
+        if not _loaded:
+            atexit.register(_close_loaded)
         if key not in _loaded:
             _loaded[key] = _LoadedModel(
                 llama=llama_cpp.Llama(model_path=str(path), **llama_args),

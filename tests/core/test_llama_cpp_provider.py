@@ -339,3 +339,21 @@ def test_unreadable_headers_fall_back(tmp_path: Path) -> None:
     for path in (cut, not_gguf, tmp_path / "missing.gguf"):
         assert trained_context_length(path) is None
         assert default_n_ctx(path) == FALLBACK_N_CTX
+
+
+def test_loaded_models_are_closed_and_forgotten_at_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from radiology_tasks.core import llama_cpp_provider as provider
+
+    class Closable:
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    llama = Closable()
+    loaded = {("model.gguf",): provider._LoadedModel(llama=llama, lock=threading.Lock(), grammars={})}
+    monkeypatch.setattr(provider, "_loaded", loaded)
+    provider._close_loaded()
+    assert llama.closed and loaded == {}
