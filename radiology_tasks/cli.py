@@ -160,6 +160,13 @@ def _ctfb_qa(args: argparse.Namespace) -> int:
     return qa_command(args, _judge_options(args))
 
 
+def _lm_eval_path(args: argparse.Namespace) -> int:
+    from radiology_tasks.lm_eval_tasks import config_dir
+
+    print(config_dir())
+    return 0
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -280,6 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="existence questions for findings a report states present or absent (stated), or present only",
     )
     qa.set_defaults(run=_ctfb_qa)
+
+    commands.add_parser(
+        "lm-eval-path", help="print the directory of the lm-evaluation-harness task configs (for --include_path)"
+    ).set_defaults(run=_lm_eval_path)
     return parser
 
 

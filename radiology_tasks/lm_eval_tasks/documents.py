@@ -1,0 +1,57 @@
+"""The documents of the lm-eval tasks: report pairs loaded by the same loader as the Inspect tasks.
+
+lm-eval calls a task's ``custom_dataset`` hook with the task's metadata, which includes whatever the user
+passes with ``--metadata '{"data": "pairs.jsonl"}'``. Each document keeps its `ReportPair` as JSON, so the
+hooks read back exactly the pair the loader validated (an Arrow table would reshape nested fields).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.core.records import ReportPair
+
+SPLIT = "test"
+"""The one split every task reads (``test_split`` in the YAML files)."""
+
+DATA_OPTIONS = ("data", "candidates", "reports", "revision", "on_bad_rows")
+"""The ``--metadata`` keys that choose the data, named as the Inspect tasks' ``-T`` parameters."""
+
+
+def _data_options(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The data options among the task's metadata (lm-eval adds keys of its own, such as ``version``)."""
+    options = {key: metadata[key] for key in DATA_OPTIONS if metadata.get(key) is not None}
+    for key, value in options.items():
+        if not isinstance(value, str):
+            raise InputError(f"--metadata {key} must be a string, got {value!r}")
+    return options
+
+
+def _documents(pairs: list[ReportPair]) -> dict[str, Any]:
+    import datasets
+
+    rows = [{"id": pair.id, "pair": pair.model_dump_json()} for pair in pairs]
+    return {SPLIT: datasets.Dataset.from_list(rows)}
+
+
+def report_pair(doc: dict[str, Any]) -> ReportPair:
+    """The report pair a document holds."""
+    return ReportPair.model_validate_json(doc["pair"])
+
+
+def judged_pairs(**metadata: Any) -> dict[str, Any]:
+    """Pairs with a candidate report, for the GREEN/VERT judge tasks (bundled demo set by default)."""
+    options = _data_options(metadata)
+    return _documents(load_pairs(options.pop("data", None), require_candidate=True, **options).pairs)
+
+
+def pairs_with_questions(**metadata: Any) -> dict[str, Any]:
+    """Pairs with a candidate report and CT-FineBench questions (reports without questions are left out)."""
+    options = _data_options(metadata)
+    loaded = load_pairs(options.pop("data", None), require_candidate=True, **options)
+    pairs = [pair for pair in loaded.pairs if pair.qa]
+    if not pairs:
+        raise InputError(f"no report in {loaded.source} has questions (a 'qa' list)")
+    return _documents(pairs)

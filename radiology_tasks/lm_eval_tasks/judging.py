@@ -1,0 +1,102 @@
+"""Hooks of the GREEN/VERT lm-eval tasks: the model under test is the judge of each report pair.
+
+The prompt is rendered from the same template as the Inspect `report_judge` scorer (no examples, full
+detail), the answer is read by the same `read_scores`, and a score the answer does not give is handled by the
+same `judged_score` under the Inspect default ``unscored=worst``: a missing bounded score counts as 0 in the
+means, an error count stays NaN, and neither is correlated with the experts.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score
+from radiology_tasks.green_vert.scorer import TEMPLATES
+from radiology_tasks.lm_eval_tasks.documents import report_pair
+from scorers.green_vert.grammar import DETAIL_BOUNDS
+from scorers.green_vert.reading import BOUNDED_KEYS, JudgePrompt, read_scores, score_keys
+from scorers.untrusted import neutralize_candidate
+from templates import render
+
+INVALID_RESPONSE_FORMAT = "invalid_response_format"
+
+
+def judge_prompt(prompt: JudgePrompt, doc: dict[str, Any]) -> str:
+    """The judge prompt of one document, as the Inspect scorer renders it with its defaults."""
+    pair = report_pair(doc)
+    return render(
+        TEMPLATES[prompt],
+        reference=neutralize_candidate(pair.reference),
+        candidate=neutralize_candidate(pair.candidate or ""),
+        examples=[],
+        error_descriptions=False,
+        bounds=DETAIL_BOUNDS["full"],
+        detail="full",
+    )
+
+
+def judge_results(prompt: JudgePrompt, doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+    """Per-document values: every score, whether the answer could not be read, and what the correlations need.
+
+    Returns:
+        Each score key (0 for a bounded score the answer does not give, NaN for a missing error count);
+        ``parse_failure`` (1.0 when the main score could not be read); and for the main score and
+        ``green_ec``, ``<key>_kendall_tau`` and ``<key>_spearman`` as (judge score or None, expert score or
+        None) pairs that the corpus aggregations correlate.
+    """
+    pair = report_pair(doc)
+    keys = score_keys(prompt)
+    reading = read_scores(results[0], prompt=prompt, candidate=pair.candidate)
+    missing = {key: (INVALID_RESPONSE_FORMAT, problem) for key, problem in reading.problems.items()}
+    score = judged_score(reading.values, missing, policy="worst", bounded=BOUNDED_KEYS)
+    values: dict[str, float] = score.value  # type: ignore[assignment]
+    expert = pair.expert.normalized_score if pair.expert else None
+    out: dict[str, Any] = dict(values)
+    out["parse_failure"] = 1.0 if score.reason in ANSWER_FORMAT_REASONS else 0.0
+    for key in dict.fromkeys([keys[0], "green_ec"]):
+        value = values[key]
+        judged = None if is_filled_in(score.metadata, key) or math.isnan(value) else value
+        for name in ("kendall_tau", "spearman"):
+            out[f"{key}_{name}"] = (judged, expert)
+    return out
+
+
+def green_prompt(doc: dict[str, Any]) -> str:
+    """The GREEN prompt (error counts only)."""
+    return judge_prompt("green", doc)
+
+
+def vert_prompt(doc: dict[str, Any]) -> str:
+    """The VERT prompt (error counts and a direct overall score)."""
+    return judge_prompt("vert", doc)
+
+
+def formula_prompt(doc: dict[str, Any]) -> str:
+    """The VERT formula prompt (the judge computes M / (M + 2S + 0.5I))."""
+    return judge_prompt("formula", doc)
+
+
+def rubric_prompt(doc: dict[str, Any]) -> str:
+    """The VERT rubric prompt (five score bands)."""
+    return judge_prompt("rubric", doc)
+
+
+def green_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+    """Scores of a GREEN answer."""
+    return judge_results("green", doc, results)
+
+
+def vert_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+    """Scores of a VERT answer."""
+    return judge_results("vert", doc, results)
+
+
+def formula_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+    """Scores of a formula-prompt answer."""
+    return judge_results("formula", doc, results)
+
+
+def rubric_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+    """Scores of a rubric-prompt answer."""
+    return judge_results("rubric", doc, results)
