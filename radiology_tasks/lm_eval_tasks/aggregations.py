@@ -44,3 +44,9 @@ def kendall_tau_of_count(pairs: Sequence[tuple[float | None, float | None]]) -> 
 def spearman_of_count(pairs: Sequence[tuple[float | None, float | None]]) -> float:
     """Spearman's rho of an error count (negated) with the experts' scores."""
     return _agreement(pairs, "spearman", higher_is_better=False)
+
+
+def pooled_mean(lists: Sequence[Sequence[float]]) -> float:
+    """Mean of every number of every document's list (e.g. all numeric questions of the corpus)."""
+    numbers = [number for values in lists for number in values]
+    return sum(numbers) / len(numbers) if numbers else _NAN

@@ -81,3 +81,41 @@ def test_same_prompts_scores_and_aggregates(monkeypatch, task, name, main):
             value = metrics[f"{key}_{correlation}"]
             assert not math.isnan(value), f"{key}_{correlation} is undefined: the scripted answers are too uniform"
             assert _same(aggregates[f"{key}_{correlation},none"], value), (key, correlation)
+
+
+def _broken_first(always_broken: str, broken_once: str):
+    """Answers `always_broken`'s pair unreadably every time, `broken_once`'s only the first time it is asked."""
+    asked: dict[str, int] = {}
+
+    def reply(body: dict[str, Any]) -> str:
+        prompt = body["messages"][-1]["content"]
+        pair = _pair_in(prompt)
+        asked[pair.id] = asked.get(pair.id, 0) + 1
+        if pair.id == always_broken or (pair.id == broken_once and asked[pair.id] == 1):
+            return "The candidate looks fine to me."
+        return _answer(prompt)
+
+    return reply
+
+
+def test_an_unreadable_answer_is_worst_in_both_but_only_inspect_asks_again(monkeypatch):
+    always, once = PAIRS[1].id, PAIRS[2].id
+    inspect_run = run_inspect(vert(limit=LIMIT), _broken_first(always, once), monkeypatch)
+    lm_run = run_lm_eval(["radiology_vert"], _broken_first(always, once), limit=LIMIT)
+
+    inspect_scores = {sample.id: sample.scores["report_judge"] for sample in inspect_run.output.samples}
+    lm_samples = _lm_eval_samples(lm_run.output, "radiology_vert")
+    # Never readable: both harnesses count a parse failure and score the bounded scores 0 (unscored=worst).
+    assert inspect_scores[always].reason == "invalid_response_format"
+    assert inspect_scores[always].value["vert"] == lm_samples[always]["vert"] == 0.0
+    assert math.isnan(inspect_scores[always].value["green_ec"]) and math.isnan(lm_samples[always]["green_ec"])
+    assert lm_samples[always]["parse_failure"] == 1.0
+    # Readable when asked again: Inspect (judge_retries=1) scores it, lm-eval asks once and counts a failure.
+    assert inspect_scores[once].reason is None and inspect_scores[once].value["vert"] > 0
+    assert lm_samples[once]["parse_failure"] == 1.0 and lm_samples[once]["vert"] == 0.0
+    assert len(inspect_run.requests) == LIMIT + 2 and len(lm_run.requests) == LIMIT
+
+    metrics = inspect_run.output.results.scores[0].metrics
+    aggregates = lm_run.output["results"]["radiology_vert"]
+    assert metrics["parse_failure_rate"].value == pytest.approx(1 / LIMIT)
+    assert aggregates["parse_failure,none"] == pytest.approx(2 / LIMIT)

@@ -1,0 +1,106 @@
+"""Hooks of the CT-FineBench lm-eval task: the model under test answers a report's questions from the candidate.
+
+The prompt is the Inspect task's answer-extraction prompt (all questions at once, as ``qa_mode=batch``), and
+the answer is read by the same `read_extraction`. Grading differs from the Inspect task only where that task
+asks a judge: numeric answers are graded by the same `grade_numeric`, a question the candidate does not answer
+is 0, and every other answer is graded by `scorers.ct_finebench.text_match` (normalised exact or synonym
+match, 1 or 0) instead of the judge's comparison. The report score is the same mean over graded questions
+(`report_outcome`); a report with no readable answer counts as 0 (``unscored=worst``) and as a parse failure.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score
+from radiology_tasks.ct_finebench.scorer import SCORE_KEY
+from radiology_tasks.lm_eval_tasks.documents import report_pair
+from radiology_tasks.lm_eval_tasks.judging import INVALID_RESPONSE_FORMAT
+from scorers.ct_finebench.answers import read_extraction
+from scorers.ct_finebench.contracts import ANSWER_MAX_CHARS
+from scorers.ct_finebench.numeric import grade_numeric
+from scorers.ct_finebench.questions import Question, numbered_questions
+from scorers.ct_finebench.report import GradedQuestion, report_outcome
+from scorers.ct_finebench.text_match import grade_text
+from scorers.untrusted import neutralize_candidate
+from templates import render
+
+
+def extraction_prompt(doc: dict[str, Any]) -> str:
+    """The Inspect task's answer-extraction prompt for every question of the document's report."""
+    pair = report_pair(doc)
+    return render(
+        "ct_finebench/extract",
+        questions=[
+            {"id": question.id, "text": neutralize_candidate(question.qa.question)}
+            for question in numbered_questions(pair.qa)
+        ],
+        candidate=neutralize_candidate(pair.candidate or ""),
+        answer_max_chars=ANSWER_MAX_CHARS,
+    )
+
+
+def _graded(question: Question, extracted: str | None, grade: float | None, **outcome: Any) -> GradedQuestion:
+    qa = question.qa
+    return GradedQuestion(
+        id=question.id,
+        question=qa.question,
+        finding=qa.finding,
+        attribute=qa.attribute,
+        answer_type=question.answer_type,
+        reference_answer=qa.answer,
+        extracted_answer=extracted,
+        grade=grade,
+        **outcome,
+    )
+
+
+def grade_questions(questions: list[Question], answer: str) -> list[GradedQuestion]:
+    """Each question's outcome from one extraction answer, graded without a judge."""
+    reading = read_extraction(answer, [question.id for question in questions])
+    graded = []
+    for question in questions:
+        problem = reading.format_problem or reading.id_problems.get(question.id)
+        if question.id not in reading.values:
+            unscored = {"unscored_reason": INVALID_RESPONSE_FORMAT, "unscored_detail": f"answer extraction: {problem}"}
+            graded.append(_graded(question, None, None, answered=None, graded_by=None, **unscored))
+            continue
+        extracted = reading.values[question.id]
+        if extracted is None:
+            graded.append(_graded(question, None, 0.0, answered=False, graded_by="code"))
+            continue
+        numeric = grade_numeric(question.qa.answer, extracted) if question.graded_in_code else None
+        grade = numeric if numeric is not None else grade_text(question.qa.answer, extracted)
+        graded.append(_graded(question, extracted, grade, answered=True, graded_by="code"))
+    return graded
+
+
+def qa_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+    """Per-document values: the report score, whether no answer could be read, the question grades by kind.
+
+    Returns:
+        ``ct_finebench`` (0 when no question could be graded), ``parse_failure``, ``numeric_grade`` and
+        ``text_grade`` (lists of the grades of answered and unanswered questions of each kind, pooled over
+        the corpus), and ``ct_finebench_kendall_tau``/``_spearman`` (judge score or None, expert score or None).
+    """
+    pair = report_pair(doc)
+    questions = numbered_questions(pair.qa)
+    graded = grade_questions(questions, results[0])
+    report = report_outcome(graded)
+    missing = {} if report.score is not None else {SCORE_KEY: report.unscored_reason or ("no_questions", "")}
+    score = judged_score({SCORE_KEY: report.score}, missing, policy="worst", bounded={SCORE_KEY})
+    value = score.value[SCORE_KEY]  # type: ignore[index]
+    judged = None if is_filled_in(score.metadata, SCORE_KEY) or math.isnan(value) else value
+    expert = pair.expert.normalized_score if pair.expert else None
+    by_kind: dict[str, list[float]] = {"numeric_grade": [], "text_grade": []}
+    for question, outcome in zip(questions, graded, strict=True):
+        if outcome.grade is not None:
+            by_kind["numeric_grade" if question.graded_in_code else "text_grade"].append(outcome.grade)
+    return {
+        SCORE_KEY: value,
+        "parse_failure": 1.0 if score.reason in ANSWER_FORMAT_REASONS else 0.0,
+        **by_kind,
+        f"{SCORE_KEY}_kendall_tau": (judged, expert),
+        f"{SCORE_KEY}_spearman": (judged, expert),
+    }

@@ -1,0 +1,79 @@
+"""CT-FineBench: the lm-eval task asks the Inspect task's extraction prompt and grades numeric answers alike.
+
+The Inspect task has a judge compare non-numeric answers; the lm-eval task matches them in code. With a
+comparison judge that gives 1 exactly when the answers are the same words (case aside), the two report scores
+agree; a paraphrase the judge would accept scores 0 in the lm-eval task (see the family README).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.ct_finebench.tasks import ct_finebench
+from scorers.ct_finebench.questions import numbered_questions
+from tests.lm_eval_tasks.harnesses import prompts, run_inspect, run_lm_eval
+
+LIMIT = 4
+PAIRS = [pair for pair in load_pairs().pairs if pair.qa][:LIMIT]
+_QUESTION = re.compile(r"^(q\d+): (.+)$", re.M)
+_ITEM = re.compile(
+    r'<item id="(q\d+)">.*?<reference_answer>(.*?)</reference_answer>.*?<candidate_answer>(.*?)</candidate_answer>',
+    re.S,
+)
+
+
+def _extracted(reference: str, number: int, numeric: bool) -> str | None:
+    """A scripted answer: right, a little off, far off or missing, by the question's place."""
+    match number % 4:
+        case 0:
+            return None
+        case 1:
+            return reference
+        case 2:
+            return reference.replace("8", "9").replace("1", "2") if numeric else f"not {reference}"
+        case _:
+            return reference.upper() if not numeric else reference.replace("mm", "cm")
+
+
+def _reply(body: dict[str, Any]) -> str:
+    prompt = body["messages"][-1]["content"]
+    if "<item id=" in prompt:
+        # A judge that only forgives case, so it agrees with the lm-eval task's matching on these answers.
+        return json.dumps({key: int(ref.casefold() == cand.casefold()) for key, ref, cand in _ITEM.findall(prompt)})
+    (pair,) = [pair for pair in PAIRS if pair.candidate in prompt]
+    questions = {q.qa.question: q for q in numbered_questions(pair.qa)}
+    answers = {}
+    for key, text in _QUESTION.findall(prompt):
+        question = questions[text.strip()]
+        answers[key] = _extracted(question.qa.answer, int(key[1:]) + len(pair.id), question.graded_in_code)
+    return json.dumps(answers)
+
+
+def test_same_extraction_prompt_and_report_scores(monkeypatch):
+    inspect_run = run_inspect(ct_finebench(limit=LIMIT), _reply, monkeypatch)
+    lm_run = run_lm_eval(["radiology_ct_finebench_qa"], _reply, limit=LIMIT)
+
+    extraction_prompts = [p for p in prompts(inspect_run.requests) if "<item id=" not in p]
+    assert sorted(extraction_prompts) == sorted(prompts(lm_run.requests))
+    assert len(lm_run.requests) == LIMIT
+
+    lm_samples = {s["doc"]["id"]: s for s in lm_run.output["samples"]["radiology_ct_finebench_qa"]}
+    numeric: list[float] = []
+    for sample in inspect_run.output.samples:
+        score = sample.scores["qa_comparison"]
+        assert lm_samples[sample.id]["ct_finebench"] == pytest.approx(score.value["ct_finebench"]), sample.id
+        numeric += [q["grade"] for q in score.metadata["questions"] if q["answer_type"] == "numeric"]
+    assert {0.0, 1.0} <= set(numeric), "the scripted answers should give both full and no credit"
+
+    metrics = {key: metric.value for key, metric in inspect_run.output.results.scores[0].metrics.items()}
+    aggregates = lm_run.output["results"]["radiology_ct_finebench_qa"]
+    assert aggregates["ct_finebench,none"] == pytest.approx(metrics["ct_finebench_mean"])
+    assert aggregates["numeric_grade,none"] == pytest.approx(sum(numeric) / len(numeric))
+    assert aggregates["parse_failure,none"] == metrics["parse_failure_rate"] == 0.0
+    for correlation in ("kendall_tau", "spearman"):
+        assert aggregates[f"ct_finebench_{correlation},none"] == pytest.approx(metrics[f"ct_finebench_{correlation}"])
