@@ -47,6 +47,19 @@ def judged_pairs(**metadata: Any) -> dict[str, Any]:
     return _documents(load_pairs(options.pop("data", None), require_candidate=True, **options).pairs)
 
 
+def pairs_with_gold_labels(**metadata: Any) -> dict[str, Any]:
+    """Reports with radiologists' labels (``gold_labels``), for Ran Score extraction (bundled demo by default)."""
+    from radiology_tasks.ran_score.label_files import GOLD_FIELD
+    from radiology_tasks.ran_score.tasks import DEMO_DATA
+
+    options = _data_options(metadata)
+    loaded = load_pairs(options.pop("data", None) or DEMO_DATA, **options)
+    pairs = [pair for pair in loaded.pairs if pair.metadata.get(GOLD_FIELD) is not None]
+    if not pairs:
+        raise InputError(f"no report in {loaded.source} has gold labels (a '{GOLD_FIELD}' object)")
+    return _documents(pairs)
+
+
 def pairs_with_questions(**metadata: Any) -> dict[str, Any]:
     """Pairs with a candidate report and CT-FineBench questions (reports without questions are left out)."""
     options = _data_options(metadata)
