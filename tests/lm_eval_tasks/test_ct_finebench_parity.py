@@ -18,6 +18,9 @@ from radiology_tasks.ct_finebench.tasks import ct_finebench
 from scorers.ct_finebench.questions import numbered_questions
 from tests.lm_eval_tasks.harnesses import prompts, run_inspect, run_lm_eval
 
+pytest.importorskip("lm_eval")
+pytestmark = pytest.mark.slow  # whole evaluations in both harnesses
+
 LIMIT = 4
 PAIRS = [pair for pair in load_pairs().pairs if pair.qa][:LIMIT]
 _QUESTION = re.compile(r"^(q\d+): (.+)$", re.M)

@@ -13,6 +13,9 @@ from radiology_tasks.green_vert.tasks import green, vert
 from tests.judge_answers import assessment
 from tests.lm_eval_tasks.harnesses import prompts, run_inspect, run_lm_eval
 
+pytest.importorskip("lm_eval")
+pytestmark = pytest.mark.slow  # whole evaluations in both harnesses
+
 LIMIT = 9
 PAIRS = load_pairs().pairs[:LIMIT]
 

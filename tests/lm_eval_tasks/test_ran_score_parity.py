@@ -11,6 +11,9 @@ from radiology_tasks.ran_score.tasks import DEMO_DATA, ran_score
 from tests.lm_eval_tasks.harnesses import prompts, run_inspect, run_lm_eval
 from tests.ran_score.helpers import ASKED, KEY_OF, batch_answer, report_in
 
+pytest.importorskip("lm_eval")
+pytestmark = pytest.mark.slow  # whole evaluations in both harnesses
+
 LIMIT = 6
 PAIRS = load_pairs(DEMO_DATA).pairs[:LIMIT]
 
