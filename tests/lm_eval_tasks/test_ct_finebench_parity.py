@@ -30,17 +30,32 @@ _ITEM = re.compile(
 )
 
 
+def _scaled(reference: str, factor: float, unit: str | None = None) -> str:
+    """The reference's first number times `factor`, with `unit` in place of the one written after it."""
+    match = re.search(r"\d+(?:\.\d+)?", reference)
+    assert match is not None, reference
+    rest = reference[match.end() :] if unit is None else f" {unit}"
+    return f"{float(match.group()) * factor:g}{rest}"
+
+
 def _extracted(reference: str, number: int, numeric: bool) -> str | None:
-    """A scripted answer: right, a little off, far off or missing, by the question's place."""
+    """A scripted answer by the question's place: missing, right, a little off, or the same in other words.
+
+    Numeric answers 15% off earn 0.5 and the same size in other units 1, which only numeric grading gives.
+    """
     match number % 4:
         case 0:
             return None
         case 1:
             return reference
         case 2:
-            return reference.replace("8", "9").replace("1", "2") if numeric else f"not {reference}"
+            return _scaled(reference, 1.15) if numeric else f"not {reference}"
         case _:
-            return reference.upper() if not numeric else reference.replace("mm", "cm")
+            if not numeric:
+                return reference.upper()
+            if "cm" in reference:
+                return _scaled(reference, 10, "mm")
+            return _scaled(reference, 0.1, "cm") if "mm" in reference else f"about {reference}"
 
 
 def _reply(body: dict[str, Any]) -> str:
@@ -71,7 +86,7 @@ def test_same_extraction_prompt_and_report_scores(monkeypatch):
         score = sample.scores["qa_comparison"]
         assert lm_samples[sample.id]["ct_finebench"] == pytest.approx(score.value["ct_finebench"]), sample.id
         numeric += [q["grade"] for q in score.metadata["questions"] if q["answer_type"] == "numeric"]
-    assert {0.0, 1.0} <= set(numeric), "the scripted answers should give both full and no credit"
+    assert set(numeric) == {0.0, 0.5, 1.0}, "the scripted answers should earn every grade"
 
     metrics = {key: metric.value for key, metric in inspect_run.output.results.scores[0].metrics.items()}
     aggregates = lm_run.output["results"]["radiology_ct_finebench_qa"]

@@ -55,6 +55,7 @@ def _same(a: float, b: float) -> bool:
         (lambda: vert(prompt="rubric", limit=LIMIT), "radiology_vert_rubric", "rubric"),
         (lambda: green(limit=LIMIT), "radiology_green", "green"),
     ],
+    ids=["vert", "formula", "rubric", "green"],
 )
 def test_same_prompts_scores_and_aggregates(monkeypatch, task, name, main):
     inspect_run = run_inspect(task(), _reply, monkeypatch)
