@@ -308,7 +308,7 @@ VARIANT_OPTIONS = [
 HELP = {
     (): [
         "usage: radiology-tasks [-h] {list,ensemble,export-sft,perturb,sensitivity-set,ran-labels,ctfb-triplets,"
-        "ctfb-schema,ctfb-qa} ...",
+        "ctfb-schema,ctfb-qa,lm-eval-path} ...",
         "The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data, "
         "make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), and "
         "make variants of references once (judge sensitivity, CT-FineBench sensitivity sets).",
@@ -321,6 +321,7 @@ HELP = {
         "ctfb-triplets CT-FineBench construction 1/3: the judge lists (finding, attribute, value) per report",
         "ctfb-schema CT-FineBench construction 2/3: group the triplets into a schema file to edit",
         "ctfb-qa CT-FineBench construction 3/3: questions and answers per report from the edited schema",
+        "lm-eval-path print the directory of the lm-evaluation-harness task configs (for --include_path)",
     ],
     ("ensemble",): [
         "usage: radiology-tasks ensemble [-h] [--score-key SCORE_KEY] [--train-log TRAIN_LOG] "
