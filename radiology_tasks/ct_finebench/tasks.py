@@ -32,6 +32,7 @@ from radiology_tasks.ct_finebench.extraction import qa_extraction
 from radiology_tasks.ct_finebench.metrics import question_breakdown
 from radiology_tasks.ct_finebench.options import QAMode
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, qa_comparison
+from templates import template_hashes
 
 TASK_VERSION = "1.0.0"
 
@@ -117,6 +118,11 @@ def ct_finebench(
         solver=[generate_report() if generate else replay_candidate(), solver],
         scorer=scorer,
         metrics=_metrics(pairs),
-        metadata={"data": summary, "qa_mode": qa_mode, "questions": sum(len(p.qa) for p in pairs)},
+        metadata={
+            "data": summary,
+            "qa_mode": qa_mode,
+            "questions": sum(len(p.qa) for p in pairs),
+            "templates": template_hashes("ct_finebench"),
+        },
         version=TASK_VERSION,
     )

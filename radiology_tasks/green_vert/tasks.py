@@ -38,6 +38,7 @@ from radiology_tasks.green_vert.fewshot import Curated, few_shot_examples
 from radiology_tasks.green_vert.scorer import DETAILS, JUDGE_PROMPTS, JudgePrompt, ZeroMatched, report_judge, score_keys
 from scorers.green_vert.grammar import Detail
 from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
+from templates import template_hashes
 
 TASK_VERSION = "1.1.0"
 
@@ -115,7 +116,11 @@ def judge_task(
     examples = few_shot_examples(
         shots, with_score=prompt != "green", shot_pool=shot_pool, shot_seed=shot_seed, curated=curated, evaluated=pairs
     )
-    metadata: dict[str, Any] = {"data": summary, "few_shot_examples": len(examples)}
+    metadata: dict[str, Any] = {
+        "data": summary,
+        "few_shot_examples": len(examples),
+        "templates": template_hashes("green_vert"),
+    }
     return Task(
         dataset=dataset,
         solver=generate_report(report_max_tokens) if generate else replay_candidate(),

@@ -33,6 +33,7 @@ from radiology_tasks.ran_score.scorer import MAIN_KEY, finding_agreement
 from radiology_tasks.ran_score.solver import check_judge_options, extract_findings
 from radiology_tasks.ran_score.taxonomy import load_taxonomy, taxonomy_digest
 from scorers.ran_score.taxonomy import Taxonomy
+from templates import template_hashes
 
 TASK_VERSION = "1.0.0"
 DEMO_DATA = "ran-score-demo"
@@ -159,6 +160,7 @@ def ran_score(
         "extraction": extraction,
         "label_files": {"reference": reference_labels, "candidate": candidate_labels, "gold": gold_labels},
         "label_cache": None if reference_labels or root is None else str(root),
+        "templates": template_hashes("ran_score"),
     }
     return Task(
         dataset=dataset,
