@@ -118,6 +118,25 @@ def _variant_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--display", help="Inspect display: full, plain, none, ...")
 
 
+def _submit(args: argparse.Namespace) -> int:
+    from radiology_tasks.leaderboard.commands import submit_command
+
+    return submit_command(args)
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from radiology_tasks.leaderboard.commands import leaderboard_command
+
+    return leaderboard_command(args)
+
+
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text}")
+    return value
+
+
 def _ran_labels(args: argparse.Namespace) -> int:
     from radiology_tasks.ran_score.cli import export_labels
 
@@ -280,6 +299,33 @@ def build_parser() -> argparse.ArgumentParser:
         help="existence questions for findings a report states present or absent (stated), or present only",
     )
     qa.set_defaults(run=_ctfb_qa)
+
+    submit = commands.add_parser("submit", help="check eval logs and write them as a leaderboard submission bundle")
+    submit.add_argument("logs", nargs="+", help="Inspect eval logs of one system")
+    submit.add_argument("--out", required=True, help="the bundle directory to write (new or empty)")
+    submit.add_argument("--system", help="system name (default: the model under test or the candidates file's name)")
+    submit.add_argument("--institution")
+    submit.add_argument("--paper", help="link to the paper")
+    submit.add_argument("--code", help="link to the code")
+    submit.add_argument("--description", help="one line about the system")
+    submit.add_argument("--track", choices=["findings", "findings_impression"], help="the report section generated")
+    submit.add_argument(
+        "--max-unscored", type=_share, default=0.02, help="largest share of unscored samples accepted (default 0.02)"
+    )
+    submit.set_defaults(run=_submit)
+
+    board = commands.add_parser(
+        "leaderboard", help="rank the systems of submission bundles or logs: JSON, CSV, Markdown and a page"
+    )
+    board.add_argument("inputs", nargs="+", help="submission bundles (directories) or Inspect eval logs")
+    board.add_argument("--out", required=True, help="directory for leaderboard.json/.csv/.md and index.html")
+    board.add_argument("--resamples", type=_positive, default=1000, help="bootstrap and randomization resamples")
+    board.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    board.add_argument("--confidence", type=_share, default=0.95, help="interval coverage (default 0.95)")
+    board.add_argument(
+        "--max-unscored", type=_share, default=0.02, help="largest share of unscored samples ranked (default 0.02)"
+    )
+    board.set_defaults(run=_leaderboard)
     return parser
 
 
