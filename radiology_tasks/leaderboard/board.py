@@ -99,8 +99,8 @@ def comparability(run: RunEvidence) -> dict[str, Any]:
         "data revision": {k: fingerprint.get(k) for k in ("data_sha256", "revision", "reports_sha256")},
         "sample set": run.sample_ids_sha256(),
         "task version": run.task_version,
-        "prompt templates": _digest(run.templates),
-        "task settings": task_config(run),
+        "prompt template set": _digest(run.templates),
+        "task configuration": task_config(run),
         "judge": judge_settings(run),
     }
 
@@ -116,11 +116,18 @@ def _shown(value: Any) -> str:
 
 
 def _difference(setting: dict[str, Any], board: dict[str, Any]) -> str:
-    parts = [
-        f"{name} differs ({_shown(setting[name])} vs the board's {_shown(board[name])})"
-        for name in board
-        if setting[name] != board[name]
-    ]
+    """Each setting that is not the board's, showing only the differing fields of a setting with fields."""
+    parts = []
+    for name in board:
+        mine, theirs = setting[name], board[name]
+        if mine == theirs:
+            continue
+        if isinstance(mine, dict) and isinstance(theirs, dict):
+            fields = sorted(k for k in {*mine, *theirs} if mine.get(k) != theirs.get(k))
+            shown = ", ".join(f"{k}: {_shown(mine.get(k))} vs the board's {_shown(theirs.get(k))}" for k in fields)
+        else:
+            shown = f"{_shown(mine)} vs the board's {_shown(theirs)}"
+        parts.append(f"{name} differs ({shown})")
     return "; ".join(parts)
 
 
@@ -229,7 +236,7 @@ def _board(members: list[Submission], key_parts: tuple[str, ...], out: Path, set
         "track": track or None,
         "task_version": first.task_version,
         "judge": setting["judge"],
-        "task_config": setting["task settings"],
+        "task_config": setting["task configuration"],
         "n_samples": len(ids),
         "entries": entries,
         "significance": {"resamples": settings.resamples, "seed": settings.seed, "tests": tests},
