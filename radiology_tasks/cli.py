@@ -1,6 +1,7 @@
 """The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data,
-make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), and make
-variants of references once (judge sensitivity, CT-FineBench sensitivity sets)."""
+make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), make
+variants of references once (judge sensitivity, CT-FineBench sensitivity sets), and submit and rank leaderboard
+runs."""
 
 from __future__ import annotations
 
