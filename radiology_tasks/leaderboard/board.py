@@ -132,8 +132,12 @@ def _difference(setting: dict[str, Any], board: dict[str, Any]) -> str:
 
 
 def ranked_values(run: RunEvidence, key: str) -> dict[str, float]:
-    """Per-sample values of the ranked score by sample id, a missing value counted as the worst (0)."""
-    return {s.id: WORST if s.values.get(key) is None else float(s.values[key]) for s in run.samples}  # type: ignore[arg-type]
+    """Per-sample values of the ranked score by sample id (the mean over epochs), a missing value counted as 0."""
+    by_id: dict[str, list[float]] = {}
+    for sample in run.samples:
+        value = sample.values.get(key)
+        by_id.setdefault(sample.id, []).append(WORST if value is None else value)
+    return {sample_id: sum(values) / len(values) for sample_id, values in by_id.items()}
 
 
 def error_profile(run: RunEvidence) -> dict[str, float] | None:
