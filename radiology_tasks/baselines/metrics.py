@@ -7,7 +7,7 @@ The arithmetic is in `scorers.baselines`; these functions only collect the per-s
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
@@ -118,11 +118,3 @@ def pos_neg(keys: list[str], by_id_suffix: bool = False) -> Metric:
         return flat
 
     return compute
-
-
-def keys_of(values: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Score keys in first-seen order over several dict values."""
-    seen: dict[str, None] = {}
-    for value in values:
-        seen |= dict.fromkeys(value)
-    return list(seen)
