@@ -116,12 +116,25 @@ class RadEvalPlan:
     skipped: list[str]
 
 
-def plan_radeval(names: Sequence[str], *, cached: Callable[[ModelFile], bool] = in_hf_cache) -> RadEvalPlan:
+def radeval_installed() -> bool:
+    """Whether the ``radeval`` package can be imported (without importing it)."""
+    import importlib.util
+
+    return importlib.util.find_spec("radeval") is not None
+
+
+def plan_radeval(
+    names: Sequence[str],
+    *,
+    cached: Callable[[ModelFile], bool] | None = None,
+    installed: Callable[[], bool] | None = None,
+) -> RadEvalPlan:
     """Check, for each asked RadEval metric, that RadEval is installed and its models are cached.
 
     Args:
         names: Our RadEval metric names (keys of `RADEVAL_METRICS`).
         cached: Whether a model file is available locally (default: the Hugging Face cache).
+        installed: Whether RadEval is installed.
 
     Returns:
         The metrics that can run, and for each other one a line naming it and what it needs.
@@ -129,12 +142,11 @@ def plan_radeval(names: Sequence[str], *, cached: Callable[[ModelFile], bool] = 
     Raises:
         ValueError: for a name that is no RadEval metric.
     """
-    import importlib.util
-
     unknown = [name for name in names if name not in RADEVAL_METRICS]
     if unknown:
         raise ValueError(f"unknown RadEval metric {unknown[0]!r} (known: {', '.join(RADEVAL_METRICS)})")
-    if names and importlib.util.find_spec("radeval") is None:
+    cached = cached or in_hf_cache
+    if names and not (installed or radeval_installed)():
         return RadEvalPlan(
             [], [f"metric {name} needs the radeval package (pip install 'radiology-tasks[radeval]')" for name in names]
         )
