@@ -35,7 +35,7 @@ class SuiteData:
     expert: list[float | None] = field(default_factory=list)
     kinds: list[str | None] = field(default_factory=list)
     sources: list[str | None] = field(default_factory=list)
-    origin: dict[str, str] = field(default_factory=dict)
+    origin: dict[str, tuple[int, str]] = field(default_factory=dict)
     by_id_suffix: bool = False
 
 
@@ -82,7 +82,7 @@ def read_suite(paths: Sequence[str], keys: Sequence[str] | None = None) -> Suite
     from inspect_ai.log import read_eval_log
 
     data = SuiteData()
-    for path in paths:
+    for position, path in enumerate(paths):
         log = read_eval_log(path)
         if not log.samples:
             raise ValueError(f"{path}: the log has no samples (status {log.status})")
@@ -94,7 +94,7 @@ def read_suite(paths: Sequence[str], keys: Sequence[str] | None = None) -> Suite
             if extra.get("kind") in ("pos", "neg") and extra.get("source_id") is not None:
                 data.kinds[row], data.sources[row] = str(extra["kind"]), str(extra["source_id"])
             for scorer_name, score in (sample.scores or {}).items():
-                where = f"{path} ({scorer_name})"
+                where = (position, f"{path} ({scorer_name})")
                 metadata = score.metadata or {}
                 expert = _number(metadata.get("expert_score"))
                 if expert is not None:
@@ -111,7 +111,9 @@ def read_suite(paths: Sequence[str], keys: Sequence[str] | None = None) -> Suite
                         data.values[key] = [None] * len(data.ids)
                         data.origin[key] = where
                     elif data.origin[key] != where:
-                        raise ValueError(f"score '{key}' is given by {data.origin[key]} and by {where}; pass --keys")
+                        raise ValueError(
+                            f"score '{key}' is given by {data.origin[key][1]} and by {where[1]}; pass --keys"
+                        )
                     data.values[key][row] = None if is_filled_in(metadata, key) else _number(number)
     missing = [key for key in keys or [] if key not in data.values]
     if missing:
