@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,24 +142,30 @@ def suite_tables(
 
 
 def _fmt(value: float) -> str:
+    """Three decimals for reading (Markdown, heatmap)."""
     return "n/a" if math.isnan(value) else f"{value:.3f}"
 
 
-def _matrix(tables: SuiteTables, which: str) -> list[list[str]]:
+def _full(value: float) -> str:
+    """Every digit, for files other programs read (CSV); empty for NaN."""
+    return "" if math.isnan(value) else repr(float(value))
+
+
+def _matrix(tables: SuiteTables, which: str, fmt: Callable[[float], str] = _fmt) -> list[list[str]]:
     cells = {(c.first, c.second): getattr(c, which) for c in tables.correlations}
-    return [[first, *(_fmt(cells[first, second]) for second in tables.keys)] for first in tables.keys]
+    return [[first, *(fmt(cells[first, second]) for second in tables.keys)] for first in tables.keys]
 
 
-def _expert_rows(tables: SuiteTables) -> list[list[str]]:
+def _expert_rows(tables: SuiteTables, fmt: Callable[[float], str] = _fmt) -> list[list[str]]:
     return [
-        [r.metric, _fmt(r.kendall_tau), _fmt(r.ci_low), _fmt(r.ci_high), str(r.n), "+" if r.sign > 0 else "-"]
+        [r.metric, fmt(r.kendall_tau), fmt(r.ci_low), fmt(r.ci_high), str(r.n), "+" if r.sign > 0 else "-"]
         for r in tables.expert
     ]
 
 
-def _pos_neg_rows(tables: SuiteTables) -> list[list[str]]:
+def _pos_neg_rows(tables: SuiteTables, fmt: Callable[[float], str] = _fmt) -> list[list[str]]:
     return [
-        [r.metric, _fmt(r.pos_mean), _fmt(r.neg_mean), _fmt(r.gap), _fmt(r.pos_better), _fmt(r.ties), str(r.n)]
+        [r.metric, fmt(r.pos_mean), fmt(r.neg_mean), fmt(r.gap), fmt(r.pos_better), fmt(r.ties), str(r.n)]
         for r in tables.pos_neg
     ]
 
@@ -240,14 +246,14 @@ def write_report(tables: SuiteTables, out: Path) -> list[Path]:
     written: list[Path] = []
     for which in ("kendall", "pearson"):
         path = out / f"{which}.csv"
-        _write_csv(path, ["metric", *tables.keys], _matrix(tables, which))
+        _write_csv(path, ["metric", *tables.keys], _matrix(tables, which, _full))
         written.append(path)
     if tables.expert:
         written.append(out / "expert_agreement.csv")
-        _write_csv(written[-1], EXPERT_HEADER, _expert_rows(tables))
+        _write_csv(written[-1], EXPERT_HEADER, _expert_rows(tables, _full))
     if tables.pos_neg:
         written.append(out / "pos_neg.csv")
-        _write_csv(written[-1], POS_NEG_HEADER, _pos_neg_rows(tables))
+        _write_csv(written[-1], POS_NEG_HEADER, _pos_neg_rows(tables, _full))
     markdown = out / "suite.md"
     markdown.write_text(format_markdown(tables), encoding="utf-8")
     written.append(markdown)

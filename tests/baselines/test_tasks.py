@@ -206,8 +206,12 @@ def test_suite_report_writes_the_tables_of_a_suite_log(demo_log, tmp_path, capsy
     assert cells["bleu_1", "rouge_l"].kendall == pytest.approx(metrics["bleu_1_vs_rouge_l_kendall"].value)
     rows = {r.metric: r for r in tables.pos_neg}
     assert rows["rouge_l"].gap == pytest.approx(metrics["rouge_l_gap"].value)
-    kendall_csv = (out / "kendall.csv").read_text().splitlines()
-    assert kendall_csv[0] == "metric,bleu_1,bleu_2,bleu_3,bleu_4,rouge_l"
+    kendall_csv = [line.split(",") for line in (out / "kendall.csv").read_text().splitlines()]
+    assert kendall_csv[0] == ["metric", "bleu_1", "bleu_2", "bleu_3", "bleu_4", "rouge_l"]
+    assert kendall_csv[1][0] == "bleu_1"
+    assert float(kendall_csv[1][5]) == pytest.approx(cells["bleu_1", "rouge_l"].kendall)
+    pos_neg_csv = {line.split(",")[0]: line.split(",") for line in (out / "pos_neg.csv").read_text().splitlines()}
+    assert float(pos_neg_csv["rouge_l"][3]) == pytest.approx(rows["rouge_l"].gap, abs=1e-12)
 
 
 def test_suite_report_without_matplotlib_writes_no_heatmap(demo_log, tmp_path, monkeypatch):
