@@ -70,7 +70,7 @@ RADEVAL_METRICS: dict[str, RadEvalMetric] = {
             "chexbert",
             "f1chexbert",
             {"f1chexbert_sample_acc_5": "chexbert_acc_5", "f1chexbert_sample_acc_all": "chexbert_acc_all"},
-            (ModelFile(_RRG_SCORERS, "chexbert.pth"),),
+            (ModelFile(_RRG_SCORERS, "chexbert.pth"), ModelFile("bert-base-uncased")),
         ),
         RadEvalMetric(
             "radcliq",
@@ -79,6 +79,7 @@ RADEVAL_METRICS: dict[str, RadEvalMetric] = {
             (
                 ModelFile(_RRG_SCORERS, "radgraph.tar.gz"),
                 ModelFile(_RRG_SCORERS, "chexbert.pth"),
+                ModelFile("bert-base-uncased"),
                 ModelFile("distilroberta-base"),
             ),
             lower_is_better=frozenset({"radcliq_v1"}),
