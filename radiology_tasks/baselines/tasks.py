@@ -48,7 +48,7 @@ from radiology_tasks.ct_finebench.scorer import qa_comparison
 from radiology_tasks.green_vert.scorer import report_judge
 from scorers.baselines.lexical import is_lexical
 from scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
-from scorers.baselines.suite_tables import LOWER_IS_BETTER
+from scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
 
 TASK_VERSION = "1.0.0"
 
@@ -205,6 +205,22 @@ def suite_scorer(
     return score
 
 
+def _check_pairs(pairs: list[ReportPair], sensitivity: str) -> None:
+    """Fail in one line when the rows hold no pos/neg pair to tabulate; warn about rows without a partner."""
+    sensitivity_info = [_sensitivity_metadata(p) or {} for p in pairs]
+    matched = sensitivity_pairs(
+        [p.id for p in pairs],
+        [info.get("kind") for info in sensitivity_info],
+        [info.get("source_id") for info in sensitivity_info],
+        by_id_suffix=sensitivity == "ids",
+    )
+    if not matched.pairs:
+        how = "ids ending in -para/-pos and -err/-neg" if sensitivity == "ids" else "'kind' and 'source_id' columns"
+        raise InputError(f"-T sensitivity={sensitivity}: no pos/neg pair found among the rows (pairs need {how})")
+    if matched.unmatched:
+        logger.warning("metric_suite: pos/neg rows without a partner, left out of the table: %s", matched.unmatched)
+
+
 def _split(names: list[str]) -> tuple[list[str], list[str], list[str]]:
     """Lexical names, RadEval names and judge names; an `InputError` for anything else."""
     lexical: list[str] = []
@@ -278,6 +294,8 @@ def metric_suite(
     options = DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows)
     dataset, summary = _suite_dataset(options, sensitivity)
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
+    if sensitivity is not None:
+        _check_pairs(pairs, sensitivity)
     if "ct_finebench" in judges:
         without = [p.id for p in pairs if not p.qa]
         if without:

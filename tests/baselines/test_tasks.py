@@ -248,3 +248,30 @@ def test_a_filled_in_score_is_not_correlated(tmp_path, pairs_file):
     data = read_suite([log.location])
     assert data.values["rouge_l"][0] is None and data.values["rouge_l"][1] is not None
     assert not math.isnan(data.values["rouge_l"][1])
+
+
+def test_sensitivity_without_any_pair_fails_in_one_line(tmp_path, pairs_file):
+    with pytest.raises(InputError, match="no pos/neg pair found among the rows .*-para/-pos"):
+        metric_suite(metrics="rouge_l", data=str(pairs_file(GOOD_ROWS)), sensitivity="ids")
+
+
+@pytest.mark.parametrize(("policy", "expected"), [("exclude", None), ("worst", 0.0)])
+def test_an_empty_generated_report_is_unscored_with_its_reason(tmp_path, pairs_file, policy, expected):
+    from inspect_ai.model import get_model
+
+    from tests.judge_answers import mock_output
+
+    writer = get_model("mockllm/model", custom_outputs=[mock_output(""), mock_output("Small left pleural effusion.")])
+    task = baselines(baselines="rouge_l", data=str(pairs_file(GOOD_ROWS)), generate=True, unscored=policy)
+    (log,) = inspect_eval(task, model=writer, display="none", log_dir=str(tmp_path / "logs"), max_samples=1)
+    assert log.status == "success", log.error
+    by_output = {bool(s.output.completion): s for s in log.samples}
+    written, empty = by_output[True].scores["lexical_baselines"], by_output[False].scores["lexical_baselines"]
+    expected_written, _ = lexical_scores(by_output[True].target, "Small left pleural effusion.", ["rouge_l"])
+    assert written.value == pytest.approx(expected_written) and written.metadata["unscored"] == {}
+    assert empty.metadata["unscored"] == {"rouge_l": "no_response"} and empty.reason == "no_response"
+    if expected is None:
+        assert math.isnan(empty.value["rouge_l"]) and empty.metadata["filled_in"] == []
+    else:
+        assert empty.value["rouge_l"] == expected and empty.metadata["filled_in"] == ["rouge_l"]
+    assert log.results.scores[0].metrics["corpus_pairs"].value == 1
