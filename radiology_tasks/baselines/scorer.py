@@ -116,13 +116,13 @@ def radeval_metrics(metrics: str | list[str], unscored: UnscoredPolicy = "exclud
     Args:
         metrics: Our RadEval metric names (``bertscore``, ``radgraph``, ``ratescore``, ``chexbert``, ``radcliq``,
             ``green_model``); the caller has checked that their models are cached.
-        unscored: What an empty or failed candidate counts as: ``worst`` (0, for scores on [0, 1]) or ``exclude``.
+        unscored: What an empty or failed candidate counts as: ``worst`` (0, for the scores on [0, 1]) or ``exclude``
+            (BERTScore and RadCliQ are always left out then: 0 is not their bottom).
     """
     names = metric_names(metrics, "metrics")
     runner = RadEvalRunner(names)
     keys = radeval_keys(names)
-    lower = {key for name in names for key in RADEVAL_METRICS[name].lower_is_better}
-    bounded = [key for key in keys if key not in lower]
+    bounded = [key for name in names for key in RADEVAL_METRICS[name].bounded]
     policy = check_policy(unscored)
 
     async def score(state: TaskState, target: Target) -> Score:

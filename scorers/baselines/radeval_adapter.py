@@ -39,6 +39,8 @@ class RadEvalMetric:
         outputs: RadEval's per-sample output key -> our score key.
         models: What the metric loads from the Hub; all must be cached before it runs.
         lower_is_better: Score keys where a lower number means a better report (RadCliQ is an error estimate).
+        unbounded: Score keys without a bottom of 0 that ``-T unscored=worst`` could fill in (BERTScore's cosine
+            similarities can be negative; RadCliQ is an unbounded error estimate).
     """
 
     name: str
@@ -46,6 +48,12 @@ class RadEvalMetric:
     outputs: Mapping[str, str]
     models: tuple[ModelFile, ...]
     lower_is_better: frozenset[str] = field(default_factory=frozenset)
+    unbounded: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def bounded(self) -> list[str]:
+        """Our score keys on [0, 1], higher is better: those ``-T unscored=worst`` may set to 0."""
+        return [key for key in self.outputs.values() if key not in self.lower_is_better | self.unbounded]
 
 
 _RRG_SCORERS = "StanfordAIMI/RRG_scorers"
@@ -53,7 +61,13 @@ _RRG_SCORERS = "StanfordAIMI/RRG_scorers"
 RADEVAL_METRICS: dict[str, RadEvalMetric] = {
     m.name: m
     for m in (
-        RadEvalMetric("bertscore", "bertscore", {"bertscore": "bertscore"}, (ModelFile("distilbert-base-uncased"),)),
+        RadEvalMetric(
+            "bertscore",
+            "bertscore",
+            {"bertscore": "bertscore"},
+            (ModelFile("distilbert-base-uncased"),),
+            unbounded=frozenset({"bertscore"}),
+        ),
         RadEvalMetric(
             "radgraph",
             "radgraph",
@@ -83,6 +97,7 @@ RADEVAL_METRICS: dict[str, RadEvalMetric] = {
                 ModelFile("distilroberta-base"),
             ),
             lower_is_better=frozenset({"radcliq_v1"}),
+            unbounded=frozenset({"radcliq_v1"}),
         ),
         RadEvalMetric(
             "green_model",

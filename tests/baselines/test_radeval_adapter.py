@@ -108,3 +108,10 @@ def test_suite_with_only_missing_metrics_fails_in_one_line(monkeypatch):
     monkeypatch.setattr(radeval_adapter, "radeval_installed", lambda: False)
     with pytest.raises(InputError, match="none of the metrics asked for can run here"):
         metric_suite(metrics="bertscore")
+
+
+def test_only_scores_on_zero_to_one_may_be_filled_in_with_zero():
+    assert RADEVAL_METRICS["bertscore"].bounded == []
+    assert RADEVAL_METRICS["radcliq"].bounded == []
+    assert RADEVAL_METRICS["radgraph"].bounded == ["radgraph_simple", "radgraph_partial", "radgraph_complete"]
+    assert RADEVAL_METRICS["chexbert"].bounded == ["chexbert_acc_5", "chexbert_acc_all"]
