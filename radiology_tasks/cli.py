@@ -101,6 +101,14 @@ def _sensitivity_set(args: argparse.Namespace) -> int:
     return sensitivity_set_command(args)
 
 
+def _suite_report(args: argparse.Namespace) -> int:
+    from radiology_tasks.baselines.report import suite_report_command
+
+    return suite_report_command(
+        args.logs, args.out, keys=args.keys, pairs_by_id=args.pairs_by_id, resamples=args.resamples, seed=args.seed
+    )
+
+
 def _variant_arguments(parser: argparse.ArgumentParser) -> None:
     """Options shared by the commands that make variants with an injector model."""
     parser.add_argument("--injector", required=True, help="model that makes the variants, e.g. openai/gpt-4.1")
@@ -327,6 +335,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-unscored", type=_share, default=0.02, help="largest share of unscored samples ranked (default 0.02)"
     )
     board.set_defaults(run=_leaderboard)
+
+    suite = commands.add_parser(
+        "suite-report", help="metric_suite tables (correlations, expert tau, pos/neg) as CSV/Markdown from logs"
+    )
+    suite.add_argument("logs", nargs="+", help="a metric_suite log, or several logs of the same samples")
+    suite.add_argument("--out", required=True, help="directory for the CSV, Markdown and heatmap files")
+    suite.add_argument("--keys", help="comma-separated score keys to tabulate (default: every numeric score)")
+    suite.add_argument("--pairs-by-id", action="store_true", help="pair <id>-para/-pos rows with <id>-err/-neg")
+    suite.add_argument("--resamples", type=_not_negative, default=1000, help="bootstrap resamples for the intervals")
+    suite.add_argument("--seed", type=int, default=0)
+    suite.set_defaults(run=_suite_report)
     return parser
 
 

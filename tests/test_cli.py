@@ -247,14 +247,16 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
         lines[start + 1] == "      VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1]."
     )
     assert lines[start + 2].startswith("      -T prompt='vert', data=None, candidates=None, ")
-    assert lines[start + 2].endswith(", unscored='worst', judge_max_tokens=None")
+    assert lines[start + 2].endswith(", unscored='worst', judge_max_tokens=None, baselines=None")
     heading = lines.index("Datasets (-T data=<name>, or a .jsonl/.csv file):")
     assert lines[heading - 1] == ""
     # Only tasks are listed, in name order: not the package's scorers, solvers or metrics.
     assert [line for line in lines[:heading] if line.startswith("  radiology_tasks/")] == [
+        "  radiology_tasks/baselines",
         "  radiology_tasks/ct_finebench",
         "  radiology_tasks/green",
         "  radiology_tasks/judge_sensitivity",
+        "  radiology_tasks/metric_suite",
         "  radiology_tasks/ran_score",
         "  radiology_tasks/vert",
     ]
@@ -308,7 +310,7 @@ VARIANT_OPTIONS = [
 HELP = {
     (): [
         "usage: radiology-tasks [-h] {list,ensemble,export-sft,perturb,sensitivity-set,ran-labels,ctfb-triplets,"
-        "ctfb-schema,ctfb-qa,submit,leaderboard} ...",
+        "ctfb-schema,ctfb-qa,submit,leaderboard,suite-report} ...",
         "The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data, "
         "make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), "
         "make variants of references once (judge sensitivity, CT-FineBench sensitivity sets), and submit and rank "
@@ -324,6 +326,16 @@ HELP = {
         "ctfb-triplets CT-FineBench construction 1/3: the judge lists (finding, attribute, value) per report",
         "ctfb-schema CT-FineBench construction 2/3: group the triplets into a schema file to edit",
         "ctfb-qa CT-FineBench construction 3/3: questions and answers per report from the edited schema",
+        "suite-report metric_suite tables (correlations, expert tau, pos/neg) as CSV/Markdown from logs",
+    ],
+    ("suite-report",): [
+        "usage: radiology-tasks suite-report [-h] --out OUT [--keys KEYS] [--pairs-by-id] [--resamples RESAMPLES] "
+        "[--seed SEED] logs [logs ...]",
+        "logs a metric_suite log, or several logs of the same samples",
+        "--out OUT directory for the CSV, Markdown and heatmap files",
+        "--keys KEYS comma-separated score keys to tabulate (default: every numeric score)",
+        "--pairs-by-id pair <id>-para/-pos rows with <id>-err/-neg",
+        "--resamples RESAMPLES bootstrap resamples for the intervals",
     ],
     ("submit",): [
         "usage: radiology-tasks submit [-h] --out OUT [--system SYSTEM] [--institution INSTITUTION] [--paper PAPER] "

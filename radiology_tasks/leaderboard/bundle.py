@@ -17,9 +17,21 @@ from radiology_tasks.leaderboard.rescore import ranked_score
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = "1"
 TRACKS = ("findings", "findings_impression")
-# Task settings that describe the system under test or the sample selection, not how it is scored.
+# Task settings that describe the system under test or the sample selection, or add scores beside the ranked one
+# (`baselines`), rather than how the ranked score is given.
 SYSTEM_ARGS = frozenset(
-    {"data", "candidates", "reports", "revision", "limit", "seed", "on_bad_rows", "generate", "report_max_tokens"}
+    {
+        "data",
+        "candidates",
+        "reports",
+        "revision",
+        "limit",
+        "seed",
+        "on_bad_rows",
+        "generate",
+        "report_max_tokens",
+        "baselines",
+    }
 )
 
 
