@@ -65,6 +65,8 @@ def test_the_page_sorts_plots_and_logs_no_error(page_path, tmp_path):
 
         page.route("**/*", only_local)
         page.goto(page_path.as_uri())
+        shot = tmp_path / "leaderboard.png"
+        page.screenshot(path=str(shot), full_page=True)
         data = json.loads(page.text_content("#leaderboard-data"))
         boards = page.query_selector_all("section.board")
         assert len(boards) == len(data["boards"]) >= 1
@@ -94,8 +96,6 @@ def test_the_page_sorts_plots_and_logs_no_error(page_path, tmp_path):
             assert all("inspect view --log-dir" in c.get_attribute("title") for c in cells)
             if len(entries) > 1:
                 assert board.query_selector("table.significance") is not None
-        shot = tmp_path / "leaderboard.png"
-        page.screenshot(path=str(shot), full_page=True)
         browser.close()
     assert shot.stat().st_size > 10_000
     if os.environ.get("LEADERBOARD_SCREENSHOT"):
