@@ -239,3 +239,19 @@ def test_submit_command_prints_one_line_per_violation(clean_log, tmp_path, capsy
     assert "wrote" in capsys.readouterr().out
     assert main(["submit", str(clean_log), "--out", str(tmp_path / "ok")]) == 2
     assert "is not empty" in capsys.readouterr().err
+
+
+def test_a_hub_dataset_needs_a_pinned_revision(clean_log):
+    def to_hub(log: EvalLog) -> None:
+        log.eval.task_args["data"] = "rate-eval"
+        log.eval.metadata["data"]["fingerprint"] = {
+            "data_sha256": None,
+            "revision": None,
+            "candidates_sha256": None,
+            "reports_sha256": None,
+        }
+
+    lines = run_violations(read_run(edited(clean_log, to_hub, "hub.eval")))
+    assert lines[0] == "dataset rate-eval comes from the Hugging Face hub and the run did not pin -T revision"
+    # Offline, the hub data cannot be loaded again: the sample set is unchecked, and that is a violation too.
+    assert lines[1].startswith("the dataset rate-eval cannot be loaded here to check the sample set: ")
