@@ -4,6 +4,8 @@ Every `inspect` process imports it, so it (and what it imports) must stay light:
 datasets or llama_cpp at module level.
 """
 
+from radiology_tasks.baselines.scorer import lexical_baselines, radeval_metrics, with_baselines
+from radiology_tasks.baselines.tasks import baselines, metric_suite, suite_scorer
 from radiology_tasks.core.llama_cpp_provider import llama_cpp_api
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.ct_finebench.extraction import qa_extraction
@@ -19,6 +21,7 @@ from radiology_tasks.ran_score.solver import extract_findings
 from radiology_tasks.ran_score.tasks import ran_score
 
 __all__ = [
+    "baselines",
     "ct_finebench",
     "extract_findings",
     "finding_agreement",
@@ -26,13 +29,18 @@ __all__ = [
     "green",
     "inject_errors",
     "judge_sensitivity",
+    "lexical_baselines",
     "llama_cpp_api",
+    "metric_suite",
     "paraphrase",
     "qa_comparison",
     "qa_extraction",
+    "radeval_metrics",
     "ran_score",
     "replay_candidate",
     "report_judge",
     "sensitivity_judge",
+    "suite_scorer",
     "vert",
+    "with_baselines",
 ]

@@ -1,6 +1,7 @@
 """The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data,
-make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), and make
-variants of references once (judge sensitivity, CT-FineBench sensitivity sets)."""
+make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), make
+variants of references once (judge sensitivity, CT-FineBench sensitivity sets), and submit and rank leaderboard
+runs."""
 
 from __future__ import annotations
 
@@ -100,6 +101,14 @@ def _sensitivity_set(args: argparse.Namespace) -> int:
     return sensitivity_set_command(args)
 
 
+def _suite_report(args: argparse.Namespace) -> int:
+    from radiology_tasks.baselines.report import suite_report_command
+
+    return suite_report_command(
+        args.logs, args.out, keys=args.keys, pairs_by_id=args.pairs_by_id, resamples=args.resamples, seed=args.seed
+    )
+
+
 def _variant_arguments(parser: argparse.ArgumentParser) -> None:
     """Options shared by the commands that make variants with an injector model."""
     parser.add_argument("--injector", required=True, help="model that makes the variants, e.g. openai/gpt-4.1")
@@ -116,6 +125,25 @@ def _variant_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--log-dir", help="where the Inspect log of the injector run goes")
     parser.add_argument("--display", help="Inspect display: full, plain, none, ...")
+
+
+def _submit(args: argparse.Namespace) -> int:
+    from radiology_tasks.leaderboard.commands import submit_command
+
+    return submit_command(args)
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    from radiology_tasks.leaderboard.commands import leaderboard_command
+
+    return leaderboard_command(args)
+
+
+def _share(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text}")
+    return value
 
 
 def _ran_labels(args: argparse.Namespace) -> int:
@@ -287,6 +315,44 @@ def build_parser() -> argparse.ArgumentParser:
         help="existence questions for findings a report states present or absent (stated), or present only",
     )
     qa.set_defaults(run=_ctfb_qa)
+
+    submit = commands.add_parser("submit", help="check eval logs and write them as a leaderboard submission bundle")
+    submit.add_argument("logs", nargs="+", help="Inspect eval logs of one system")
+    submit.add_argument("--out", required=True, help="the bundle directory to write (new or empty)")
+    submit.add_argument("--system", help="system name (default: the model under test or the candidates file's name)")
+    submit.add_argument("--institution")
+    submit.add_argument("--paper", help="link to the paper")
+    submit.add_argument("--code", help="link to the code")
+    submit.add_argument("--description", help="one line about the system")
+    submit.add_argument("--track", choices=["findings", "findings_impression"], help="the report section generated")
+    submit.add_argument(
+        "--max-unscored", type=_share, default=0.02, help="largest share of unscored samples accepted (default 0.02)"
+    )
+    submit.set_defaults(run=_submit)
+
+    board = commands.add_parser(
+        "leaderboard", help="rank the systems of submission bundles or logs: JSON, CSV, Markdown and a page"
+    )
+    board.add_argument("inputs", nargs="+", help="submission bundles (directories) or Inspect eval logs")
+    board.add_argument("--out", required=True, help="directory for leaderboard.json/.csv/.md and index.html")
+    board.add_argument("--resamples", type=_positive, default=1000, help="bootstrap and randomization resamples")
+    board.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
+    board.add_argument("--confidence", type=_share, default=0.95, help="interval coverage (default 0.95)")
+    board.add_argument(
+        "--max-unscored", type=_share, default=0.02, help="largest share of unscored samples ranked (default 0.02)"
+    )
+    board.set_defaults(run=_leaderboard)
+
+    suite = commands.add_parser(
+        "suite-report", help="metric_suite tables (correlations, expert tau, pos/neg) as CSV/Markdown from logs"
+    )
+    suite.add_argument("logs", nargs="+", help="a metric_suite log, or several logs of the same samples")
+    suite.add_argument("--out", required=True, help="directory for the CSV, Markdown and heatmap files")
+    suite.add_argument("--keys", help="comma-separated score keys to tabulate (default: every numeric score)")
+    suite.add_argument("--pairs-by-id", action="store_true", help="pair <id>-para/-pos rows with <id>-err/-neg")
+    suite.add_argument("--resamples", type=_not_negative, default=1000, help="bootstrap resamples for the intervals")
+    suite.add_argument("--seed", type=int, default=0)
+    suite.set_defaults(run=_suite_report)
 
     commands.add_parser(
         "lm-eval-path", help="print the directory of the lm-evaluation-harness task configs (for --include_path)"

@@ -11,6 +11,7 @@ two globals, so the category names and their descriptions are written in one pla
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -68,3 +69,17 @@ def load_template(name: str) -> Template:
 def render(name: str, **variables: Any) -> str:
     """Render template `name`; a variable the template uses but is not given raises an error."""
     return load_template(name).render(**variables)
+
+
+def template_hashes(family: str) -> dict[str, str]:
+    """SHA-256 of every template file a family's prompts can draw on: its own folder and the shared top level.
+
+    Keyed by path from this folder (``green_vert/vert.jinja``). Tasks record these in their log metadata, so a
+    leaderboard can tell whether a run used the released prompts.
+    """
+    root = Path(str(files(__name__)))
+    folder = root / family
+    if not folder.is_dir():
+        raise ValueError(f"no template folder '{family}'")
+    paths = [*root.glob(f"*{_SUFFIX}"), *folder.rglob(f"*{_SUFFIX}")]
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(paths)}

@@ -247,14 +247,16 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
         lines[start + 1] == "      VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1]."
     )
     assert lines[start + 2].startswith("      -T prompt='vert', data=None, candidates=None, ")
-    assert lines[start + 2].endswith(", unscored='worst', judge_max_tokens=None")
+    assert lines[start + 2].endswith(", unscored='worst', judge_max_tokens=None, baselines=None")
     heading = lines.index("Datasets (-T data=<name>, or a .jsonl/.csv file):")
     assert lines[heading - 1] == ""
     # Only tasks are listed, in name order: not the package's scorers, solvers or metrics.
     assert [line for line in lines[:heading] if line.startswith("  radiology_tasks/")] == [
+        "  radiology_tasks/baselines",
         "  radiology_tasks/ct_finebench",
         "  radiology_tasks/green",
         "  radiology_tasks/judge_sensitivity",
+        "  radiology_tasks/metric_suite",
         "  radiology_tasks/ran_score",
         "  radiology_tasks/vert",
     ]
@@ -308,10 +310,13 @@ VARIANT_OPTIONS = [
 HELP = {
     (): [
         "usage: radiology-tasks [-h] {list,ensemble,export-sft,perturb,sensitivity-set,ran-labels,ctfb-triplets,"
-        "ctfb-schema,ctfb-qa,lm-eval-path} ...",
+        "ctfb-schema,ctfb-qa,submit,leaderboard,suite-report,lm-eval-path} ...",
         "The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data, "
-        "make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), and "
-        "make variants of references once (judge sensitivity, CT-FineBench sensitivity sets).",
+        "make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), "
+        "make variants of references once (judge sensitivity, CT-FineBench sensitivity sets), and submit and rank "
+        "leaderboard runs.",
+        "submit check eval logs and write them as a leaderboard submission bundle",
+        "leaderboard rank the systems of submission bundles or logs: JSON, CSV, Markdown and a page",
         "perturb make error variants and paraphrases for judge_sensitivity",
         "sensitivity-set make CT-FineBench sensitivity sets: paraphrases (pos) and attribute edits (neg)",
         "list list registered tasks, their -T parameters, and datasets",
@@ -321,7 +326,35 @@ HELP = {
         "ctfb-triplets CT-FineBench construction 1/3: the judge lists (finding, attribute, value) per report",
         "ctfb-schema CT-FineBench construction 2/3: group the triplets into a schema file to edit",
         "ctfb-qa CT-FineBench construction 3/3: questions and answers per report from the edited schema",
+        "suite-report metric_suite tables (correlations, expert tau, pos/neg) as CSV/Markdown from logs",
         "lm-eval-path print the directory of the lm-evaluation-harness task configs (for --include_path)",
+    ],
+    ("suite-report",): [
+        "usage: radiology-tasks suite-report [-h] --out OUT [--keys KEYS] [--pairs-by-id] [--resamples RESAMPLES] "
+        "[--seed SEED] logs [logs ...]",
+        "logs a metric_suite log, or several logs of the same samples",
+        "--out OUT directory for the CSV, Markdown and heatmap files",
+        "--keys KEYS comma-separated score keys to tabulate (default: every numeric score)",
+        "--pairs-by-id pair <id>-para/-pos rows with <id>-err/-neg",
+        "--resamples RESAMPLES bootstrap resamples for the intervals",
+    ],
+    ("submit",): [
+        "usage: radiology-tasks submit [-h] --out OUT [--system SYSTEM] [--institution INSTITUTION] [--paper PAPER] "
+        "[--code CODE] [--description DESCRIPTION] [--track {findings,findings_impression}] "
+        "[--max-unscored MAX_UNSCORED] logs [logs ...]",
+        "logs Inspect eval logs of one system",
+        "--out OUT the bundle directory to write (new or empty)",
+        "--system SYSTEM system name (default: the model under test or the candidates file's name)",
+        "--track {findings,findings_impression} the report section generated",
+        "--max-unscored MAX_UNSCORED largest share of unscored samples accepted (default 0.02)",
+    ],
+    ("leaderboard",): [
+        "usage: radiology-tasks leaderboard [-h] --out OUT [--resamples RESAMPLES] [--seed SEED] "
+        "[--confidence CONFIDENCE] [--max-unscored MAX_UNSCORED] inputs [inputs ...]",
+        "inputs submission bundles (directories) or Inspect eval logs",
+        "--out OUT directory for leaderboard.json/.csv/.md and index.html",
+        "--resamples RESAMPLES bootstrap and randomization resamples",
+        "--confidence CONFIDENCE interval coverage (default 0.95)",
     ],
     ("ensemble",): [
         "usage: radiology-tasks ensemble [-h] [--score-key SCORE_KEY] [--train-log TRAIN_LOG] "
@@ -438,3 +471,16 @@ def test_variant_commands_refuse_bad_options_in_the_parser(capsys, command, argu
         main([command, "--out", "out", *arguments])
     assert caught.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_leaderboard_options_are_checked_by_the_parser(capsys):
+    for argv, message in (
+        (["submit", "x.eval", "--out", "b", "--max-unscored", "1.5"], "expected a share between 0 and 1, got 1.5"),
+        (["leaderboard", "b", "--out", "o", "--resamples", "0"], "expected a whole number of at least 1, got 0"),
+        (["leaderboard", "b", "--out", "o", "--confidence", "-0.1"], "expected a share between 0 and 1, got -0.1"),
+        (["submit", "x.eval", "--out", "b", "--track", "impression"], "invalid choice: 'impression'"),
+    ):
+        with pytest.raises(SystemExit) as caught:
+            main(argv)
+        assert caught.value.code == 2
+        assert message in capsys.readouterr().err

@@ -9,7 +9,18 @@ from inspect_ai._util.registry import registry_info
 
 from radiology_tasks.cli import format_task_list, main, registered_tasks
 
-HEAVY = ("scipy", "numpy", "pandas", "datasets", "llama_cpp", "torch")
+HEAVY = (
+    "scipy",
+    "numpy",
+    "pandas",
+    "datasets",
+    "llama_cpp",
+    "torch",
+    "sacrebleu",
+    "rouge_score",
+    "matplotlib",
+    "radeval",
+)
 
 
 def test_registry_import_stays_light():

@@ -86,3 +86,26 @@ def test_partials_are_not_templates():
     ]
     with pytest.raises(ValueError, match="unknown prompt template 'green_vert/_judge'; known: ct_finebench/compare, "):
         render("green_vert/_judge", **VARIABLES)
+
+
+def test_template_hashes_cover_the_family_and_the_shared_templates():
+    import hashlib
+    from importlib.resources import files
+    from pathlib import Path
+
+    from templates import template_hashes
+
+    root = Path(str(files("templates")))
+    hashes = template_hashes("ct_finebench")
+    expected = sorted(
+        [p.name for p in root.glob("*.jinja")]
+        + [f"ct_finebench/{p.name}" for p in (root / "ct_finebench").glob("*.jinja")]
+    )
+    assert sorted(hashes) == expected
+    assert (
+        hashes["ct_finebench/extract.jinja"]
+        == hashlib.sha256((root / "ct_finebench/extract.jinja").read_bytes()).hexdigest()
+    )
+    assert not any(name.startswith("green_vert/") for name in hashes)
+    with pytest.raises(ValueError, match="no template folder 'nope'"):
+        template_hashes("nope")

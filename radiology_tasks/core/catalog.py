@@ -17,12 +17,16 @@ Rows = Iterable[tuple[int, dict[str, Any]]]
 
 @dataclass(frozen=True)
 class DatasetEntry:
-    """A dataset users can name; `load` yields numbered flat rows (the local-file layout)."""
+    """A dataset users can name; `load` yields numbered flat rows (the local-file layout).
+
+    `file` is the bundled file a bundled dataset reads (None for hub datasets), which its fingerprint hashes.
+    """
 
     name: str
     description: str
     load: Callable[..., Rows]
     base_dir: Path | None = None
+    file: Path | None = None
 
     def rows(self, *, revision: str | None, reports: str | None) -> Rows:
         """The dataset's rows, fetched lazily."""
@@ -53,12 +57,14 @@ _ENTRIES = [
         "Bundled synthetic report pairs (CT, chest X-ray, MRI) with planted errors and expert-style scores",
         partial(_bundled_rows, "demo_reports.jsonl"),
         bundled_path("demo_reports.jsonl").parent,
+        bundled_path("demo_reports.jsonl"),
     ),
     DatasetEntry(
         "ran-score-demo",
         "Bundled synthetic chest X-ray report pairs (English and Chinese) with team-written reference labels",
         partial(_bundled_rows, "ran_score_demo.jsonl"),
         bundled_path("ran_score_demo.jsonl").parent,
+        bundled_path("ran_score_demo.jsonl"),
     ),
     DatasetEntry(
         "rate-eval",

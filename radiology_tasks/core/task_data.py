@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, get_args
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from radiology_tasks.core.catalog import dataset_entry
 from radiology_tasks.core.loading import LoadedPairs, OnBadRows, load_pairs
 from radiology_tasks.core.params import choice_param, int_param, text_param
 from radiology_tasks.core.records import ReportPair
@@ -48,6 +51,33 @@ def pair_to_sample(pair: ReportPair) -> Sample:
     )
 
 
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def data_fingerprint(options: DataOptions) -> dict[str, str | None]:
+    """What pins the data a run used: the data file's SHA-256 (bundled or local) or the hub revision, and the
+    SHA-256 of the candidates and reports files. A leaderboard compares these between runs."""
+    entry = dataset_entry(options.data or "demo")
+    # A hub dataset has no file here: its revision pins it.
+    data_file = Path(str(options.data)) if entry is None else entry.file
+
+    def sha(path: str | Path | None) -> str | None:
+        return file_sha256(Path(path).expanduser()) if path is not None else None
+
+    return {
+        "data_sha256": sha(data_file),
+        "revision": options.revision,
+        "candidates_sha256": sha(options.candidates),
+        "reports_sha256": sha(options.reports),
+    }
+
+
 def report_dataset(options: DataOptions, *, require_candidate: bool) -> tuple[MemoryDataset, dict[str, Any]]:
     """Load, validate, shuffle (when seeded) and limit the task's report pairs.
 
@@ -69,4 +99,5 @@ def report_dataset(options: DataOptions, *, require_candidate: bool) -> tuple[Me
         dataset = MemoryDataset(list(dataset)[: options.limit], name=loaded.source)
     summary = loaded.summary()
     summary["samples"] = len(dataset)
+    summary["fingerprint"] = data_fingerprint(options)
     return dataset, summary

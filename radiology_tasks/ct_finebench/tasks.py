@@ -20,6 +20,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Metric
 
+from radiology_tasks.baselines.extras import add_baselines
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.loading import OnBadRows
@@ -32,6 +33,7 @@ from radiology_tasks.ct_finebench.extraction import qa_extraction
 from radiology_tasks.ct_finebench.metrics import question_breakdown
 from radiology_tasks.ct_finebench.options import QAMode
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, qa_comparison
+from templates import template_hashes
 
 TASK_VERSION = "1.0.0"
 
@@ -95,6 +97,7 @@ def ct_finebench(
     judge_max_tokens: int | None = None,
     judge_retries: int = 1,
     unscored: UnscoredPolicy = "worst",
+    baselines: str | list[str] | None = None,
 ) -> Task:
     """CT-FineBench: a judge answers the reference's attribute questions from the candidate, graded 0/0.5/1.
 
@@ -112,11 +115,18 @@ def ct_finebench(
         DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows), generate=generate
     )
     pairs = [ReportPair.model_validate(sample.metadata) for sample in dataset]
+    with_expert = any(p.expert and p.expert.score is not None for p in pairs)
+    scorer, metrics = add_baselines(scorer, _metrics(pairs), baselines, unscored=unscored, with_expert=with_expert)
     return Task(
         dataset=dataset,
         solver=[generate_report() if generate else replay_candidate(), solver],
         scorer=scorer,
-        metrics=_metrics(pairs),
-        metadata={"data": summary, "qa_mode": qa_mode, "questions": sum(len(p.qa) for p in pairs)},
+        metrics=metrics,
+        metadata={
+            "data": summary,
+            "qa_mode": qa_mode,
+            "questions": sum(len(p.qa) for p in pairs),
+            "templates": template_hashes("ct_finebench"),
+        },
         version=TASK_VERSION,
     )

@@ -16,6 +16,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Metric
 
+from radiology_tasks.baselines.extras import add_baselines
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge_options import judge_options
@@ -38,6 +39,7 @@ from radiology_tasks.green_vert.fewshot import Curated, few_shot_examples
 from radiology_tasks.green_vert.scorer import DETAILS, JUDGE_PROMPTS, JudgePrompt, ZeroMatched, report_judge, score_keys
 from scorers.green_vert.grammar import Detail
 from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
+from templates import template_hashes
 
 TASK_VERSION = "1.1.0"
 
@@ -81,6 +83,7 @@ def judge_task(
     judge_retries: int,
     unscored: UnscoredPolicy,
     judge_max_tokens: int | None,
+    baselines: str | list[str] | None = None,
 ) -> Task:
     """Build a GREEN-family judge task; `green` and `vert` pass their `-T` parameters through unchanged.
 
@@ -115,11 +118,13 @@ def judge_task(
     examples = few_shot_examples(
         shots, with_score=prompt != "green", shot_pool=shot_pool, shot_seed=shot_seed, curated=curated, evaluated=pairs
     )
-    metadata: dict[str, Any] = {"data": summary, "few_shot_examples": len(examples)}
-    return Task(
-        dataset=dataset,
-        solver=generate_report(report_max_tokens) if generate else replay_candidate(),
-        scorer=report_judge(
+    metadata: dict[str, Any] = {
+        "data": summary,
+        "few_shot_examples": len(examples),
+        "templates": template_hashes("green_vert"),
+    }
+    scorer, metrics = add_baselines(
+        report_judge(
             prompt,
             examples=examples,
             error_descriptions=error_descriptions,
@@ -131,7 +136,16 @@ def judge_task(
             unscored=judge.unscored,
             max_tokens=judge.judge_max_tokens,
         ),
-        metrics=_metrics(score_keys(prompt), pairs, generate),
+        _metrics(score_keys(prompt), pairs, generate),
+        baselines,
+        unscored=judge.unscored,
+        with_expert=any(p.expert and p.expert.score is not None for p in pairs),
+    )
+    return Task(
+        dataset=dataset,
+        solver=generate_report(report_max_tokens) if generate else replay_candidate(),
+        scorer=scorer,
+        metrics=metrics,
         metadata=metadata,
         version=TASK_VERSION,
     )
@@ -160,10 +174,12 @@ def green(
     judge_retries: int = 1,
     unscored: UnscoredPolicy = "worst",
     judge_max_tokens: int | None = None,
+    baselines: str | list[str] | None = None,
 ) -> Task:
     """GREEN: the judge counts clinically significant/insignificant errors (a)-(f) and matched findings.
 
     Scores: `green` = M / (M + S), `green_ec` = significant errors (lower is better), `green_f1` = 2M / (2M + S).
+    `-T baselines=bleu,rouge_l` adds lexical baselines on the same samples (see the baselines README).
     """
     return judge_task("green", **locals())
 
@@ -192,6 +208,7 @@ def vert(
     judge_retries: int = 1,
     unscored: UnscoredPolicy = "worst",
     judge_max_tokens: int | None = None,
+    baselines: str | list[str] | None = None,
 ) -> Task:
     """VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1].
 

@@ -48,6 +48,7 @@ from scorers.green_vert.grammar import Detail
 from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
 from scorers.green_vert.reading import score_keys
 from solvers.judge_sensitivity.variants import DEFAULT_CATEGORIES, VariantSpec, parse_categories, plan_variants
+from templates import template_hashes
 
 TASK_VERSION = "1.0.0"
 
@@ -216,6 +217,7 @@ def judge_sensitivity(
         "max_errors": samples.max_n,
         "prompt": prompt,
         "passes": passes,
+        "templates": template_hashes("judge_sensitivity") | template_hashes("green_vert"),
     }
     return Task(
         dataset=samples.dataset,

@@ -18,6 +18,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Metric
 from inspect_ai.solver import Solver
 
+from radiology_tasks.baselines.extras import add_baselines
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.loading import OnBadRows
@@ -33,6 +34,7 @@ from radiology_tasks.ran_score.scorer import MAIN_KEY, finding_agreement
 from radiology_tasks.ran_score.solver import check_judge_options, extract_findings
 from radiology_tasks.ran_score.taxonomy import load_taxonomy, taxonomy_digest
 from scorers.ran_score.taxonomy import Taxonomy
+from templates import template_hashes
 
 TASK_VERSION = "1.0.0"
 DEMO_DATA = "ran-score-demo"
@@ -102,6 +104,7 @@ def ran_score(
     judge_max_tokens: int | None = None,
     judge_retries: int = 1,
     unscored: UnscoredPolicy = "worst",
+    baselines: str | list[str] | None = None,
 ) -> Task:
     """Ran Score: a judge reads 21 chest X-ray findings from each report; macro F1 over labels (`ran_score`).
 
@@ -159,12 +162,22 @@ def ran_score(
         "extraction": extraction,
         "label_files": {"reference": reference_labels, "candidate": candidate_labels, "gold": gold_labels},
         "label_cache": None if reference_labels or root is None else str(root),
+        "templates": template_hashes("ran_score"),
     }
+    if baselines is not None and candidate_labels:
+        raise InputError("-T baselines compares report texts, which -T candidate_labels runs do not have")
+    scorer, metrics = add_baselines(
+        finding_agreement(taxonomy=taxonomy, unscored=policy),
+        _metrics(labels, policy, with_gold, generate),
+        baselines,
+        unscored=policy,
+        with_expert=False,
+    )
     return Task(
         dataset=dataset,
         solver=steps,
-        scorer=finding_agreement(taxonomy=taxonomy, unscored=policy),
-        metrics=_metrics(labels, policy, with_gold, generate),
+        scorer=scorer,
+        metrics=metrics,
         metadata=metadata,
         version=TASK_VERSION,
     )

@@ -208,3 +208,17 @@ def test_qa_answers_are_grounded_in_the_reference(row: dict[str, Any]) -> None:
         assert qa["answer"].lower() in reference, qa["answer"]
         assert qa["question"].rstrip().endswith("?")
         assert qa["finding"] and qa["attribute"] and qa["attribute_type"]
+
+
+def test_system_b_copies_a_worse_candidate_of_the_same_reference():
+    demo = {row["id"]: row for row in (json.loads(line) for line in DEMO_PATH.read_text().splitlines())}
+    system_b = [json.loads(line) for line in (DEMO_PATH.parent / "demo_system_b.jsonl").read_text().splitlines()]
+    assert [row["id"] for row in system_b] == list(demo)
+    worse = {"para": "err", "err": "multi", "multi": "multi"}
+    for row in system_b:
+        reference, kind = row["id"].rsplit("-", 1)
+        wanted = f"{reference}-{worse[kind]}"
+        source = wanted if wanted in demo else row["id"]
+        assert row["copied_from"] == source, row["id"]
+        assert row["candidate"] == demo[source]["candidate"]
+    assert sum(row["copied_from"] != row["id"] for row in system_b) == 27

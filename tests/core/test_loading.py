@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import pytest
 
 from radiology_tasks.core.loading import load_pairs
@@ -462,7 +465,13 @@ def test_samples_carry_the_pair(pairs_file):
     path = str(pairs_file(GOOD_ROWS))
     dataset, summary = report_dataset(DataOptions(path), require_candidate=True)
     assert dataset.name == path
-    assert summary == {**load_pairs(path).summary(), "samples": 2}
+    fingerprint = {
+        "data_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+        "revision": None,
+        "candidates_sha256": None,
+        "reports_sha256": None,
+    }
+    assert summary == {**load_pairs(path).summary(), "samples": 2, "fingerprint": fingerprint}
     pair = load_pairs(path).pairs[0]
     sample = pair_to_sample(pair)
     assert (sample.id, sample.target, sample.input) == ("r1", pair.reference, generation_prompt(pair))
@@ -648,3 +657,27 @@ def test_sample_metadata_is_plain_json(pairs_file):
     metadata = pair_to_sample(dated).metadata
     assert metadata["metadata"] == {"read_on": "2024-05-01"}
     assert json.loads(json.dumps(metadata)) == metadata
+
+
+def test_the_fingerprint_pins_data_candidates_and_hub_revision(pairs_file, tmp_path):
+    from radiology_tasks.core.catalog import bundled_path
+    from radiology_tasks.core.task_data import data_fingerprint
+
+    def sha(path: Path) -> str:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    candidates = tmp_path / "system_b.jsonl"
+    candidates.write_text('{"id": "r1", "candidate": "No acute findings."}\n')
+    demo = data_fingerprint(DataOptions(candidates=str(candidates)))
+    assert demo == {
+        "data_sha256": sha(bundled_path("demo_reports.jsonl")),
+        "revision": None,
+        "candidates_sha256": sha(candidates),
+        "reports_sha256": None,
+    }
+    hub = data_fingerprint(DataOptions("rate-eval", revision="0123abc"))
+    assert (hub["data_sha256"], hub["revision"]) == (None, "0123abc")
+    edited = pairs_file(GOOD_ROWS)
+    before = data_fingerprint(DataOptions(str(edited)))["data_sha256"]
+    edited.write_text(edited.read_text() + "\n")
+    assert data_fingerprint(DataOptions(str(edited)))["data_sha256"] not in (None, before)

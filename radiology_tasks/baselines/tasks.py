@@ -1,0 +1,331 @@
+"""Classic baselines and the metric suite: BLEU/chrF/ROUGE-L offline, RadEval metrics, and the papers' tables.
+
+Specification: issue 13; the tables are those of CT-FineBench (../shared/seeds/ct_finebench.txt) section 5.5 and
+table 3 (pos/neg) and of the VERT paper (Kendall tau against radiologists).
+
+    inspect eval radiology_tasks/baselines --model none
+    inspect eval radiology_tasks/metric_suite --model none -T metrics=bleu,rouge_l
+    inspect eval radiology_tasks/metric_suite --model none -T metrics=bleu,rouge_l,vert -T sensitivity=sets/ \
+        --model-role grader=openai-api/vllm/Qwen/Qwen3-8B
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, get_args
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.scorer import Metric, Score, Scorer, Target, scorer
+from inspect_ai.solver import Solver, TaskState
+
+from radiology_tasks.baselines.extras import lexical_metrics
+from radiology_tasks.baselines.metrics import SENSITIVITY, corpus_lexical, metric_correlations, pos_neg
+from radiology_tasks.baselines.scorer import (
+    BASELINES_LABEL,
+    Part,
+    checked_lexical_keys,
+    expert_score,
+    lexical_baselines,
+    metric_names,
+    radeval_metrics,
+    score_all,
+)
+from radiology_tasks.core.constrain import ConstrainMode
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.loading import OnBadRows
+from radiology_tasks.core.metrics import expert_agreement, mean_of
+from radiology_tasks.core.params import choice_param, int_param
+from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report, replay_candidate
+from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
+from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
+from radiology_tasks.ct_finebench.extraction import qa_extraction
+from radiology_tasks.ct_finebench.options import QAMode
+from radiology_tasks.ct_finebench.scorer import SCORE_KEY as CT_FINEBENCH_KEY
+from radiology_tasks.ct_finebench.scorer import qa_comparison
+from radiology_tasks.green_vert.scorer import report_judge
+from scorers.baselines.lexical import is_lexical
+from scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
+from scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
+
+TASK_VERSION = "1.0.0"
+
+logger = logging.getLogger(__name__)
+
+JUDGE_KEYS: dict[str, list[str]] = {
+    "green": ["green", "green_ec", "green_f1"],
+    "vert": ["vert"],
+    "ct_finebench": [CT_FINEBENCH_KEY],
+}
+"""The LLM-judge metrics of the suite and the score keys each contributes (all need ``--model-role grader``)."""
+
+ELSEWHERE: dict[str, str] = {
+    "ran_score": "ran_score is a corpus macro F1 over labels: run radiology_tasks/ran_score on the same rows and "
+    "join its log with `radiology-tasks suite-report`",
+}
+
+
+@task
+def baselines(
+    baselines: str | list[str] = "bleu,chrf,rouge_l",
+    data: str | None = None,
+    candidates: str | None = None,
+    reports: str | None = None,
+    revision: str | None = None,
+    limit: int | None = None,
+    seed: int | None = None,
+    on_bad_rows: OnBadRows = "error",
+    generate: bool = False,
+    report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS,
+    unscored: UnscoredPolicy = "worst",
+) -> Task:
+    """BLEU-1..4, chrF and ROUGE-L against the reference: no judge, no model, no download (with ``--model none``).
+
+    Scores: ``bleu_1`` ... ``bleu_4``, ``chrf``, ``rouge_l`` per pair (on [0, 1]); means, corpus BLEU and chrF,
+    and Kendall/Spearman/Pearson with the expert score when the data has one.
+    """
+    keys = checked_lexical_keys(metric_names(baselines, "baselines"), "baselines")
+    policy = check_policy(unscored)
+    report_max_tokens = int_param("report_max_tokens", report_max_tokens, minimum=1, required=True)
+    options = DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows)
+    dataset, summary = report_dataset(options, require_candidate=not generate)
+    pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
+    if generate:
+        # Expert scores describe the stored candidates, not the reports the model under test is about to write.
+        pairs = [p.model_copy(update={"candidate": None, "expert": None}) for p in pairs]
+        dataset = MemoryDataset([pair_to_sample(p) for p in pairs], name=dataset.name)
+    with_expert = any(p.expert and p.expert.score is not None for p in pairs)
+    return Task(
+        dataset=dataset,
+        solver=generate_report(report_max_tokens) if generate else replay_candidate(),
+        scorer=lexical_baselines(keys, policy),
+        metrics=lexical_metrics(keys, with_expert=with_expert),
+        metadata={"data": summary, "keys": keys},
+        version=TASK_VERSION,
+    )
+
+
+def _sets(sensitivity: str, on_bad_rows: OnBadRows) -> list[Sample]:
+    """The rows of ``pos.jsonl`` and ``neg.jsonl`` in a `radiology-tasks sensitivity-set` directory."""
+    folder = Path(sensitivity)
+    files = [folder / "pos.jsonl", folder / "neg.jsonl"]
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        raise InputError(
+            f"-T sensitivity={sensitivity}: no {', '.join(missing)} (give a directory written by "
+            "`radiology-tasks sensitivity-set`, or `ids` to pair the data's -para/-err rows)"
+        )
+    samples: list[Sample] = []
+    for file in files:
+        loaded, _ = report_dataset(DataOptions(str(file), on_bad_rows=on_bad_rows), require_candidate=True)
+        samples += list(loaded)
+    return samples
+
+
+def _suite_dataset(options: DataOptions, sensitivity: str | None) -> tuple[MemoryDataset, dict[str, Any]]:
+    """The data's rows (the demo when no data is given), plus the pos/neg sets of a sensitivity directory."""
+    from_sets = sensitivity is not None and sensitivity != "ids"
+    samples: list[Sample] = []
+    summary: dict[str, Any] = {}
+    if options.data is not None or not from_sets:
+        loaded, summary = report_dataset(options, require_candidate=True)
+        samples += list(loaded)
+    if from_sets:
+        sets = _sets(str(sensitivity), options.on_bad_rows)
+        summary["sensitivity_rows"] = len(sets)
+        samples += sets
+    seen: set[str] = set()
+    for sample in samples:
+        if str(sample.id) in seen:
+            raise InputError(f"sample id '{sample.id}' appears twice in the data and the sensitivity sets")
+        seen.add(str(sample.id))
+    summary["samples"] = len(samples)
+    return MemoryDataset(samples, name=str(summary.get("source", sensitivity))), summary
+
+
+def _sensitivity_metadata(pair: ReportPair) -> dict[str, str] | None:
+    kind, source = pair.metadata.get("kind"), pair.metadata.get("source_id")
+    return {"kind": str(kind), "source_id": str(source)} if kind in ("pos", "neg") and source is not None else None
+
+
+@scorer(metrics=[])
+def suite_scorer(
+    lexical: list[str],
+    radeval: list[str],
+    judges: list[str],
+    unscored: UnscoredPolicy = "worst",
+    qa_mode: QAMode = "batch",
+    constrain: ConstrainMode = "auto",
+    judge_retries: int = 1,
+    judge_max_tokens: int | None = None,
+) -> Scorer:
+    """Every chosen metric on the same sample, as one score (lexical first: its metadata stays at the top).
+
+    Args:
+        lexical: Lexical score keys (`scorers.baselines.lexical`).
+        radeval: RadEval metric names whose models are cached.
+        judges: LLM-judge metrics: ``green``, ``vert``, ``ct_finebench``.
+        unscored: What a score that could not be had counts as in the means.
+        qa_mode: CT-FineBench's ``-T qa_mode``.
+        constrain: How the judges' answers are constrained.
+        judge_retries: Re-asks for an answer that leaves a score unreadable.
+        judge_max_tokens: Upper bound on a judge answer's length.
+    """
+    parts: list[Part] = []
+    if lexical:
+        parts.append((BASELINES_LABEL, lexical_baselines(lexical, unscored), None))
+    if radeval:
+        parts.append(("radeval", radeval_metrics(radeval, unscored), None))
+    judge = {
+        "constrain": constrain,
+        "judge_retries": judge_retries,
+        "unscored": unscored,
+        "max_tokens": judge_max_tokens,
+    }
+    for name in judges:
+        if name == "ct_finebench":
+            part = qa_comparison(
+                qa_mode, constrain=constrain, max_tokens=judge_max_tokens, retries=judge_retries, unscored=unscored
+            )
+        else:
+            part = report_judge(name, **judge)  # type: ignore[arg-type]
+        parts.append((name, part, JUDGE_KEYS[name]))
+
+    async def score(state: TaskState, target: Target) -> Score:
+        merged = await score_all(parts, state, target)
+        pair = state.metadata_as(ReportPair)
+        metadata = {**(merged.metadata or {}), "expert_score": expert_score(pair)}
+        sensitivity = _sensitivity_metadata(pair)
+        if sensitivity is not None:
+            metadata[SENSITIVITY] = sensitivity
+        return merged.model_copy(update={"metadata": metadata})
+
+    return score
+
+
+def _check_pairs(pairs: list[ReportPair], sensitivity: str) -> None:
+    """Fail in one line when the rows hold no pos/neg pair to tabulate; warn about rows without a partner."""
+    sensitivity_info = [_sensitivity_metadata(p) or {} for p in pairs]
+    matched = sensitivity_pairs(
+        [p.id for p in pairs],
+        [info.get("kind") for info in sensitivity_info],
+        [info.get("source_id") for info in sensitivity_info],
+        by_id_suffix=sensitivity == "ids",
+    )
+    if not matched.pairs:
+        how = "ids ending in -para/-pos and -err/-neg" if sensitivity == "ids" else "'kind' and 'source_id' columns"
+        raise InputError(f"-T sensitivity={sensitivity}: no pos/neg pair found among the rows (pairs need {how})")
+    if matched.unmatched:
+        logger.warning("metric_suite: pos/neg rows without a partner, left out of the table: %s", matched.unmatched)
+
+
+def _split(names: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """Lexical names, RadEval names and judge names; an `InputError` for anything else."""
+    lexical: list[str] = []
+    radeval: list[str] = []
+    judges: list[str] = []
+    for name in names:
+        if is_lexical(name):
+            lexical.append(name)
+        elif name in RADEVAL_METRICS:
+            radeval.append(name)
+        elif name in JUDGE_KEYS:
+            judges.append(name)
+        elif name in ELSEWHERE:
+            raise InputError(f"-T metrics: {ELSEWHERE[name]}")
+        else:
+            known = ["bleu", "bleu_1..bleu_4", "chrf", "rouge_l", *RADEVAL_METRICS, *JUDGE_KEYS]
+            raise InputError(f"-T metrics: unknown metric {name!r} (known: {', '.join(known)})")
+    return lexical, radeval, judges
+
+
+def _suite_metrics(keys: list[str], *, with_expert: bool, lexical: bool, sensitivity: str | None) -> list[Metric]:
+    metrics: list[Metric] = [mean_of(key) for key in keys]
+    if with_expert:
+        metrics += [expert_agreement(key, higher_is_better=key not in LOWER_IS_BETTER) for key in keys]
+    if len(keys) > 1:
+        metrics.append(metric_correlations(keys))
+    if sensitivity is not None:
+        metrics.append(pos_neg(keys, by_id_suffix=sensitivity == "ids"))
+    if lexical:
+        metrics.append(corpus_lexical())
+    return metrics
+
+
+@task
+def metric_suite(
+    metrics: str | list[str] = "bleu,chrf,rouge_l",
+    data: str | None = None,
+    candidates: str | None = None,
+    reports: str | None = None,
+    revision: str | None = None,
+    limit: int | None = None,
+    seed: int | None = None,
+    on_bad_rows: OnBadRows = "error",
+    sensitivity: str | None = None,
+    qa_mode: QAMode = "batch",
+    constrain: ConstrainMode = "auto",
+    judge_retries: int = 1,
+    judge_max_tokens: int | None = None,
+    unscored: UnscoredPolicy = "worst",
+) -> Task:
+    """Several metrics on the same samples: their correlations, agreement with experts, and the pos/neg table.
+
+    ``-T metrics`` mixes lexical metrics (``bleu``, ``bleu_1`` ... ``bleu_4``, ``chrf``, ``rouge_l``), RadEval
+    metrics (``bertscore``, ``radgraph``, ``ratescore``, ``chexbert``, ``radcliq``, ``green_model``; a metric whose
+    model is not in the Hugging Face cache is left out with one warning line) and LLM judges (``green``, ``vert``,
+    ``ct_finebench``; they need ``--model-role grader=...``). ``-T sensitivity=DIR`` adds the ``pos.jsonl`` and
+    ``neg.jsonl`` of `radiology-tasks sensitivity-set` and tabulates them; ``-T sensitivity=ids`` pairs the data's
+    own ``<id>-para``/``-pos`` rows with ``<id>-err``/``-neg``. `radiology-tasks suite-report LOG --out DIR` writes
+    the tables as CSV and Markdown.
+    """
+    policy = check_policy(unscored)
+    choice_param("qa_mode", qa_mode, get_args(QAMode))
+    lexical_names_, radeval_names, judges = _split(metric_names(metrics, "metrics"))
+    lexical = checked_lexical_keys(lexical_names_, "metrics") if lexical_names_ else []
+    plan = plan_radeval(radeval_names)
+    for line in plan.skipped:
+        logger.warning("metric_suite: %s; the other metrics still run", line)
+    keys = [*lexical, *radeval_keys(plan.runnable), *(key for name in judges for key in JUDGE_KEYS[name])]
+    if not keys:
+        raise InputError("-T metrics: none of the metrics asked for can run here (see the lines above)")
+    options = DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows)
+    dataset, summary = _suite_dataset(options, sensitivity)
+    pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
+    if sensitivity is not None:
+        _check_pairs(pairs, sensitivity)
+    if "ct_finebench" in judges:
+        without = [p.id for p in pairs if not p.qa]
+        if without:
+            raise InputError(
+                f"ct_finebench needs questions (a 'qa' list) on every row; {len(without)} of {len(pairs)} rows have "
+                f"none, the first '{without[0]}' (give -T data with questions, e.g. -T data=ct-finebench "
+                "-T reports=FILE)"
+            )
+    solver: list[Solver] = [replay_candidate()]
+    if "ct_finebench" in judges:
+        solver.append(qa_extraction(qa_mode, constrain=constrain, max_tokens=judge_max_tokens, retries=judge_retries))
+    return Task(
+        dataset=dataset,
+        solver=solver,
+        scorer=suite_scorer(
+            lexical,
+            plan.runnable,
+            judges,
+            unscored=policy,
+            qa_mode=qa_mode,
+            constrain=constrain,
+            judge_retries=judge_retries,
+            judge_max_tokens=judge_max_tokens,
+        ),
+        metrics=_suite_metrics(
+            keys,
+            with_expert=any(p.expert and p.expert.score is not None for p in pairs),
+            lexical=bool(lexical),
+            sensitivity=sensitivity,
+        ),
+        metadata={"data": summary, "keys": keys, "skipped_metrics": plan.skipped, "sensitivity": sensitivity},
+        version=TASK_VERSION,
+    )

@@ -1,0 +1,292 @@
+"""`radiology-tasks leaderboard`: rank the systems of checked runs, only among runs that are comparable.
+
+Runs are comparable when they score the same sample set of the same data revision with the same task version,
+prompt templates, task settings, judge and judge settings, on the same track. Each (task, score, dataset,
+track) gets one board, holding the runs that share its most common setting; every other run is listed as not
+ranked, with the reason. A missing score counts as 0, the bottom of its range, so losing samples never helps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from radiology_tasks.core.records import ERROR_CATEGORIES
+from radiology_tasks.core.unscored import WORST, is_filled_in
+from radiology_tasks.leaderboard.bundle import MANIFEST, default_system_name, judge_settings, task_config
+from radiology_tasks.leaderboard.checks import DEFAULT_MAX_UNSCORED, run_violations, unscored_share
+from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
+from radiology_tasks.leaderboard.rescore import ranked_score
+
+SCHEMA_VERSION = "1.0"
+_GREEN_FAMILY = frozenset({"green", "vert"})
+
+
+@dataclass
+class Submission:
+    """One run offered to the leaderboard, with the system it belongs to and what is wrong with it."""
+
+    system: dict[str, Any]
+    track: str | None
+    log: Path
+    run: RunEvidence | None
+    problems: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How intervals and tests are computed, stated in every output."""
+
+    confidence: float = 0.95
+    resamples: int = 1000
+    seed: int = 0
+    max_unscored: float = DEFAULT_MAX_UNSCORED
+
+
+def _system(name: str | None = None, **card: Any) -> dict[str, Any]:
+    keys = ("institution", "paper", "code", "description")
+    return {"name": name, **{key: card.get(key) for key in keys}}
+
+
+def _checked(
+    system: dict[str, Any], track: str | None, log: Path, settings: Settings, sha256: str | None
+) -> Submission:
+    try:
+        run = read_run(log)
+    except ValueError as error:
+        return Submission(system, track, log, None, [str(error)])
+    problems = []
+    if sha256 is not None and run.sha256 != sha256:
+        problems.append("the log changed after it was bundled (its SHA-256 is not the manifest's)")
+    problems += run_violations(run, max_unscored=settings.max_unscored)
+    if system["name"] is None:
+        system = {**system, "name": default_system_name(run)}
+    return Submission(system, track, log, run, problems)
+
+
+def load_submissions(paths: list[Path], settings: Settings) -> list[Submission]:
+    """Every run in the given bundles (directories with a manifest) and logs, each checked again."""
+    submissions = []
+    for path in paths:
+        if not path.is_dir():
+            submissions.append(_checked(_system(), None, path, settings, None))
+            continue
+        manifest_path = path / MANIFEST
+        if not manifest_path.is_file():
+            raise ValueError(f"{path}: a directory but not a submission bundle (no {MANIFEST})")
+        manifest = json.loads(manifest_path.read_text())
+        system = _system(**(manifest.get("system") or {}))
+        for entry in manifest.get("runs") or []:
+            submissions.append(_checked(system, manifest.get("track"), path / entry["log"], settings, entry["sha256"]))
+    return submissions
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def comparability(run: RunEvidence) -> dict[str, Any]:
+    """Everything that must be equal for two runs to be ranked together (besides task, score, dataset, track)."""
+    fingerprint = run.fingerprint
+    return {
+        "data revision": {k: fingerprint.get(k) for k in ("data_sha256", "revision", "reports_sha256")},
+        "sample set": run.sample_ids_sha256(),
+        "task version": run.task_version,
+        "prompt template set": _digest(run.templates),
+        "task configuration": task_config(run),
+        "judge": judge_settings(run),
+    }
+
+
+def _board_key(submission: Submission) -> tuple[str, str, str, str]:
+    run = submission.run
+    assert run is not None
+    return (run.short_task, ranked_score(run).key, str(run.task_args.get("data") or "demo"), submission.track or "")
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _difference(setting: dict[str, Any], board: dict[str, Any]) -> str:
+    """Each setting that is not the board's, showing only the differing fields of a setting with fields."""
+    parts = []
+    for name in board:
+        mine, theirs = setting[name], board[name]
+        if mine == theirs:
+            continue
+        if isinstance(mine, dict) and isinstance(theirs, dict):
+            fields = sorted(k for k in {*mine, *theirs} if mine.get(k) != theirs.get(k))
+            shown = ", ".join(f"{k}: {_shown(mine.get(k))} vs the board's {_shown(theirs.get(k))}" for k in fields)
+        else:
+            shown = f"{_shown(mine)} vs the board's {_shown(theirs)}"
+        parts.append(f"{name} differs ({shown})")
+    return "; ".join(parts)
+
+
+def ranked_values(run: RunEvidence, key: str) -> dict[str, float]:
+    """Per-sample values of the ranked score by sample id (the mean over epochs), a missing value counted as 0."""
+    by_id: dict[str, list[float]] = {}
+    for sample in run.samples:
+        value = sample.values.get(key)
+        by_id.setdefault(sample.id, []).append(WORST if value is None else value)
+    return {sample_id: sum(values) / len(values) for sample_id, values in by_id.items()}
+
+
+def error_profile(run: RunEvidence) -> dict[str, float] | None:
+    """Mean clinically significant errors per category (a)-(f) the judge found, for GREEN-family tasks."""
+    if run.short_task not in _GREEN_FAMILY:
+        return None
+    counted = [s.metadata["predicted_significant"] for s in run.samples if s.metadata.get("predicted_significant")]
+    if not counted:
+        return None
+    return {c: sum(counts.get(c, 0) for counts in counted) / len(counted) for c in ERROR_CATEGORIES}
+
+
+def expert_points(run: RunEvidence, key: str) -> list[list[float]] | None:
+    """(expert score, judge score) per sample where the experts rated the very candidate the judge saw."""
+    args = run.task_args
+    if args.get("candidates") or args.get("generate") in (True, "true"):
+        return None
+    points = [
+        [float(s.metadata["expert_score"]), float(s.values[key])]  # type: ignore[arg-type]
+        for s in run.samples
+        if s.metadata.get("expert_score") is not None
+        and s.values.get(key) is not None
+        and not is_filled_in(s.metadata, key)
+    ]
+    return points or None
+
+
+def _entry(submission: Submission, key: str, out: Path, settings: Settings) -> dict[str, Any]:
+    from scorers.leaderboard.significance import mean_interval
+
+    run = submission.run
+    assert run is not None
+    values = ranked_values(run, key)
+    interval = mean_interval(
+        [values[i] for i in sorted(values)],
+        confidence=settings.confidence,
+        resamples=settings.resamples,
+        seed=settings.seed,
+    )
+    missing, _ = unscored_share(run)
+    return {
+        "system": submission.system["name"],
+        **{k: submission.system.get(k) for k in ("institution", "paper", "code", "description")},
+        "score": interval.mean,
+        "ci_low": interval.low,
+        "ci_high": interval.high,
+        "n": interval.n,
+        "n_unscored": missing,
+        "log": os.path.relpath(submission.log, out),
+        "log_sha256": run.sha256,
+        "error_profile": error_profile(run),
+        "expert_points": expert_points(run, key),
+    }
+
+
+def _ranks(scores: list[float]) -> list[int]:
+    """Competition ranks, highest score first (equal scores share a rank)."""
+    return [1 + sum(1 for other in scores if other > score) for score in scores]
+
+
+def _board(members: list[Submission], key_parts: tuple[str, ...], out: Path, settings: Settings) -> dict[str, Any]:
+    from scorers.leaderboard.significance import paired_test
+
+    task, key, data, track = key_parts
+    first = members[0].run
+    assert first is not None
+    entries = [_entry(m, key, out, settings) for m in members]
+    order = sorted(range(len(entries)), key=lambda i: -entries[i]["score"])
+    entries = [entries[i] for i in order]
+    members = [members[i] for i in order]
+    for entry, rank in zip(entries, _ranks([e["score"] for e in entries]), strict=True):
+        entry["rank"] = rank
+    values = [ranked_values(m.run, key) for m in members if m.run is not None]
+    ids = sorted(values[0])
+    tests = []
+    for i in range(len(entries)):
+        for j in range(i + 1, len(entries)):
+            test = paired_test(
+                [values[i][s] for s in ids],
+                [values[j][s] for s in ids],
+                resamples=settings.resamples,
+                seed=settings.seed,
+            )
+            tests.append(
+                {
+                    "a": entries[i]["system"],
+                    "b": entries[j]["system"],
+                    "difference": test.difference,
+                    "paired_bootstrap_p": test.bootstrap_p,
+                    "randomization_p": test.randomization_p,
+                    "n": test.n,
+                }
+            )
+    setting = comparability(first)
+    return {
+        "id": f"{task}-{key}-{data}" + (f"-{track}" if track else ""),
+        "task": task,
+        "score": key,
+        "dataset": {"name": data, **setting["data revision"], "sample_ids_sha256": setting["sample set"]},
+        "track": track or None,
+        "task_version": first.task_version,
+        "judge": setting["judge"],
+        "task_config": setting["task configuration"],
+        "n_samples": len(ids),
+        "entries": entries,
+        "significance": {"resamples": settings.resamples, "seed": settings.seed, "tests": tests},
+    }
+
+
+def _not_ranked(submission: Submission, reasons: list[str], out: Path) -> dict[str, Any]:
+    run = submission.run
+    return {
+        "system": submission.system["name"] or submission.log.name,
+        "task": run.short_task if run else None,
+        "log": os.path.relpath(submission.log, out),
+        "reasons": reasons,
+    }
+
+
+def build_leaderboard(paths: list[Path], out: Path, settings: Settings | None = None) -> dict[str, Any]:
+    """Check every run, group comparable ones into boards, rank them with intervals and paired tests."""
+    settings = settings or Settings()
+    submissions = load_submissions(paths, settings)
+    not_ranked = [_not_ranked(s, s.problems, out) for s in submissions if s.problems]
+    groups: dict[tuple[str, str, str, str], list[Submission]] = {}
+    for submission in submissions:
+        if not submission.problems:
+            groups.setdefault(_board_key(submission), []).append(submission)
+    boards = []
+    for key_parts, members in groups.items():
+        settings_seen = [comparability(m.run) for m in members if m.run is not None]
+        counts = Counter(_digest(s) for s in settings_seen)
+        reference = next(s for s in settings_seen if counts[_digest(s)] == max(counts.values()))
+        ranked = [m for m, s in zip(members, settings_seen, strict=True) if s == reference]
+        for member, setting in zip(members, settings_seen, strict=True):
+            if setting != reference:
+                not_ranked.append(_not_ranked(member, [f"not comparable: {_difference(setting, reference)}"], out))
+        boards.append(_board(ranked, key_parts, out, settings))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "radiology_tasks_version": version("radiology-tasks"),
+        "settings": {
+            "confidence": settings.confidence,
+            "resamples": settings.resamples,
+            "seed": settings.seed,
+            "max_unscored": settings.max_unscored,
+            "unscored": "worst",
+        },
+        "boards": boards,
+        "not_ranked": not_ranked,
+    }

@@ -1,0 +1,165 @@
+"""`radiology-tasks submit`: check logs and write them, with a manifest, as a leaderboard submission bundle."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+from radiology_tasks.leaderboard.checks import DEFAULT_MAX_UNSCORED, run_violations, unscored_share
+from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
+from radiology_tasks.leaderboard.rescore import ranked_score
+
+MANIFEST = "manifest.json"
+MANIFEST_VERSION = "1"
+TRACKS = ("findings", "findings_impression")
+# Task settings that describe the system under test or the sample selection, or add scores beside the ranked one
+# (`baselines`), rather than how the ranked score is given.
+SYSTEM_ARGS = frozenset(
+    {
+        "data",
+        "candidates",
+        "reports",
+        "revision",
+        "limit",
+        "seed",
+        "on_bad_rows",
+        "generate",
+        "report_max_tokens",
+        "baselines",
+    }
+)
+
+
+@dataclass(frozen=True)
+class SystemCard:
+    """What a submission says about the system: only the name is needed, and it has a default."""
+
+    name: str | None = None
+    institution: str | None = None
+    paper: str | None = None
+    code: str | None = None
+    description: str | None = None
+    track: str | None = None
+
+
+class SubmissionRefused(ValueError):
+    """The logs failed the checks; `lines` has one line per violation, each naming its log."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__("\n".join(lines))
+        self.lines = lines
+
+
+def default_system_name(run: RunEvidence) -> str:
+    """The model under test, or the candidates file's name for replayed candidates."""
+    candidates = run.task_args.get("candidates")
+    if candidates:
+        return Path(str(candidates)).stem
+    if run.model and run.model != "none/none":
+        return run.model
+    return f"{Path(str(run.task_args.get('data') or 'demo')).stem} candidates"
+
+
+def judge_settings(run: RunEvidence) -> dict[str, Any]:
+    """The judge's name and the settings of its calls (temperatures and seeds seen), for comparing runs."""
+    calls = [call for sample in run.samples for call in sample.judge_calls]
+    return {
+        "model": run.judge,
+        "temperatures": sorted({c.temperature for c in calls if c.temperature is not None}),
+        "seeded": bool(calls) and all(c.seed is not None for c in calls),
+    }
+
+
+def task_config(run: RunEvidence) -> dict[str, Any]:
+    """The task settings that change how a report is scored (everything but the system and sample selection)."""
+    return {k: v for k, v in sorted(run.task_args.items()) if k not in SYSTEM_ARGS}
+
+
+def run_entry(run: RunEvidence, log_name: str) -> dict[str, Any]:
+    """The manifest's description of one checked run."""
+    key = ranked_score(run).key
+    values = [s.values.get(key) for s in run.samples]
+    present = [v for v in values if v is not None]
+    missing, total = unscored_share(run)
+    return {
+        "log": log_name,
+        "sha256": run.sha256,
+        "task": run.short_task,
+        "task_version": run.task_version,
+        "score": key,
+        "mean": sum(present) / len(present) if present else None,
+        "n": total,
+        "n_unscored": missing,
+        "dataset": {
+            "name": run.task_args.get("data") or "demo",
+            **run.fingerprint,
+            "sample_ids_sha256": run.sample_ids_sha256(),
+        },
+        "judge": judge_settings(run),
+        "task_config": task_config(run),
+        "templates": run.templates,
+    }
+
+
+def check_logs(paths: list[Path], *, max_unscored: float = DEFAULT_MAX_UNSCORED) -> list[RunEvidence]:
+    """Read and check every log.
+
+    Raises:
+        SubmissionRefused: listing every violation of every log, each line prefixed with the log's file name.
+    """
+    runs, lines = [], []
+    for path in paths:
+        try:
+            run = read_run(path)
+        except ValueError as error:
+            lines.append(str(error))
+            continue
+        lines += [f"{path.name}: {line}" for line in run_violations(run, max_unscored=max_unscored)]
+        runs.append(run)
+    names = [p.name for p in paths]
+    lines += [f"{name}: given twice" for name in sorted({n for n in names if names.count(n) > 1})]
+    if lines:
+        raise SubmissionRefused(lines)
+    return runs
+
+
+def write_bundle(paths: list[Path], out: Path, card: SystemCard, *, max_unscored: float = DEFAULT_MAX_UNSCORED) -> Path:
+    """Check the logs and write `out/manifest.json` and `out/logs/<log>`; returns the manifest's path.
+
+    Raises:
+        SubmissionRefused: when any log fails a check (nothing is written).
+        ValueError: for an unknown track or an output directory that is not empty.
+    """
+    if card.track is not None and card.track not in TRACKS:
+        raise ValueError(f"--track must be one of {', '.join(TRACKS)}; got {card.track!r}")
+    if out.exists() and any(out.iterdir()):
+        raise ValueError(f"{out} is not empty; give a new directory")
+    runs = check_logs(paths, max_unscored=max_unscored)
+    (out / "logs").mkdir(parents=True, exist_ok=True)
+    entries = []
+    for path, run in zip(paths, runs, strict=True):
+        shutil.copyfile(path, out / "logs" / path.name)
+        entries.append(run_entry(run, f"logs/{path.name}"))
+    manifest = {
+        "manifest_version": MANIFEST_VERSION,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "radiology_tasks_version": version("radiology-tasks"),
+        "system": {
+            "name": card.name or default_system_name(runs[0]),
+            "institution": card.institution,
+            "paper": card.paper,
+            "code": card.code,
+            "description": card.description,
+        },
+        "track": card.track,
+        "max_unscored": max_unscored,
+        "runs": entries,
+    }
+    target = out / MANIFEST
+    target.write_text(json.dumps(manifest, indent=2) + "\n")
+    return target

@@ -1,0 +1,166 @@
+"""The checks a log must pass before it is submitted or ranked, each failure as one line naming what is wrong."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from radiology_tasks.core.catalog import dataset_entry
+from radiology_tasks.core.task_data import DataOptions, data_fingerprint
+from radiology_tasks.leaderboard.evidence import RunEvidence, ids_sha256
+from radiology_tasks.leaderboard.rescore import RESCORABLE_TASKS, ranked_score, rescoring_violations
+
+DEFAULT_MAX_UNSCORED = 0.02
+_SHOWN_IDS = 5
+_FAMILY = {"green": "green_vert", "vert": "green_vert"}
+
+
+def released_version(short_task: str) -> str:
+    """The task version this installed package releases for `short_task`."""
+    if _FAMILY.get(short_task) == "green_vert":
+        from radiology_tasks.green_vert.tasks import TASK_VERSION
+
+        return TASK_VERSION
+    raise ValueError(f"task {short_task} cannot be submitted (supported: {', '.join(RESCORABLE_TASKS)})")
+
+
+def released_templates(short_task: str) -> dict[str, str]:
+    """Template hashes this installed package releases for `short_task`'s family."""
+    from templates import template_hashes
+
+    return template_hashes(_FAMILY[short_task])
+
+
+def _ids(ids: list[str]) -> str:
+    shown = ", ".join(ids[:_SHOWN_IDS])
+    return shown + (f" and {len(ids) - _SHOWN_IDS} more" if len(ids) > _SHOWN_IDS else "")
+
+
+def dataset_ids(run: RunEvidence) -> list[str]:
+    """The ids of every sample of the run's dataset, loaded again from the data the run names.
+
+    Raises:
+        ValueError: when the data cannot be loaded here.
+    """
+    from radiology_tasks.core.loading import load_pairs
+
+    args = run.task_args
+    loaded = load_pairs(args.get("data"), reports=args.get("reports"), revision=args.get("revision"))
+    return [pair.id for pair in loaded.pairs]
+
+
+def _sample_set_violations(run: RunEvidence) -> list[str]:
+    lines = []
+    counts = Counter((s.id, s.epoch) for s in run.samples)
+    for (sample_id, epoch), count in sorted(counts.items()):
+        if count > 1:
+            lines.append(f"sample {sample_id} (epoch {epoch}) appears {count} times")
+    args = run.task_args
+    data = args.get("data") or "demo"
+    entry = dataset_entry(data)
+    if entry is not None and entry.file is None and not args.get("revision"):
+        lines.append(f"dataset {data} comes from the Hugging Face hub and the run did not pin -T revision")
+    try:
+        expected = dataset_ids(run)
+    except Exception as error:  # noqa: BLE001 - any loading failure is reported as the line it gives
+        return [*lines, f"the dataset {data} cannot be loaded here to check the sample set: {error}"]
+    logged = {s.id for s in run.samples}
+    missing = [i for i in expected if i not in logged]
+    extra = sorted(logged - set(expected))
+    if missing:
+        lines.append(f"{len(missing)} of the dataset's {len(expected)} samples are missing: {_ids(missing)}")
+    if extra:
+        lines.append(f"{len(extra)} samples are not in the dataset: {_ids(extra)}")
+    if not missing and not extra and ids_sha256(expected) != run.sample_ids_sha256():
+        lines.append("the sample ids do not hash to the dataset's")
+    recorded = run.fingerprint
+    if not recorded:
+        lines.append("the log records no data fingerprint (made before radiology-tasks recorded one); run it again")
+    else:
+        options = DataOptions(args.get("data"), args.get("candidates"), args.get("reports"), args.get("revision"))
+        try:
+            now = data_fingerprint(options)
+        except OSError as error:
+            lines.append(f"the run's data files cannot be read here to check their SHA-256: {error}")
+        else:
+            for name in ("data_sha256", "candidates_sha256", "reports_sha256"):
+                if recorded.get(name) != now[name]:
+                    lines.append(f"{name.removesuffix('_sha256')} file changed since the run ({name} differs)")
+    return lines
+
+
+def _release_violations(run: RunEvidence) -> list[str]:
+    lines = []
+    released = released_version(run.short_task)
+    if run.task_version != released:
+        lines.append(f"task version {run.task_version} is not the released {run.short_task} version {released}")
+    recorded = run.templates
+    if recorded is None:
+        lines.append("the log records no prompt-template hashes (made before they were recorded); run it again")
+        return lines
+    for name, digest in sorted(released_templates(run.short_task).items()):
+        if recorded.get(name) != digest:
+            lines.append(f"prompt template {name} differs from the released one")
+    for name in sorted(set(recorded) - set(released_templates(run.short_task))):
+        lines.append(f"prompt template {name} is not one of the released templates")
+    return lines
+
+
+def _judge_violations(run: RunEvidence) -> list[str]:
+    if run.judge is None:
+        return ["no judge named: run with --model-role grader=<judge model>"]
+    lines = []
+    scored = [s for s in run.samples if s.error is None]
+    if scored and not any(s.has_events for s in scored):
+        return ["the log keeps no model events, so the judge's settings cannot be checked (do not use --no-log-…)"]
+    for sample in scored:
+        for call in sample.judge_calls:
+            if call.temperature == 0 or call.seed is not None:
+                continue
+            shown = f"temperature {call.temperature}" if call.temperature is not None else "the default temperature"
+            lines.append(f"sample {sample.id}: the judge ran at {shown} without a seed")
+            break
+    return lines
+
+
+def unscored_share(run: RunEvidence) -> tuple[int, int]:
+    """(samples whose ranked score is unscored, samples): a filled-in worst value counts as unscored."""
+    key = ranked_score(run).key
+    missing = sum(1 for s in run.samples if key in (s.metadata.get("unscored") or {}) or s.values.get(key) is None)
+    return missing, len(run.samples)
+
+
+def _aggregate_violations(run: RunEvidence) -> list[str]:
+    key = ranked_score(run).key
+    logged = run.results.get(f"{key}_mean")
+    values = [s.values.get(key) for s in run.samples]
+    present = [v for v in values if v is not None]
+    if logged is None or not present:
+        return [] if logged is None and not present else [f"results: {key}_mean is missing or has no samples"]
+    mean = sum(present) / len(present)
+    if abs(mean - logged) > 1e-9:
+        return [f"results: {key}_mean {logged:.6g} is not the mean of the samples' {key} ({mean:.6g})"]
+    return []
+
+
+def run_violations(run: RunEvidence, *, max_unscored: float = DEFAULT_MAX_UNSCORED) -> list[str]:
+    """Every reason `run` cannot be submitted or ranked; empty when it passes."""
+    if run.short_task not in RESCORABLE_TASKS:
+        return [f"task {run.task} cannot be submitted yet (supported: {', '.join(RESCORABLE_TASKS)})"]
+    lines = []
+    if run.status != "success":
+        lines.append(f"log status is {run.status}, not success")
+    for sample in run.samples:
+        if sample.error is not None:
+            lines.append(f"sample {sample.id}: error: {sample.error.splitlines()[0]}")
+    lines += _sample_set_violations(run)
+    lines += _release_violations(run)
+    lines += _judge_violations(run)
+    missing, total = unscored_share(run)
+    if total and missing / total > max_unscored:
+        lines.append(
+            f"{missing} of {total} samples ({missing / total:.1%}) are unscored, "
+            f"above --max-unscored {max_unscored:.1%}"
+        )
+    lines += rescoring_violations(run)
+    lines += _aggregate_violations(run)
+    return lines

@@ -1,0 +1,49 @@
+"""The `submit` and `leaderboard` subcommands of `radiology-tasks`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from radiology_tasks.leaderboard.board import Settings, build_leaderboard
+from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
+from radiology_tasks.leaderboard.outputs import write_outputs
+
+
+def submit_command(args: argparse.Namespace) -> int:
+    """Check the logs and write the bundle; print each violation on its own line and return 1 when refused."""
+    card = SystemCard(
+        name=args.system,
+        institution=args.institution,
+        paper=args.paper,
+        code=args.code,
+        description=args.description,
+        track=args.track,
+    )
+    try:
+        manifest = write_bundle([Path(p) for p in args.logs], Path(args.out), card, max_unscored=args.max_unscored)
+    except SubmissionRefused as refused:
+        print(f"radiology-tasks submit: refused, {len(refused.lines)} problem(s):", file=sys.stderr)
+        for line in refused.lines:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    print(f"wrote {manifest} with {len(args.logs)} log(s)")
+    return 0
+
+
+def leaderboard_command(args: argparse.Namespace) -> int:
+    """Rank the runs of the given bundles and logs and write the outputs."""
+    out = Path(args.out)
+    settings = Settings(
+        confidence=args.confidence, resamples=args.resamples, seed=args.seed, max_unscored=args.max_unscored
+    )
+    leaderboard = build_leaderboard([Path(p) for p in args.inputs], out, settings)
+    written = write_outputs(leaderboard, out)
+    ranked = sum(len(board["entries"]) for board in leaderboard["boards"])
+    print(f"{len(leaderboard['boards'])} board(s), {ranked} ranked run(s), {len(leaderboard['not_ranked'])} not ranked")
+    for row in leaderboard["not_ranked"]:
+        print(f"  not ranked: {row['system']} ({row['log']}): {'; '.join(row['reasons'])}")
+    for kind, path in written.items():
+        print(f"wrote {kind}: {path}")
+    return 0

@@ -1,0 +1,144 @@
+"""BLEU-1..4 and chrF through sacrebleu, ROUGE-L through rouge-score: per report pair and over a corpus.
+
+Nothing here is computed by hand. Per pair, BLEU-n is sacrebleu's sentence BLEU with ``max_ngram_order=n``,
+exponential smoothing and effective order (what ``sacrebleu.sentence_bleu`` does), 13a tokenisation, case kept.
+Over a corpus, BLEU-n is sacrebleu's corpus BLEU (exponential smoothing, no effective order), computed from the
+per-pair n-gram statistics with sacrebleu's own ``BLEU.compute_bleu``: the same number as ``corpus_score`` on all
+pairs at once. chrF is sacrebleu's default chrF (character 6-grams, beta 2). ROUGE-L is the F-measure of
+``rouge_score.rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)`` (its tokeniser lowercases and keeps
+letters and digits). Every value is on [0, 1]: sacrebleu's 0-100 numbers are divided by 100.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import cache
+from typing import Any
+
+BLEU_ORDERS = (1, 2, 3, 4)
+LEXICAL_KEYS: tuple[str, ...] = (*(f"bleu_{n}" for n in BLEU_ORDERS), "chrf", "rouge_l")
+"""Score keys of the lexical metrics, in the order they are reported."""
+
+# What users may type in -T baselines / -T metrics: every key, and `bleu` for BLEU-1..4 at once.
+_GROUPS: dict[str, tuple[str, ...]] = {"bleu": tuple(f"bleu_{n}" for n in BLEU_ORDERS)}
+
+
+def lexical_names() -> tuple[str, ...]:
+    """Every name a user may ask for: ``bleu`` (BLEU-1..4), ``bleu_1`` ... ``bleu_4``, ``chrf``, ``rouge_l``."""
+    return (*_GROUPS, *LEXICAL_KEYS)
+
+
+def is_lexical(name: str) -> bool:
+    """Whether `name` asks for a lexical metric."""
+    return name in _GROUPS or name in LEXICAL_KEYS
+
+
+def lexical_keys(names: Iterable[str]) -> list[str]:
+    """The score keys that `names` ask for, in `LEXICAL_KEYS` order.
+
+    Raises:
+        ValueError: for a name that is no lexical metric.
+    """
+    wanted: set[str] = set()
+    for name in names:
+        if name in _GROUPS:
+            wanted.update(_GROUPS[name])
+        elif name in LEXICAL_KEYS:
+            wanted.add(name)
+        else:
+            raise ValueError(f"unknown lexical metric {name!r} (known: {', '.join(lexical_names())})")
+    return [key for key in LEXICAL_KEYS if key in wanted]
+
+
+@cache
+def _sentence_bleu(order: int) -> Any:
+    from sacrebleu.metrics import BLEU
+
+    return BLEU(max_ngram_order=order, effective_order=True)
+
+
+@cache
+def _chrf() -> Any:
+    from sacrebleu.metrics import CHRF
+
+    return CHRF()
+
+
+@cache
+def _rouge() -> Any:
+    from rouge_score import rouge_scorer
+
+    return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+
+
+def lexical_scores(reference: str, candidate: str, keys: Sequence[str]) -> tuple[dict[str, float], dict[str, Any]]:
+    """Score one candidate against its reference.
+
+    Args:
+        reference: The reference report.
+        candidate: The candidate report.
+        keys: Score keys to compute (from `lexical_keys`).
+
+    Returns:
+        The scores on [0, 1], and the sufficient statistics that `corpus_scores` adds up
+        (``bleu_<n>``: n-gram matches and totals, hypothesis and reference lengths; ``chrf``: sacrebleu's
+        character and word n-gram statistics).
+    """
+    scores: dict[str, float] = {}
+    statistics: dict[str, Any] = {}
+    for key in keys:
+        if key.startswith("bleu_"):
+            order = int(key.removeprefix("bleu_"))
+            result = _sentence_bleu(order).sentence_score(candidate, [reference])
+            scores[key] = result.score / 100.0
+            statistics[key] = [list(result.counts), list(result.totals), result.sys_len, result.ref_len]
+        elif key == "chrf":
+            chrf = _chrf()
+            scores[key] = chrf.sentence_score(candidate, [reference]).score / 100.0
+            # sacrebleu's corpus chrF sums these per-segment statistics; keeping them gives the corpus value.
+            statistics[key] = [int(v) for v in chrf._extract_corpus_statistics([candidate], [[reference]])[0]]
+        elif key == "rouge_l":
+            scores[key] = float(_rouge().score(reference, candidate)["rougeL"].fmeasure)
+        else:
+            raise ValueError(f"unknown lexical score key {key!r}")
+    return scores, statistics
+
+
+def corpus_scores(statistics: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> dict[str, float]:
+    """Corpus BLEU-n and corpus chrF from the per-pair statistics of `lexical_scores`, on [0, 1].
+
+    ROUGE-L has no corpus form in rouge-score: its corpus value is the mean over pairs, which the per-key means
+    already give, so it is not returned here.
+
+    Args:
+        statistics: One mapping per scored pair, as `lexical_scores` returned them.
+        keys: The score keys to aggregate; keys without statistics are ignored.
+
+    Returns:
+        ``corpus_<key>`` for each BLEU order and chrF asked for; empty when there is no pair.
+    """
+    from sacrebleu.metrics import BLEU
+
+    result: dict[str, float] = {}
+    if not statistics:
+        return result
+    for key in keys:
+        if key.startswith("bleu_"):
+            order = int(key.removeprefix("bleu_"))
+            rows = [s[key] for s in statistics]
+            correct = [sum(row[0][i] for row in rows) for i in range(order)]
+            total = [sum(row[1][i] for row in rows) for i in range(order)]
+            score = BLEU.compute_bleu(
+                correct,
+                total,
+                sum(row[2] for row in rows),
+                sum(row[3] for row in rows),
+                smooth_method="exp",
+                max_ngram_order=order,
+            )
+            result[f"corpus_{key}"] = score.score / 100.0
+        elif key == "chrf":
+            rows = [s[key] for s in statistics]
+            summed = [sum(column) for column in zip(*rows)]
+            result["corpus_chrf"] = _chrf()._compute_score_from_stats(summed).score / 100.0
+    return result

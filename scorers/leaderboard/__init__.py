@@ -1,0 +1,1 @@
+"""Pure statistics for leaderboards: bootstrap intervals and paired significance tests."""

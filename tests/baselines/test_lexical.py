@@ -1,0 +1,63 @@
+"""BLEU, chrF and ROUGE-L per pair and over a corpus: hand-checked values, and sacrebleu's/rouge-score's own."""
+
+from __future__ import annotations
+
+import pytest
+from rouge_score import rouge_scorer
+from sacrebleu.metrics import BLEU, CHRF
+
+from scorers.baselines.lexical import LEXICAL_KEYS, corpus_scores, lexical_keys, lexical_scores
+
+PAIRS = [
+    ("the cat is on the mat", "the cat sat on the mat"),
+    ("No pleural effusion. Heart size is normal.", "Heart size normal. No effusion seen."),
+    ("Small left pneumothorax, 2 cm.", "Small right pneumothorax, 2 cm."),
+    ("Mild centrilobular emphysema in the upper lobes.", "Emphysema."),
+]
+
+
+def test_hand_checked_pair():
+    # 5 of 6 candidate unigrams are in the reference, same length (no brevity penalty); LCS "the cat on the mat".
+    scores, _ = lexical_scores("the cat is on the mat", "the cat sat on the mat", ["bleu_1", "rouge_l"])
+    assert scores["bleu_1"] == pytest.approx(5 / 6)
+    assert scores["rouge_l"] == pytest.approx(5 / 6)
+    same, _ = lexical_scores("No acute findings.", "No acute findings.", LEXICAL_KEYS)
+    assert same == pytest.approx(dict.fromkeys(LEXICAL_KEYS, 1.0))
+
+
+@pytest.mark.parametrize(("reference", "candidate"), PAIRS)
+def test_per_pair_values_are_sacrebleu_and_rouge_score(reference, candidate):
+    scores, _ = lexical_scores(reference, candidate, LEXICAL_KEYS)
+    for order in (1, 2, 3, 4):
+        expected = BLEU(max_ngram_order=order, effective_order=True).sentence_score(candidate, [reference])
+        assert scores[f"bleu_{order}"] == pytest.approx(expected.score / 100)
+    assert scores["chrf"] == pytest.approx(CHRF().sentence_score(candidate, [reference]).score / 100)
+    rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False).score(reference, candidate)["rougeL"]
+    assert scores["rouge_l"] == pytest.approx(rouge.fmeasure)
+
+
+def test_bleu_2_is_sacrebleus_sentence_bleu_of_order_two():
+    reference, candidate = PAIRS[1]
+    scores, _ = lexical_scores(reference, candidate, ["bleu_2"])
+    expected = BLEU(max_ngram_order=2, effective_order=True).sentence_score(candidate, [reference]).score / 100
+    assert scores == {"bleu_2": pytest.approx(expected)}
+    assert 0 < scores["bleu_2"] < 1
+
+
+def test_corpus_values_are_sacrebleus_corpus_scores():
+    statistics = [lexical_scores(r, c, LEXICAL_KEYS)[1] for r, c in PAIRS]
+    corpus = corpus_scores(statistics, LEXICAL_KEYS)
+    hypotheses, references = [c for _, c in PAIRS], [[r for r, _ in PAIRS]]
+    for order in (1, 2, 3, 4):
+        expected = BLEU(max_ngram_order=order).corpus_score(hypotheses, references).score / 100
+        assert corpus[f"corpus_bleu_{order}"] == pytest.approx(expected)
+    assert corpus["corpus_chrf"] == pytest.approx(CHRF().corpus_score(hypotheses, references).score / 100)
+    assert "corpus_rouge_l" not in corpus
+    assert corpus_scores([], LEXICAL_KEYS) == {}
+
+
+def test_names_expand_and_unknown_names_fail():
+    assert lexical_keys(["rouge_l", "bleu"]) == ["bleu_1", "bleu_2", "bleu_3", "bleu_4", "rouge_l"]
+    assert lexical_keys(["bleu_2", "bleu_2", "chrf"]) == ["bleu_2", "chrf"]
+    with pytest.raises(ValueError, match="unknown lexical metric 'meteor'"):
+        lexical_keys(["meteor"])
