@@ -40,13 +40,21 @@ class QAExtraction(StoreModel):
     judge: dict[str, Any] = Field(default_factory=dict)
 
 
-def _prompt(questions: dict[str, Question], candidate: str, ids: Sequence[str]) -> str:
+def extraction_prompt(questions: Sequence[Question], candidate: str) -> str:
+    """The answer-extraction prompt asking `questions` about the `candidate` report (the lm-eval task uses it too).
+
+    Every text is neutralised here: the candidate and the questions are data, not instructions.
+    """
     return render(
         "ct_finebench/extract",
-        questions=[{"id": key, "text": neutralize_candidate(questions[key].qa.question)} for key in ids],
-        candidate=candidate,
+        questions=[{"id": question.id, "text": neutralize_candidate(question.qa.question)} for question in questions],
+        candidate=neutralize_candidate(candidate),
         answer_max_chars=ANSWER_MAX_CHARS,
     )
+
+
+def _prompt(questions: dict[str, Question], candidate: str, ids: Sequence[str]) -> str:
+    return extraction_prompt([questions[key] for key in ids], candidate)
 
 
 async def extract_answers(
@@ -66,7 +74,7 @@ async def extract_answers(
     judge = grader_model()
     by_id = {question.id: question for question in questions}
     step = JudgeStep(
-        prompt=partial(_prompt, by_id, neutralize_candidate(candidate)),
+        prompt=partial(_prompt, by_id, candidate),
         contract=extraction_contract,
         read=read_extraction,
         constrain=constrain,

@@ -26,7 +26,15 @@ DETAILS: tuple[Detail, ...] = get_args(Detail)
 # The score-only prompt is the one `radiology-tasks export-sft` trains fine-tuned judges on.
 TEMPLATES: dict[JudgePrompt, str] = {p: f"green_vert/{p}" for p in JUDGE_PROMPTS} | {"score": "green_vert/sft_judge"}
 
-__all__ = ["JUDGE_PROMPTS", "JudgePrompt", "ZeroMatched", "judge_contract", "report_judge", "score_keys"]
+__all__ = [
+    "JUDGE_PROMPTS",
+    "JudgePrompt",
+    "ZeroMatched",
+    "judge_contract",
+    "judge_prompt",
+    "report_judge",
+    "score_keys",
+]
 
 
 def judge_contract(prompt: JudgePrompt, detail: Detail = "full") -> OutputContract:
@@ -72,6 +80,30 @@ def _missing(result: JudgeResult[ScoreReading], keys: list[str]) -> dict[str, tu
     kept = result.kept
     code = TRUNCATED if kept is not None and kept.stop_reason == "max_tokens" else "invalid_response_format"
     return {key: (code, problem) for key, problem in reading.problems.items()}
+
+
+def judge_prompt(
+    prompt: JudgePrompt,
+    *,
+    reference: str,
+    candidate: str,
+    examples: list[dict[str, str]] | None = None,
+    error_descriptions: bool = False,
+    detail: Detail = "full",
+) -> str:
+    """The judge prompt for one report pair (the lm-evaluation-harness tasks render theirs here too).
+
+    The reference and candidate are neutralised here; `examples` must be neutralised by the caller.
+    """
+    return render(
+        TEMPLATES[prompt],
+        reference=neutralize_candidate(reference),
+        candidate=neutralize_candidate(candidate),
+        examples=examples or [],
+        error_descriptions=error_descriptions,
+        bounds=DETAIL_BOUNDS[detail],
+        detail=detail,
+    )
 
 
 @scorer(metrics=[parse_failure_rate(), judge_calls()])
@@ -159,18 +191,16 @@ def report_judge(
         judge = grader_model()
         constrained = constrained_config(judge, contract, constrain)
         config = constrained.config.merge(GenerateConfig(max_tokens=budget, temperature=temperature))
-        judge_prompt = render(
-            TEMPLATES[prompt],
-            reference=neutralize_candidate(pair.reference),
-            candidate=neutralize_candidate(candidate),
-            examples=shots,
-            error_descriptions=error_descriptions,
-            bounds=DETAIL_BOUNDS[detail],
-            detail=detail,
-        )
         result = await ask_judge(
             judge,
-            judge_prompt,
+            judge_prompt(
+                prompt,
+                reference=pair.reference,
+                candidate=candidate,
+                examples=shots,
+                error_descriptions=error_descriptions,
+                detail=detail,
+            ),
             config,
             lambda answer: read_scores(
                 answer,

@@ -14,31 +14,21 @@ import math
 from typing import Any
 
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score
+from radiology_tasks.ct_finebench.extraction import extraction_prompt
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY
 from radiology_tasks.lm_eval_tasks.documents import report_pair
 from radiology_tasks.lm_eval_tasks.judging import INVALID_RESPONSE_FORMAT
 from scorers.ct_finebench.answers import read_extraction
-from scorers.ct_finebench.contracts import ANSWER_MAX_CHARS
 from scorers.ct_finebench.numeric import grade_numeric
 from scorers.ct_finebench.questions import Question, numbered_questions
 from scorers.ct_finebench.report import GradedQuestion, report_outcome
 from scorers.ct_finebench.text_match import grade_text
-from scorers.untrusted import neutralize_candidate
-from templates import render
 
 
-def extraction_prompt(doc: dict[str, Any]) -> str:
+def document_prompt(doc: dict[str, Any]) -> str:
     """The Inspect task's answer-extraction prompt for every question of the document's report."""
     pair = report_pair(doc)
-    return render(
-        "ct_finebench/extract",
-        questions=[
-            {"id": question.id, "text": neutralize_candidate(question.qa.question)}
-            for question in numbered_questions(pair.qa)
-        ],
-        candidate=neutralize_candidate(pair.candidate or ""),
-        answer_max_chars=ANSWER_MAX_CHARS,
-    )
+    return extraction_prompt(numbered_questions(pair.qa), pair.candidate or "")
 
 
 def _graded(question: Question, extracted: str | None, grade: float | None, **outcome: Any) -> GradedQuestion:

@@ -1,9 +1,9 @@
 """Hooks of the GREEN/VERT lm-eval tasks: the model under test is the judge of each report pair.
 
-The prompt is rendered from the same template as the Inspect `report_judge` scorer (no examples, full
-detail), the answer is read by the same `read_scores`, and a score the answer does not give is handled by the
-same `judged_score` under the Inspect default ``unscored=worst``: a missing bounded score counts as 0 in the
-means, an error count stays NaN, and neither is correlated with the experts.
+The prompt is rendered by the Inspect `report_judge` scorer's own `judge_prompt` (no examples, full detail),
+the answer is read by the same `read_scores`, and a score the answer does not give is handled by the same
+`judged_score` under the Inspect default ``unscored=worst``: a missing bounded score counts as 0 in the means,
+an error count stays NaN, and neither is correlated with the experts.
 """
 
 from __future__ import annotations
@@ -12,28 +12,17 @@ import math
 from typing import Any
 
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score
-from radiology_tasks.green_vert.scorer import TEMPLATES
+from radiology_tasks.green_vert.scorer import judge_prompt
 from radiology_tasks.lm_eval_tasks.documents import report_pair
-from scorers.green_vert.grammar import DETAIL_BOUNDS
 from scorers.green_vert.reading import BOUNDED_KEYS, JudgePrompt, read_scores, score_keys
-from scorers.untrusted import neutralize_candidate
-from templates import render
 
 INVALID_RESPONSE_FORMAT = "invalid_response_format"
 
 
-def judge_prompt(prompt: JudgePrompt, doc: dict[str, Any]) -> str:
-    """The judge prompt of one document, as the Inspect scorer renders it with its defaults."""
+def document_prompt(prompt: JudgePrompt, doc: dict[str, Any]) -> str:
+    """The judge prompt of one document, rendered by the Inspect scorer's own function with its defaults."""
     pair = report_pair(doc)
-    return render(
-        TEMPLATES[prompt],
-        reference=neutralize_candidate(pair.reference),
-        candidate=neutralize_candidate(pair.candidate or ""),
-        examples=[],
-        error_descriptions=False,
-        bounds=DETAIL_BOUNDS["full"],
-        detail="full",
-    )
+    return judge_prompt(prompt, reference=pair.reference, candidate=pair.candidate or "")
 
 
 def judge_results(prompt: JudgePrompt, doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
@@ -64,22 +53,22 @@ def judge_results(prompt: JudgePrompt, doc: dict[str, Any], results: list[str]) 
 
 def green_prompt(doc: dict[str, Any]) -> str:
     """The GREEN prompt (error counts only)."""
-    return judge_prompt("green", doc)
+    return document_prompt("green", doc)
 
 
 def vert_prompt(doc: dict[str, Any]) -> str:
     """The VERT prompt (error counts and a direct overall score)."""
-    return judge_prompt("vert", doc)
+    return document_prompt("vert", doc)
 
 
 def formula_prompt(doc: dict[str, Any]) -> str:
     """The VERT formula prompt (the judge computes M / (M + 2S + 0.5I))."""
-    return judge_prompt("formula", doc)
+    return document_prompt("formula", doc)
 
 
 def rubric_prompt(doc: dict[str, Any]) -> str:
     """The VERT rubric prompt (five score bands)."""
-    return judge_prompt("rubric", doc)
+    return document_prompt("rubric", doc)
 
 
 def green_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
