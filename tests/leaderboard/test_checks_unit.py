@@ -286,3 +286,86 @@ def test_differences_name_only_the_differing_fields():
 
 def test_competition_ranks():
     assert board._ranks([0.9, 0.7, 0.9, 0.5]) == [1, 3, 1, 4]
+
+
+def _terse() -> str:
+    """An answer that lists only the categories with errors (GREEN's reference parser reads the rest as 0)."""
+    lines = assessment({"b": 1}, 2, 0.6).splitlines()
+    return "\n".join(line for line in lines if not (line.startswith("(") and line.endswith(": 0."))) + "\n"
+
+
+def test_rescoring_reads_with_the_runs_missing_categories_rule(data_file):
+    terse_values = {"vert": 0.6, "green": 2 / 3, "green_ec": 1.0, "green_f1": 0.8}
+    samples = [_sample("s0", answer=_terse(), values=terse_values), *[_sample(f"s{i}") for i in range(1, 4)]]
+    run = _run(data_file, samples)
+    assert rescore.rescoring_violations(run) == []
+    strict = _run(data_file, samples, task_args={**run.task_args, "missing_categories": "strict"})
+    assert "sample s0: logged green 0.666667 but its stored judge answer gives 0" in rescore.rescoring_violations(
+        strict
+    )
+
+
+def test_rescoring_reads_with_the_runs_zero_matched_rule(data_file):
+    answer = assessment({}, 0, 0.9)
+    perfect = {"vert": 0.9, "green": 1.0, "green_ec": 0.0, "green_f1": 1.0}
+    samples = [_sample("s0", answer=answer, values=perfect), *[_sample(f"s{i}") for i in range(1, 4)]]
+    run = _run(data_file, samples)
+    assert rescore.rescoring_violations(run) == []
+    original = _run(data_file, samples, task_args={**run.task_args, "zero_matched": "original"})
+    assert rescore.rescoring_violations(original) == [
+        "sample s0: logged green 1 but its stored judge answer gives 0",
+        "sample s0: logged green_f1 1 but its stored judge answer gives 0",
+    ]
+
+
+def test_rescoring_defaults_are_the_tasks_defaults(data_file):
+    filled = {"vert": 0.0, "green": 0.0, "green_ec": None, "green_f1": 0.0}
+    unanswered = _sample("s0", answer=None, values=filled, unscored=dict.fromkeys(filled, "judge_refused"))
+    run = _run(data_file, [unanswered, *[_sample(f"s{i}") for i in range(1, 4)]], task_args={"data": str(data_file)})
+    assert rescore.ranked_score(run).key == "vert"
+    assert rescore.rescoring_violations(run) == [], "no -T unscored in the log means the default, worst"
+    assert checks.unscored_share(run) == (1, 4)
+
+
+def test_a_failed_sample_does_not_stop_the_rescoring_of_the_rest(data_file):
+    failed = replace(_sample("s0"), error="boom")
+    forged = _sample("s3", values={**VALUES, "vert": 0.99})
+    run = _run(data_file, [failed, _sample("s1"), _sample("s2"), forged])
+    assert rescore.rescoring_violations(run) == ["sample s3: logged vert 0.99 but its stored judge answer gives 0.7"]
+    assert rescore.rescoring_violations(_run(data_file, task="radiology_tasks/ran_score")) == [
+        "task radiology_tasks/ran_score cannot be re-scored from its log (supported: green, vert)"
+    ]
+
+
+def test_the_rescoring_tolerance_is_tight(data_file):
+    near = _sample("s0", values={**VALUES, "vert": 0.7 + 1e-10})
+    off = _sample("s1", values={**VALUES, "vert": 0.7 + 1e-6})
+    lines = rescore.rescoring_violations(_run(data_file, [near, off, _sample("s2"), _sample("s3")]))
+    assert lines == ["sample s1: logged vert 0.700001 but its stored judge answer gives 0.7"]
+
+
+def test_the_dataset_is_the_demo_set_when_the_run_names_none(data_file):
+    run = _run(data_file, task_args={"prompt": "vert"})
+    assert "4 samples are not in the dataset: s0, s1, s2, s3" in checks.run_violations(run)
+    assert any(line.startswith("41 of the dataset's 41 samples are missing: ") for line in checks.run_violations(run))
+
+
+def test_hub_data_needs_a_revision_and_reports_reach_the_loader(data_file):
+    hub = _run(data_file, task_args={"prompt": "vert", "data": "rate-eval"})
+    assert checks.run_violations(hub)[0] == (
+        "dataset rate-eval comes from the Hugging Face hub and the run did not pin -T revision"
+    )
+    pinned = _run(data_file, task_args={"prompt": "vert", "data": "rate-eval", "revision": "abc123"})
+    assert not any("did not pin" in line for line in checks.run_violations(pinned))
+    with_reports = _run(data_file, task_args={"prompt": "vert", "data": str(data_file), "reports": "r.jsonl"})
+    lines = checks.run_violations(with_reports)
+    assert any(
+        line.startswith(f"the dataset {data_file} cannot be loaded here") and "reports" in line for line in lines
+    )
+
+
+def test_five_missing_ids_are_all_shown(data_file):
+    rows = [{"id": f"s{i}", "reference": "R.", "candidate": "c"} for i in range(6)]
+    data_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    lines = checks.run_violations(_run(data_file, [_sample("s0")]))
+    assert "5 of the dataset's 6 samples are missing: s1, s2, s3, s4, s5" in lines

@@ -69,3 +69,30 @@ def test_mean_interval_is_scipys_percentile_bootstrap():
 def test_a_constant_score_has_a_zero_width_interval():
     interval = mean_interval([0.5, 0.5, 0.5])
     assert (interval.mean, interval.low, interval.high) == (0.5, 0.5, 0.5)
+
+
+def test_defaults_are_95_percent_1000_resamples_seed_0():
+    values = [0.9, 0.4, 0.75, 1.0, 0.2]
+    assert mean_interval(values) == mean_interval(values, confidence=0.95, resamples=1000, seed=0)
+    assert paired_test(A, B) == paired_test(A, B, resamples=1000, seed=0)
+    assert paired_bootstrap_p(A, B) == paired_bootstrap_p(A, B, resamples=1000, seed=0)
+    assert randomization_p([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [0] * 11) == randomization_p(
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], [0] * 11, resamples=1000, seed=0
+    )
+    assert mean_interval(values).resamples == 1000 and mean_interval(values).confidence == 0.95
+
+
+def test_errors_name_the_values_at_fault():
+    with pytest.raises(ValueError, match="^a: NaN"):
+        paired_bootstrap_p([float("nan")], [0.0])
+    with pytest.raises(ValueError, match="^b: NaN"):
+        randomization_p([0.0], [float("nan")])
+    with pytest.raises(ValueError, match="^mean_interval: no values"):
+        mean_interval([])
+
+
+def test_randomization_is_seeded_and_uses_the_resamples_given():
+    first, second = [0.1 * i for i in range(20)], [0.1 * i + (0.05 if i % 3 else -0.1) for i in range(20)]
+    assert randomization_p(first, second, seed=1) == randomization_p(first, second, seed=1)
+    p = randomization_p(first, second, resamples=99, seed=2)
+    assert p * 100 == pytest.approx(round(p * 100)), "p = (extreme + 1) / (99 + 1)"
