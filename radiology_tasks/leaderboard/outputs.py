@@ -59,6 +59,11 @@ def _p(value: float) -> str:
     return f"{value:.3f}"
 
 
+def _cell(text: str | None) -> str:
+    """Text safe inside a Markdown table cell."""
+    return (text or "").replace("|", "\\|")
+
+
 def markdown(leaderboard: dict[str, Any]) -> str:
     """Every board as a Markdown table with its significance matrix, then the runs not ranked."""
     settings = leaderboard["settings"]
@@ -81,7 +86,7 @@ def markdown(leaderboard: dict[str, Any]) -> str:
         ]
         for e in board["entries"]:
             lines.append(
-                f"| {e['rank']} | {e['system']} | {e['score']:.3f} | {e['ci_low']:.3f} – {e['ci_high']:.3f} "
+                f"| {e['rank']} | {_cell(e['system'])} | {e['score']:.3f} | {e['ci_low']:.3f} – {e['ci_high']:.3f} "
                 f"| {e['n']} | {e['n_unscored']} | `{e['log']}` |"
             )
         tests = board["significance"]["tests"]
@@ -94,15 +99,15 @@ def markdown(leaderboard: dict[str, Any]) -> str:
                 "|---|---|---:|---:|---:|",
             ]
             lines += [
-                f"| {t['a']} | {t['b']} | {t['difference']:+.3f} | {_p(t['paired_bootstrap_p'])} "
+                f"| {_cell(t['a'])} | {_cell(t['b'])} | {t['difference']:+.3f} | {_p(t['paired_bootstrap_p'])} "
                 f"| {_p(t['randomization_p'])} |"
                 for t in tests
             ]
     if leaderboard["not_ranked"]:
         lines += ["", "## Not ranked", "", "| system | task | log | reasons |", "|---|---|---|---|"]
         for row in leaderboard["not_ranked"]:
-            reasons = "; ".join(row["reasons"]).replace("|", "\\|")
-            lines.append(f"| {row['system']} | {row['task'] or ''} | `{row['log']}` | {reasons} |")
+            reasons = _cell("; ".join(row["reasons"]))
+            lines.append(f"| {_cell(row['system'])} | {row['task'] or ''} | `{row['log']}` | {reasons} |")
     return "\n".join(lines) + "\n"
 
 

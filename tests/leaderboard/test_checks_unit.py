@@ -11,58 +11,17 @@ import pytest
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.green_vert.tasks import TASK_VERSION
 from radiology_tasks.leaderboard import board, bundle, checks, rescore
-from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence, SampleEvidence, ids_sha256
+from radiology_tasks.leaderboard.evidence import JudgeCall, ids_sha256
 from templates import template_hashes
 from tests.judge_answers import assessment
-
-ANSWER = assessment({"b": 1}, 3, 0.7)
-VALUES = {"vert": 0.7, "green": 0.75, "green_ec": 1.0, "green_f1": 6 / 7}
-JUDGE = "openai-api/stubsvc/stub-judge"
-
-
-def _sample(sample_id: str, *, answer: str | None = ANSWER, values: dict | None = None, **metadata) -> SampleEvidence:
-    calls = [JudgeCall(JUDGE, 0.0, None, answer)] if answer is not None else []
-    return SampleEvidence(
-        id=sample_id,
-        epoch=1,
-        error=None,
-        values=dict(VALUES if values is None else values),
-        metadata={"judge_answer": answer, "prompt": "vert", "unscored": {}, "filled_in": [], **metadata},
-        candidate=f"candidate {sample_id}",
-        judge_calls=calls,
-        has_events=True,
-    )
+from tests.leaderboard.memory_runs import ANSWER, JUDGE, VALUES, write_pairs
+from tests.leaderboard.memory_runs import memory_run as _run
+from tests.leaderboard.memory_runs import sample as _sample
 
 
 @pytest.fixture
 def data_file(tmp_path: Path) -> Path:
-    path = tmp_path / "pairs.jsonl"
-    rows = [{"id": f"s{i}", "reference": f"Reference {i}.", "candidate": f"candidate s{i}"} for i in range(4)]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    return path
-
-
-def _run(data_file: Path, samples: list[SampleEvidence] | None = None, **changes) -> RunEvidence:
-    samples = samples if samples is not None else [_sample(f"s{i}") for i in range(4)]
-    present = [s.values["vert"] for s in samples if s.values.get("vert") is not None]
-    run = RunEvidence(
-        path=Path("run.eval"),
-        sha256="0" * 64,
-        task="radiology_tasks/vert",
-        task_version=TASK_VERSION,
-        task_args={"prompt": "vert", "data": str(data_file), "unscored": "worst", "detail": "full"},
-        status="success",
-        model="none/none",
-        judge=JUDGE,
-        metadata={
-            "data": {"fingerprint": data_fingerprint(DataOptions(str(data_file)))},
-            "templates": template_hashes("green_vert"),
-        },
-        scorer="report_judge",
-        results={"vert_mean": sum(present) / len(present)} if present else {},
-        samples=samples,
-    )
-    return replace(run, **changes)
+    return write_pairs(tmp_path)
 
 
 def test_a_clean_run_has_no_violation(data_file):
