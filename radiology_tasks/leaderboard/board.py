@@ -205,6 +205,10 @@ def _board(members: list[Submission], key_parts: tuple[str, ...], out: Path, set
     first = members[0].run
     assert first is not None
     entries = [_entry(m, key, out, settings) for m in members]
+    names = Counter(e["system"] for e in entries)
+    for entry in entries:
+        if names[entry["system"]] > 1:
+            entry["system"] = f"{entry['system']} ({Path(entry['log']).stem})"
     order = sorted(range(len(entries)), key=lambda i: -entries[i]["score"])
     entries = [entries[i] for i in order]
     members = [members[i] for i in order]

@@ -173,3 +173,11 @@ def test_csv_and_markdown_rows(runs, tmp_path):
         == "Intervals: 95% percentile bootstrap, 50 resamples, seed 0. A missing score counts as 0."
     )
     assert "| pairs candidates | vert | `../logs/forged.eval` | results: vert_mean 0.99" in text
+
+
+def test_systems_of_the_same_name_are_told_apart_by_their_log(runs, tmp_path):
+    result = build_leaderboard([runs["a.eval"], runs["b.eval"]], tmp_path / "site", Settings(resamples=50))
+    (ranked,) = result["boards"]
+    assert [e["system"] for e in ranked["entries"]] == ["pairs candidates (a)", "pairs candidates (b)"]
+    (test,) = ranked["significance"]["tests"]
+    assert (test["a"], test["b"]) == ("pairs candidates (a)", "pairs candidates (b)")
