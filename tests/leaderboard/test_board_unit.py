@@ -14,7 +14,7 @@ from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, wr
 from radiology_tasks.leaderboard.evidence import RunEvidence
 from radiology_tasks.leaderboard.outputs import csv_rows, markdown, schema
 from scorers.leaderboard.significance import mean_interval, paired_test
-from tests.leaderboard.memory_runs import JUDGE, scored_run, write_pairs
+from tests.leaderboard.memory_runs import JUDGE, sample, scored_run, write_pairs
 
 A_SCORES = [0.9, 0.8, 0.7, 0.6]
 B_SCORES = [0.5, 0.8, 0.3, 0.6]
@@ -181,3 +181,61 @@ def test_systems_of_the_same_name_are_told_apart_by_their_log(runs, tmp_path):
     assert [e["system"] for e in ranked["entries"]] == ["pairs candidates (a)", "pairs candidates (b)"]
     (test,) = ranked["significance"]["tests"]
     assert (test["a"], test["b"]) == ("pairs candidates (a)", "pairs candidates (b)")
+
+
+def test_a_bundled_log_that_changed_or_cannot_be_read_is_not_ranked(runs, tmp_path, monkeypatch):
+    a = write_bundle([runs["a.eval"]], tmp_path / "a", SystemCard(name="A", institution="I", track="findings")).parent
+    manifest_path = a / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["runs"][0]["sha256"] = "f" * 64
+    manifest_path.write_text(json.dumps(manifest))
+    result = build_leaderboard([a], tmp_path / "site", Settings(resamples=50))
+    assert result["boards"] == []
+    assert result["not_ranked"] == [
+        {
+            "system": "A",
+            "task": "vert",
+            "log": "../a/logs/a.eval",
+            "reasons": ["the log changed after it was bundled (its SHA-256 is not the manifest's)"],
+        }
+    ]
+
+    def unreadable(path: Path) -> RunEvidence:
+        raise ValueError(f"{Path(path).name}: not a readable Inspect log")
+
+    monkeypatch.setattr(board, "read_run", unreadable)
+    result = build_leaderboard([a], tmp_path / "site", Settings(resamples=50))
+    assert result["not_ranked"] == [
+        {"system": "A", "task": None, "log": "../a/logs/a.eval", "reasons": ["a.eval: not a readable Inspect log"]}
+    ]
+    with pytest.raises(
+        ValueError, match=f"^{tmp_path}: a directory but not a submission bundle \\(no manifest.json\\)$"
+    ):
+        build_leaderboard([tmp_path], tmp_path / "site")
+
+
+def test_epochs_are_averaged_per_sample(tmp_path):
+    from dataclasses import replace
+
+    run = scored_run(write_pairs(tmp_path), [0.9, 0.8, 0.7, 0.6])
+    second = [replace(s, epoch=2, values={**s.values, "vert": 0.5}) for s in run.samples]
+    values = board.ranked_values(replace(run, samples=[*run.samples, *second]), "vert")
+    assert values == pytest.approx({"s0": 0.7, "s1": 0.65, "s2": 0.6, "s3": 0.55})
+
+
+def test_the_board_checks_runs_with_its_own_unscored_threshold(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    run = scored_run(write_pairs(tmp_path), [0.9, 0.8, 0.7, 0.6])
+    filled = {"vert": 0.0, "green": 0.0, "green_ec": None, "green_f1": 0.0}
+    refused = sample("s3", answer=None, values=filled, unscored=dict.fromkeys(filled, "judge_refused"))
+    run = replace(run, samples=[*run.samples[:3], refused], results={"vert_mean": (0.9 + 0.8 + 0.7) / 4})
+    log = tmp_path / "one-unscored.eval"
+    log.write_text("x")
+    monkeypatch.setattr(board, "read_run", lambda path: replace(run, path=log))
+    lenient = build_leaderboard([log], tmp_path / "site", Settings(resamples=50, max_unscored=0.25))
+    assert [e["n_unscored"] for e in lenient["boards"][0]["entries"]] == [1]
+    assert lenient["boards"][0]["entries"][0]["score"] == pytest.approx(0.6), "the unscored sample counts as 0"
+    strict = build_leaderboard([log], tmp_path / "site", Settings(resamples=50))
+    assert strict["boards"] == []
+    assert strict["not_ranked"][0]["reasons"] == ["1 of 4 samples (25.0%) are unscored, above --max-unscored 2.0%"]
