@@ -62,7 +62,8 @@ async def compare_answers(
     return await ask_in_mode(judge, step, list(items), qa_mode)
 
 
-def _graded(question: Question, extracted: str | None, **outcome: Any) -> GradedQuestion:
+def graded_question(question: Question, extracted: str | None, **outcome: Any) -> GradedQuestion:
+    """One question's outcome, with the question's own fields filled in (`outcome`: grade, answered, ...)."""
     qa = question.qa
     return GradedQuestion(
         id=question.id,
@@ -77,7 +78,7 @@ def _graded(question: Question, extracted: str | None, **outcome: Any) -> Graded
 
 
 def _unscored(question: Question, extracted: str | None, reason: str, detail: str) -> GradedQuestion:
-    return _graded(
+    return graded_question(
         question,
         extracted,
         answered=None if extracted is None else True,
@@ -98,11 +99,11 @@ def _graded_without_judge(question: Question, extraction: QAExtraction) -> Grade
         return _unscored(question, None, reason, f"answer extraction: {detail}")
     extracted = extraction.answers[question.id]
     if extracted is None:
-        return _graded(question, None, answered=False, grade=0.0, graded_by="code")
+        return graded_question(question, None, answered=False, grade=0.0, graded_by="code")
     numeric = grade_numeric(question.qa.answer, extracted) if question.graded_in_code else None
     if numeric is None:
         return None
-    return _graded(question, extracted, answered=True, grade=numeric, graded_by="code")
+    return graded_question(question, extracted, answered=True, grade=numeric, graded_by="code")
 
 
 def _item(question: Question, extracted: str) -> dict[str, str]:
@@ -191,7 +192,7 @@ def qa_comparison(
             for key, question in to_judge.items():
                 if key in comparison.values:
                     grade = comparison.values[key]
-                    graded[key] = _graded(question, answers[key], answered=True, grade=grade, graded_by="judge")
+                    graded[key] = graded_question(question, answers[key], answered=True, grade=grade, graded_by="judge")
                 else:
                     reason, detail = comparison.missing[key]
                     graded[key] = _unscored(question, answers[key], reason, f"answer comparison: {detail}")

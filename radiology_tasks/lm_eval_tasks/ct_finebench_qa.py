@@ -15,7 +15,7 @@ from typing import Any
 
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score
 from radiology_tasks.ct_finebench.extraction import extraction_prompt
-from radiology_tasks.ct_finebench.scorer import SCORE_KEY
+from radiology_tasks.ct_finebench.scorer import SCORE_KEY, graded_question
 from radiology_tasks.lm_eval_tasks.documents import report_pair
 from radiology_tasks.lm_eval_tasks.judging import INVALID_RESPONSE_FORMAT
 from scorers.ct_finebench.answers import read_extraction
@@ -31,21 +31,6 @@ def document_prompt(doc: dict[str, Any]) -> str:
     return extraction_prompt(numbered_questions(pair.qa), pair.candidate or "")
 
 
-def _graded(question: Question, extracted: str | None, grade: float | None, **outcome: Any) -> GradedQuestion:
-    qa = question.qa
-    return GradedQuestion(
-        id=question.id,
-        question=qa.question,
-        finding=qa.finding,
-        attribute=qa.attribute,
-        answer_type=question.answer_type,
-        reference_answer=qa.answer,
-        extracted_answer=extracted,
-        grade=grade,
-        **outcome,
-    )
-
-
 def grade_questions(questions: list[Question], answer: str) -> list[GradedQuestion]:
     """Each question's outcome from one extraction answer, graded without a judge."""
     reading = read_extraction(answer, [question.id for question in questions])
@@ -54,15 +39,15 @@ def grade_questions(questions: list[Question], answer: str) -> list[GradedQuesti
         problem = reading.format_problem or reading.id_problems.get(question.id)
         if question.id not in reading.values:
             unscored = {"unscored_reason": INVALID_RESPONSE_FORMAT, "unscored_detail": f"answer extraction: {problem}"}
-            graded.append(_graded(question, None, None, answered=None, graded_by=None, **unscored))
+            graded.append(graded_question(question, None, grade=None, answered=None, graded_by=None, **unscored))
             continue
         extracted = reading.values[question.id]
         if extracted is None:
-            graded.append(_graded(question, None, 0.0, answered=False, graded_by="code"))
+            graded.append(graded_question(question, None, grade=0.0, answered=False, graded_by="code"))
             continue
         numeric = grade_numeric(question.qa.answer, extracted) if question.graded_in_code else None
         grade = numeric if numeric is not None else grade_text(question.qa.answer, extracted)
-        graded.append(_graded(question, extracted, grade, answered=True, graded_by="code"))
+        graded.append(graded_question(question, extracted, grade=grade, answered=True, graded_by="code"))
     return graded
 
 
