@@ -20,7 +20,7 @@ from typing import Any
 
 from radiology_tasks.core.records import ERROR_CATEGORIES
 from radiology_tasks.core.unscored import WORST, is_filled_in
-from radiology_tasks.leaderboard.bundle import MANIFEST, default_system_name, judge_settings, task_config
+from radiology_tasks.leaderboard.bundle import default_system_name, judge_settings, read_manifest, task_config
 from radiology_tasks.leaderboard.checks import DEFAULT_MAX_UNSCORED, run_violations, unscored_share
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
 from radiology_tasks.leaderboard.rescore import ranked_score
@@ -78,12 +78,9 @@ def load_submissions(paths: list[Path], settings: Settings) -> list[Submission]:
         if not path.is_dir():
             submissions.append(_checked(_system(), None, path, settings, None))
             continue
-        manifest_path = path / MANIFEST
-        if not manifest_path.is_file():
-            raise ValueError(f"{path}: a directory but not a submission bundle (no {MANIFEST})")
-        manifest = json.loads(manifest_path.read_text())
+        manifest = read_manifest(path)
         system = _system(**(manifest.get("system") or {}))
-        for entry in manifest.get("runs") or []:
+        for entry in manifest["runs"]:
             submissions.append(_checked(system, manifest.get("track"), path / entry["log"], settings, entry["sha256"]))
     return submissions
 

@@ -55,6 +55,31 @@ class SubmissionRefused(ValueError):
         self.lines = lines
 
 
+def read_manifest(bundle: Path) -> dict[str, Any]:
+    """The manifest of a bundle directory, checked for what the leaderboard reads from it.
+
+    Raises:
+        ValueError: one line naming the manifest and the field at fault.
+    """
+    path = bundle / MANIFEST
+    if not path.is_file():
+        raise ValueError(f"{bundle}: a directory but not a submission bundle (no {MANIFEST})")
+    try:
+        manifest = json.loads(path.read_text())
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not valid JSON ({error})") from error
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("runs"), list):
+        keys = ", ".join(sorted(manifest)) if isinstance(manifest, dict) else type(manifest).__name__
+        raise ValueError(f"{path}: needs a list under 'runs' (found: {keys})")
+    if not isinstance(manifest.get("system") or {}, dict):
+        raise ValueError(f"{path}: 'system' must be an object")
+    for number, entry in enumerate(manifest["runs"]):
+        for field in ("log", "sha256"):
+            if not isinstance(entry, dict) or not isinstance(entry.get(field), str):
+                raise ValueError(f"{path}: runs[{number}] has no text field '{field}'")
+    return manifest
+
+
 def default_system_name(run: RunEvidence) -> str:
     """The model under test, or the candidates file's name for replayed candidates."""
     candidates = run.task_args.get("candidates")

@@ -239,3 +239,20 @@ def test_the_board_checks_runs_with_its_own_unscored_threshold(tmp_path, monkeyp
     strict = build_leaderboard([log], tmp_path / "site", Settings(resamples=50))
     assert strict["boards"] == []
     assert strict["not_ranked"][0]["reasons"] == ["1 of 4 samples (25.0%) are unscored, above --max-unscored 2.0%"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("{not json", "not valid JSON"),
+        ('["runs"]', "needs a list under 'runs' \\(found: list\\)"),
+        ('{"system": {"name": "A"}}', "needs a list under 'runs' \\(found: system\\)"),
+        ('{"runs": [], "system": "A"}', "'system' must be an object"),
+        ('{"runs": [{"log": "logs/a.eval"}]}', "runs\\[0\\] has no text field 'sha256'"),
+        ('{"runs": [{"sha256": "ab"}, 3]}', "runs\\[0\\] has no text field 'log'"),
+    ],
+)
+def test_a_broken_manifest_is_one_line_naming_the_file_and_field(tmp_path, text, message):
+    (tmp_path / "manifest.json").write_text(text)
+    with pytest.raises(ValueError, match=f"^{tmp_path / 'manifest.json'}: {message}"):
+        build_leaderboard([tmp_path], tmp_path / "site")
