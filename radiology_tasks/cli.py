@@ -146,6 +146,17 @@ def _share(text: str) -> float:
     return value
 
 
+def _max_unscored_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
+
+    parser.add_argument(
+        "--max-unscored",
+        type=_share,
+        default=DEFAULT_MAX_UNSCORED,
+        help=f"largest share of unscored samples {what} (default {DEFAULT_MAX_UNSCORED})",
+    )
+
+
 def _ran_labels(args: argparse.Namespace) -> int:
     from radiology_tasks.ran_score.cli import export_labels
 
@@ -236,6 +247,8 @@ def _add_construction_run_arguments(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of `radiology-tasks`."""
+    from radiology_tasks.leaderboard import TRACKS
+
     parser = argparse.ArgumentParser(prog="radiology-tasks", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -324,10 +337,8 @@ def build_parser() -> argparse.ArgumentParser:
     submit.add_argument("--paper", help="link to the paper")
     submit.add_argument("--code", help="link to the code")
     submit.add_argument("--description", help="one line about the system")
-    submit.add_argument("--track", choices=["findings", "findings_impression"], help="the report section generated")
-    submit.add_argument(
-        "--max-unscored", type=_share, default=0.02, help="largest share of unscored samples accepted (default 0.02)"
-    )
+    submit.add_argument("--track", choices=TRACKS, help="the report section generated")
+    _max_unscored_argument(submit, "accepted")
     submit.set_defaults(run=_submit)
 
     board = commands.add_parser(
@@ -338,9 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--resamples", type=_positive, default=1000, help="bootstrap and randomization resamples")
     board.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
     board.add_argument("--confidence", type=_share, default=0.95, help="interval coverage (default 0.95)")
-    board.add_argument(
-        "--max-unscored", type=_share, default=0.02, help="largest share of unscored samples ranked (default 0.02)"
-    )
+    _max_unscored_argument(board, "ranked")
     board.set_defaults(run=_leaderboard)
 
     suite = commands.add_parser(

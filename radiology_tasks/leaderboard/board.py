@@ -20,8 +20,9 @@ from typing import Any
 
 from radiology_tasks.core.records import ERROR_CATEGORIES
 from radiology_tasks.core.unscored import WORST, is_filled_in
+from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
 from radiology_tasks.leaderboard.bundle import default_system_name, judge_settings, read_manifest, task_config
-from radiology_tasks.leaderboard.checks import DEFAULT_MAX_UNSCORED, run_violations, unscored_share
+from radiology_tasks.leaderboard.checks import run_violations, unscored_share
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
 from radiology_tasks.leaderboard.rescore import ranked_score
 

@@ -10,13 +10,13 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from radiology_tasks.leaderboard.checks import DEFAULT_MAX_UNSCORED, run_violations, unscored_share
+from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED, TRACKS
+from radiology_tasks.leaderboard.checks import run_violations, unscored_share
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
 from radiology_tasks.leaderboard.rescore import ranked_score
 
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = "1"
-TRACKS = ("findings", "findings_impression")
 # Task settings that describe the system under test or the sample selection, or add scores beside the ranked one
 # (`baselines`), rather than how the ranked score is given.
 SYSTEM_ARGS = frozenset(

@@ -6,10 +6,10 @@ from collections import Counter
 
 from radiology_tasks.core.catalog import dataset_entry
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
+from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
 from radiology_tasks.leaderboard.evidence import RunEvidence, ids_sha256
 from radiology_tasks.leaderboard.rescore import RESCORABLE_TASKS, ranked_score, rescoring_violations
 
-DEFAULT_MAX_UNSCORED = 0.02
 _SHOWN_IDS = 5
 _FAMILY = {"green": "green_vert", "vert": "green_vert"}
 
