@@ -48,7 +48,9 @@ def build(root: Path, resamples: int = 500) -> Fixture:
             root / "bundle-a",
             SystemCard(name="System A", institution="Demo Hospital", paper="https://x.org"),
         ).parent,
-        "B": write_bundle([logs["B"]], root / "bundle-b", SystemCard(name="System B")).parent,
+        "B": write_bundle(
+            [logs["B"]], root / "bundle-b", SystemCard(name="System B", code="javascript:alert(1)")
+        ).parent,
     }
     out = root / "site"
     inputs = [bundles["A"], bundles["B"], logs["other judge"], logs["brief"], logs["forged"]]

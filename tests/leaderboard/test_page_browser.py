@@ -94,6 +94,9 @@ def test_the_page_sorts_plots_and_logs_no_error(page_path, tmp_path):
             cells = board.query_selector_all("table.ranking td[data-log]")
             assert sorted(c.get_attribute("data-log") for c in cells) == sorted(e["log"] for e in entries)
             assert all("inspect view --log-dir" in c.get_attribute("title") for c in cells)
+            links = board.eval_on_selector_all("a.system-link", "links => links.map(a => a.getAttribute('href'))")
+            submitted = [e[k] for e in entries for k in ("paper", "code") if e[k]]
+            assert links == [url for url in submitted if url.lower().startswith(("http://", "https://"))]
             if len(entries) > 1:
                 assert board.query_selector("table.significance") is not None
         browser.close()
