@@ -484,3 +484,24 @@ def test_leaderboard_options_are_checked_by_the_parser(capsys):
             main(argv)
         assert caught.value.code == 2
         assert message in capsys.readouterr().err
+
+
+def test_a_closed_pipe_ends_the_command_quietly(tmp_path, monkeypatch):
+    # `radiology-tasks list | head -1`: the reader left early, so writing raises BrokenPipeError.
+    import io
+    import os
+
+    target = (tmp_path / "stdout").open("w")
+
+    class ClosedPipe(io.TextIOBase):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def fileno(self) -> int:
+            return target.fileno()
+
+    monkeypatch.setattr(sys, "stdout", ClosedPipe())
+    assert main(["list"]) == 1
+    os.write(target.fileno(), b"dropped")
+    target.close()
+    assert (tmp_path / "stdout").read_text() == "", "stdout now goes to /dev/null, so the exit-time flush is silent"
