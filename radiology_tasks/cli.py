@@ -40,7 +40,8 @@ def _parameter_text(parameter: inspect.Parameter) -> str:
 
 def format_task_list() -> str:
     """One block per task: name, one-line description, its `-T` parameters with defaults; then the datasets."""
-    from radiology_tasks.core.catalog import DATASETS
+    from radiology_tasks.core.catalog import dataset_names
+    from radiology_tasks.core.layouts import all_layouts
 
     lines = ["Tasks (inspect eval <name> ...):"]
     for name, task_fn in registered_tasks():
@@ -49,9 +50,14 @@ def format_task_list() -> str:
         params = [_parameter_text(p) for p in inspect.signature(task_fn).parameters.values()]
         lines.append(f"      -T {', '.join(params)}")
     lines.append("")
-    lines.append("Datasets (-T data=<name>, or a .jsonl/.csv file):")
-    for entry in DATASETS.values():
-        lines.append(f"  {entry.name:<16}{entry.description}")
+    lines.append("Datasets (-T data=<name>, or a file or folder of your own):")
+    for name, description in dataset_names():
+        lines.append(f"  {name:<16}{description}")
+    lines.append("")
+    lines.append("Layouts (recognised from file names and columns, or forced with -T layout=<name>):")
+    for layout in all_layouts().values():
+        files = ", ".join(data_file.pattern for data_file in layout.files)
+        lines.append(f"  {layout.name:<16}{files}")
     return "\n".join(lines)
 
 

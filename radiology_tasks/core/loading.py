@@ -1,17 +1,24 @@
-"""Resolving `-T data=...` into validated report pairs: registered datasets, local files, candidate joins."""
+"""Resolving `-T data=...` into validated report pairs: bundled, hub and local data, and candidate joins.
+
+The path is always the same: locate the files (bundled, fetched from the hub, or the user's copy), recognise
+their layout (`layouts`), read flat rows, set the expert scale, validate each row into a `ReportPair`, then
+join candidates from a separate file when one is given.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from radiology_tasks.core.catalog import DatasetEntry, dataset_entry
+from radiology_tasks.core.catalog import bundled_dataset
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.layouts import FLAT, TRACKS, ReadOptions, ResolvedData, Row, all_layouts, resolve_local
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.core.rows import DataError, pair_from_row, read_rows
+from radiology_tasks.core.rows import pair_from_row
+from radiology_tasks.core.tables import DataError
 
 logger = logging.getLogger(__name__)
 
@@ -28,23 +35,54 @@ class SkippedRow:
     reason: str
 
 
+@dataclass(frozen=True)
+class ExpertScale:
+    """The scale expert scores are read with, and where it was set: `-T expert_scale`, the layout, or the data."""
+
+    low: float
+    high: float
+    set_by: str
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-able record for the task metadata."""
+        return {"min": self.low, "max": self.high, "set_by": self.set_by}
+
+
 @dataclass
 class LoadedPairs:
-    """The pairs a task runs on, where they came from, and what was skipped."""
+    """The pairs a task runs on, where they came from, and what was skipped or read only in part."""
 
     source: str
     pairs: list[ReportPair]
     rows_read: int
+    data: ResolvedData
     skipped: list[SkippedRow] = field(default_factory=list)
+    expert_scale: ExpertScale | None = None
+    track: str | None = None
+
+    def unreadable_annotations(self) -> list[dict[str, Any]]:
+        """The pairs judged without an expert annotation because theirs could not be read, with the reason."""
+        return [
+            {"id": pair.id, **pair.metadata["expert_problem"]}
+            for pair in self.pairs
+            if "expert_problem" in pair.metadata
+        ]
 
     def summary(self) -> dict[str, Any]:
         """A JSON-able summary for the task's log metadata."""
+        unreadable = self.unreadable_annotations()
         return {
             "source": self.source,
+            "layout": self.data.layout.name,
+            "layout_recognised_by": self.data.recognised_by,
+            "track": self.track,
+            "expert_scale": None if self.expert_scale is None else self.expert_scale.summary(),
             "rows_read": self.rows_read,
             "rows_used": len(self.pairs),
             "rows_skipped": len(self.skipped),
             "skipped": [s.__dict__ for s in self.skipped],
+            "annotations_unreadable": len(unreadable),
+            "unreadable_annotations": unreadable,
         }
 
 
@@ -65,7 +103,7 @@ class _Collector:
 
 
 def _pairs_from_rows(
-    rows: Iterable[tuple[int, dict[str, Any]]],
+    rows: Iterable[Row],
     source: str,
     collector: _Collector,
     base_dir: Path | None,
@@ -77,6 +115,8 @@ def _pairs_from_rows(
     for number, row in rows:
         count += 1
         try:
+            if "expert_problem" in row:
+                row = {**row, "expert_problem": {"row": number, **row["expert_problem"]}}
             pair = pair_from_row(row, source=source, row_number=number, base_dir=base_dir)
             if pair.id in seen:
                 raise DataError(source, number, "id", f"duplicate id '{pair.id}' (first seen in row {seen[pair.id]})")
@@ -95,11 +135,19 @@ def _pairs_from_rows(
     return pairs, count
 
 
+def _candidate_rows(path: Path) -> tuple[ResolvedData, Iterator[Row]]:
+    """The rows of a candidates file, in the flat layout (`id`, `candidate`) or a layout that has candidates."""
+    resolved = resolve_local(path)
+    return resolved, resolved.rows(ReadOptions())
+
+
 def _join_candidates(pairs: list[ReportPair], path: Path, collector: _Collector) -> list[ReportPair]:
     """Take each pair's candidate from a separate file, joined by id."""
     source = str(path)
+    ids = {p.id for p in pairs}
     candidates: dict[str, tuple[int, str]] = {}
-    for number, row in read_rows(path):
+    _, rows = _candidate_rows(path)
+    for number, row in rows:
         try:
             report_id = row.get("id")
             if report_id is None or not str(report_id).strip():
@@ -112,7 +160,7 @@ def _join_candidates(pairs: list[ReportPair], path: Path, collector: _Collector)
                 raise DataError(
                     source, number, "id", f"duplicate id '{report_id}' (first seen in row {candidates[report_id][0]})"
                 )
-            if report_id not in {p.id for p in pairs}:
+            if report_id not in ids:
                 raise DataError(source, number, "id", f"id '{report_id}' does not match any report in the data")
         except DataError as error:
             collector.bad(error)
@@ -127,49 +175,154 @@ def _join_candidates(pairs: list[ReportPair], path: Path, collector: _Collector)
     return joined
 
 
+def resolve_data(data: str | None, *, layout: str | None = None, revision: str | None = None) -> ResolvedData:
+    """Locate `-T data` and recognise its layout.
+
+    Args:
+        data: A bundled or hub dataset name (`radiology-tasks list`), a data file, or a folder holding a copy of
+            a dataset; None means the bundled demo set.
+        layout: `-T layout`: the layout to read the data with instead of recognising it.
+        revision: The hub revision, for hub datasets.
+
+    Raises:
+        InputError: for an unknown name or path, data no layout fits, or a revision given for local data.
+    """
+    name = data or "demo"
+    bundled = bundled_dataset(name)
+    if bundled is not None:
+        if revision is not None:
+            raise InputError(f"-T revision applies to hub datasets, not to the bundled dataset {name}")
+        return ResolvedData(FLAT, {"table": [bundled]}, name, "bundled", base_dir=bundled.parent)
+    known = all_layouts()
+    if name in known and name != FLAT.name:
+        registered = known[name]
+        if layout is not None and layout != name:
+            raise InputError(f"-T data={name} is read with its own layout; -T layout={layout} does not apply")
+        if registered.hub_repo is None:
+            raise InputError(
+                f"{name} cannot be downloaded here: {registered.obtain}. Then pass the folder: -T data=FOLDER"
+            )
+        from radiology_tasks.core import hub
+
+        folder, pinned = hub.fetch(registered, revision)
+        local = resolve_local(folder, layout=name, origin="hub", revision=pinned)
+        return ResolvedData(
+            local.layout, local.files, name, "hub", revision=pinned, base_dir=folder, recognised_by="dataset name"
+        )
+    path = Path(name).expanduser()
+    if not path.exists():
+        raise InputError(
+            f"'{name}' is neither a registered dataset nor an existing file or folder; "
+            "run `radiology-tasks list` to see the registered datasets and layouts"
+        )
+    if revision is not None:
+        raise InputError("-T revision applies to hub datasets; a local copy is pinned by its files' SHA-256")
+    return resolve_local(path, layout=layout)
+
+
+def parse_expert_scale(value: object) -> tuple[float, float] | None:
+    """`-T expert_scale=MIN,MAX` (YAML may have made it a list of numbers) as two numbers, or None.
+
+    Raises:
+        InputError: unless it is two numbers with MIN below MAX.
+    """
+    if value is None:
+        return None
+    parts = value if isinstance(value, list | tuple) else str(value).split(",")
+    try:
+        low, high = (float(p) for p in parts)
+    except (TypeError, ValueError):
+        raise InputError(f"-T expert_scale must be MIN,MAX (two numbers), got {value!r}") from None
+    if not low < high:
+        raise InputError(f"-T expert_scale must be MIN,MAX with MIN below MAX, got {value!r}")
+    return low, high
+
+
+def _with_expert_scale(rows: Iterable[Row], scale: ExpertScale | None) -> Iterator[Row]:
+    """The rows with the scale's ends as `expert_score_min` / `expert_score_max`.
+
+    `-T expert_scale` replaces what the data says; a layout's scale fills only what the data leaves out.
+    """
+    for number, row in rows:
+        if scale is not None:
+            if scale.set_by == "-T expert_scale" or row.get("expert_score_min") is None:
+                row = {**row, "expert_score_min": scale.low}
+            if scale.set_by == "-T expert_scale" or row.get("expert_score_max") is None:
+                row = {**row, "expert_score_max": scale.high}
+        yield number, row
+
+
+def _expert_scale(data: ResolvedData, override: tuple[float, float] | None) -> ExpertScale | None:
+    if override is not None:
+        return ExpertScale(*override, set_by="-T expert_scale")
+    if data.layout.expert_scale is not None:
+        return ExpertScale(*data.layout.expert_scale, set_by=f"layout {data.layout.name}")
+    return None
+
+
 def load_pairs(
     data: str | None = None,
     *,
     candidates: str | None = None,
     reports: str | None = None,
     revision: str | None = None,
+    layout: str | None = None,
+    track: str | None = None,
+    image_root: str | None = None,
+    expert_scale: tuple[float, float] | None = None,
     on_bad_rows: OnBadRows = "error",
     require_candidate: bool = False,
 ) -> LoadedPairs:
-    """Load report pairs from a registered dataset name or a local JSONL/CSV file.
+    """Load report pairs from a registered dataset, a data file or a folder holding a copy of a dataset.
 
     Args:
-        data: Registered dataset name (see `radiology-tasks list`) or path to a JSONL/CSV file.
-            None means the bundled demo set.
-        candidates: Optional JSONL/CSV file with `id` and `candidate`, joined onto the data by id.
+        data: Registered dataset name (see `radiology-tasks list`), a file, or a folder; None: the demo set.
+        candidates: Optional file with the candidates to judge (`id` and `candidate`, or a ReXrank prediction
+            file), joined onto the data by id.
         reports: Report file that question-only datasets (CT-FineBench) are joined with.
         revision: Dataset revision for Hugging Face datasets.
+        layout: Read the data with this layout instead of recognising it.
+        track: The report section(s) the reference is built from, for layouts that have several
+            (`findings`, the default, or `findings_impression`).
+        image_root: Folder that relative image paths are resolved against (ReXrank's image root); by default
+            the data file's folder.
+        expert_scale: The expert-score scale to read the data with, replacing the layout's and the data's.
         on_bad_rows: `error` stops at the first bad row; `skip` leaves it out and records it.
         require_candidate: Every pair must end up with a candidate report (replayed runs).
 
     Raises:
         DataError: for a bad row under `on_bad_rows="error"`, or a file that cannot be read.
-        ValueError: for an unknown dataset name.
+        InputError: for an unknown dataset name, or options that do not apply to the data.
     """
     collector = _Collector(on_bad_rows)
-    name = data or "demo"
-    entry: DatasetEntry | None = dataset_entry(name)
-    if entry is not None:
-        rows, base_dir = entry.rows(revision=revision, reports=reports), entry.base_dir
-        source = name
-    else:
-        path = Path(name).expanduser()
-        if not path.is_file():
-            raise InputError(
-                f"'{name}' is neither a registered dataset nor an existing file; "
-                "run `radiology-tasks list` to see the registered datasets"
-            )
-        if reports is not None:
-            raise InputError("-T reports=... applies only to question datasets such as ct-finebench")
-        rows, base_dir, source = read_rows(path), path.parent, str(path)
-    pairs, rows_read = _pairs_from_rows(rows, source, collector, base_dir, require_candidate and candidates is None)
+    resolved = resolve_data(data, layout=layout, revision=revision)
+    if reports is not None and not resolved.layout.takes_reports:
+        raise InputError(
+            f"-T reports=... applies only to question datasets such as ct-finebench, not to {resolved.layout.name}"
+        )
+    if track is not None and track not in TRACKS:
+        raise InputError(f"-T track must be one of {', '.join(TRACKS)}; got {track!r}")
+    if track is not None and not resolved.layout.uses_track:
+        raise InputError(f"-T track applies to data with several report sections (rexrank), not to {resolved.label}")
+    options = ReadOptions(
+        track=track or TRACKS[0],
+        image_root=None if image_root is None else Path(image_root).expanduser(),
+        reports=None if reports is None else Path(reports).expanduser(),
+    )
+    scale = _expert_scale(resolved, expert_scale)
+    rows = _with_expert_scale(resolved.rows(options), scale)
+    base_dir = options.image_root or resolved.base_dir
+    pairs, rows_read = _pairs_from_rows(rows, resolved.label, collector, base_dir, require_candidate and not candidates)
     if candidates is not None:
         pairs = _join_candidates(pairs, Path(candidates).expanduser(), collector)
     if not pairs:
-        raise DataError(source, None, None, "no usable rows")
-    return LoadedPairs(source=source, pairs=pairs, rows_read=rows_read, skipped=collector.skipped)
+        raise DataError(resolved.label, None, None, "no usable rows")
+    return LoadedPairs(
+        source=resolved.label,
+        pairs=pairs,
+        rows_read=rows_read,
+        data=resolved,
+        skipped=collector.skipped,
+        expert_scale=scale,
+        track=options.track if resolved.layout.uses_track else None,
+    )

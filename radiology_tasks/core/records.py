@@ -41,16 +41,55 @@ class ErrorCounts(BaseModel):
         return {c: getattr(self, c) for c in ERROR_CATEGORIES}
 
 
+class MeanErrorCounts(BaseModel):
+    """Error counts per category (a)-(f) averaged over several raters, so possibly fractional (ReXVal)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    a: float = Field(default=0.0, ge=0)
+    b: float = Field(default=0.0, ge=0)
+    c: float = Field(default=0.0, ge=0)
+    d: float = Field(default=0.0, ge=0)
+    e: float = Field(default=0.0, ge=0)
+    f: float = Field(default=0.0, ge=0)
+
+    @property
+    def total(self) -> float:
+        """Sum over all six categories."""
+        return sum(self.as_dict().values())
+
+    def as_dict(self) -> dict[str, float]:
+        """Counts keyed by category letter, in (a)-(f) order."""
+        return {c: getattr(self, c) for c in ERROR_CATEGORIES}
+
+
 class ExpertAnnotation(BaseModel):
-    """What radiologists said about a candidate report."""
+    """What radiologists said about a candidate report.
+
+    Error counts are whole numbers, except where they are the mean over `raters` radiologists: then each
+    count is a multiple of 1 / `raters`.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     score: float | None = None
     scale_min: float = 0.0
     scale_max: float = 1.0
-    significant: ErrorCounts | None = None
-    insignificant: ErrorCounts | None = None
+    significant: ErrorCounts | MeanErrorCounts | None = None
+    insignificant: ErrorCounts | MeanErrorCounts | None = None
+    raters: int | None = Field(default=None, ge=1)
+
+    @model_validator(mode="after")
+    def _counts_fit_raters(self) -> ExpertAnnotation:
+        for counts in (self.significant, self.insignificant):
+            if counts is None:
+                continue
+            for category, value in counts.as_dict().items():
+                scaled = value * (self.raters or 1)
+                if abs(scaled - round(scaled)) > 1e-6:
+                    where = f"the mean over {self.raters} raters" if self.raters else "a whole number"
+                    raise ValueError(f"error count {value} of category ({category}) is not {where}")
+        return self
 
     @model_validator(mode="after")
     def _score_within_scale(self) -> ExpertAnnotation:

@@ -1,8 +1,7 @@
-"""Reading report-pair rows from local JSONL/CSV files and mapping them onto `ReportPair`."""
+"""Flat rows (the project's own layout, and what every other layout is read into) mapped onto `ReportPair`."""
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import re
@@ -12,8 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.records import ERROR_CATEGORIES, ReportPair
+from radiology_tasks.core.tables import DataError, table_records
 
 # Columns with a meaning of their own; every other column is kept in `ReportPair.metadata`.
 KNOWN_COLUMNS = frozenset(
@@ -29,6 +28,7 @@ KNOWN_COLUMNS = frozenset(
         "expert_score",
         "expert_score_min",
         "expert_score_max",
+        "expert_raters",
         "qa",
     }
     | {f"significant_{c}" for c in ERROR_CATEGORIES}
@@ -36,58 +36,12 @@ KNOWN_COLUMNS = frozenset(
 )
 
 
-class DataError(InputError):
-    """A row of input data that cannot be used, located by source, row and field.
-
-    Attributes:
-        source: File or dataset name.
-        row: 1-based data row, or None when the problem is not one row's.
-        field: The column at fault, if any.
-        problem: What is wrong, without the location (`message` has both).
-    """
-
-    def __init__(self, source: str, row: int | None, field: str | None, problem: str) -> None:
-        self.source = source
-        self.row = row
-        self.field = field
-        self.problem = problem
-        where = source if row is None else f"{source}, row {row}"
-        if field:
-            where += f", field '{field}'"
-        super().__init__(f"{where}: {problem}")
-
-
 def read_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Yield `(row_number, row)` from a JSONL or CSV file; row numbers count data rows from 1.
+    """Yield `(row_number, row)` from a file in the flat layout (JSON Lines, CSV, or a JSON list of objects).
 
-    In CSV files an empty cell reads as a missing value; a row with more values than the header has
-    columns is an error (empty extra cells, as trailing commas leave, are not). A byte-order mark at
-    the start of a file, as spreadsheet programs write, is not part of the first column's name.
+    Row numbers count data rows from 1; see `tables.csv_records` for how CSV cells are read.
     """
-    suffix = path.suffix.lower()
-    if suffix in {".jsonl", ".ndjson"}:
-        with path.open(encoding="utf-8-sig") as f:
-            number = 0
-            for line in f:
-                if not line.strip():
-                    continue
-                number += 1
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(str(path), number, None, f"not valid JSON ({exc.msg})") from exc
-                if not isinstance(row, dict):
-                    raise DataError(str(path), number, None, "a JSONL row must be a JSON object")
-                yield number, row
-    elif suffix == ".csv":
-        with path.open(encoding="utf-8-sig", newline="") as f:
-            for number, row in enumerate(csv.DictReader(f), start=1):
-                extra = [value for value in row.pop(None, []) if value.strip()]
-                if extra:
-                    raise DataError(str(path), number, None, f"{len(extra)} more values than the header has columns")
-                yield number, {k: (None if v == "" else v) for k, v in row.items()}
-    else:
-        raise DataError(str(path), None, None, "unsupported file type; use .jsonl or .csv")
+    return table_records(path)
 
 
 def _number(row: Mapping[str, Any], field: str, source: str, number: int) -> float | None:
@@ -128,8 +82,19 @@ def _count(row: Mapping[str, Any], field: str, source: str, number: int) -> int 
     return whole
 
 
-def _error_counts(row: Mapping[str, Any], prefix: str, source: str, number: int) -> dict[str, int] | None:
-    counts = {c: _count(row, f"{prefix}_{c}", source, number) for c in ERROR_CATEGORIES}
+def _mean_count(row: Mapping[str, Any], field: str, source: str, number: int) -> float | None:
+    value = _number(row, field, source, number)
+    if value is not None and value < 0:
+        raise DataError(source, number, field, f"expected a non-negative number, got {row.get(field)!r}")
+    return value
+
+
+def _error_counts(
+    row: Mapping[str, Any], prefix: str, source: str, number: int, raters: int | None
+) -> dict[str, float] | None:
+    """The counts (a)-(f) under `prefix`: whole numbers, or means over `raters` radiologists when that is given."""
+    read = _count if raters is None else _mean_count
+    counts = {c: read(row, f"{prefix}_{c}", source, number) for c in ERROR_CATEGORIES}
     present = [c for c, v in counts.items() if v is not None]
     if not present:
         return None
@@ -195,8 +160,11 @@ def pair_from_row(row: Mapping[str, Any], *, source: str, row_number: int, base_
     score = _number(row, "expert_score", source, row_number)
     scale_min = _number(row, "expert_score_min", source, row_number)
     scale_max = _number(row, "expert_score_max", source, row_number)
-    significant = _error_counts(row, "significant", source, row_number)
-    insignificant = _error_counts(row, "insignificant", source, row_number)
+    raters = _count(row, "expert_raters", source, row_number)
+    if raters == 0:
+        raise DataError(source, row_number, "expert_raters", "expected at least 1 rater, got 0")
+    significant = _error_counts(row, "significant", source, row_number, raters)
+    insignificant = _error_counts(row, "insignificant", source, row_number, raters)
     expert: dict[str, Any] | None = None
     if score is not None or significant is not None or insignificant is not None:
         expert = {
@@ -205,6 +173,7 @@ def pair_from_row(row: Mapping[str, Any], *, source: str, row_number: int, base_
             "scale_max": 1.0 if scale_max is None else scale_max,
             "significant": significant,
             "insignificant": insignificant,
+            "raters": raters,
         }
         if expert["scale_max"] <= expert["scale_min"]:
             raise DataError(
@@ -250,7 +219,12 @@ def pair_from_row(row: Mapping[str, Any], *, source: str, row_number: int, base_
 
 
 # Where `ReportPair` keeps the annotation columns of a flat row.
-_EXPERT_COLUMNS = {"score": "expert_score", "scale_min": "expert_score_min", "scale_max": "expert_score_max"}
+_EXPERT_COLUMNS = {
+    "score": "expert_score",
+    "scale_min": "expert_score_min",
+    "scale_max": "expert_score_max",
+    "raters": "expert_raters",
+}
 
 
 def column_of(location: Sequence[str | int]) -> tuple[str | None, str]:

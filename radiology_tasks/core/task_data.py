@@ -1,18 +1,18 @@
-"""The data half of every task: `-T data/candidates/reports/revision/limit/seed/on_bad_rows` into a dataset."""
+"""The data half of every task: `-T data/candidates/reports/revision/layout/track/...` into a dataset."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from radiology_tasks.core.catalog import dataset_entry
-from radiology_tasks.core.loading import LoadedPairs, OnBadRows, load_pairs
+from radiology_tasks.core.layouts import TRACKS
+from radiology_tasks.core.loading import LoadedPairs, OnBadRows, load_pairs, parse_expert_scale
 from radiology_tasks.core.params import choice_param, int_param, text_param
 from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.tables import file_sha256
 from solvers.report_input import generation_prompt
 
 
@@ -31,14 +31,36 @@ class DataOptions:
     limit: int | None = None
     seed: int | None = None
     on_bad_rows: OnBadRows = "error"
+    layout: str | None = None
+    track: str | None = None
+    image_root: str | None = None
+    expert_scale: Any = None
 
     def __post_init__(self) -> None:
         # Frozen: checked values replace the raw ones the way dataclasses themselves set fields.
-        for name in ("data", "candidates", "reports", "revision"):
+        for name in ("data", "candidates", "reports", "revision", "layout", "track", "image_root"):
             object.__setattr__(self, name, text_param(name, getattr(self, name)))
         object.__setattr__(self, "limit", int_param("limit", self.limit, minimum=1))
         object.__setattr__(self, "seed", int_param("seed", self.seed))
+        object.__setattr__(self, "expert_scale", parse_expert_scale(self.expert_scale))
         choice_param("on_bad_rows", self.on_bad_rows, get_args(OnBadRows))
+        if self.track is not None:
+            choice_param("track", self.track, TRACKS)
+
+    def load(self, *, require_candidate: bool = False) -> LoadedPairs:
+        """The report pairs these options name (before shuffling and the limit)."""
+        return load_pairs(
+            self.data,
+            candidates=self.candidates,
+            reports=self.reports,
+            revision=self.revision,
+            layout=self.layout,
+            track=self.track,
+            image_root=self.image_root,
+            expert_scale=self.expert_scale,
+            on_bad_rows=self.on_bad_rows,
+            require_candidate=require_candidate,
+        )
 
 
 def pair_to_sample(pair: ReportPair) -> Sample:
@@ -51,28 +73,17 @@ def pair_to_sample(pair: ReportPair) -> Sample:
     )
 
 
-def file_sha256(path: Path) -> str:
-    """SHA-256 of a file's bytes, read in blocks."""
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def data_fingerprint(options: DataOptions, loaded: LoadedPairs | None = None) -> dict[str, Any]:
+    """What pins the data a run used: its layout and files' SHA-256 (see `ResolvedData.fingerprint`), the hub
+    revision for hub data, and the SHA-256 of the candidates and reports files. A leaderboard compares these
+    between runs. `loaded` saves loading the data again when the caller has it."""
+    loaded = loaded or options.load()
 
-
-def data_fingerprint(options: DataOptions) -> dict[str, str | None]:
-    """What pins the data a run used: the data file's SHA-256 (bundled or local) or the hub revision, and the
-    SHA-256 of the candidates and reports files. A leaderboard compares these between runs."""
-    entry = dataset_entry(options.data or "demo")
-    # A hub dataset has no file here: its revision pins it.
-    data_file = Path(str(options.data)) if entry is None else entry.file
-
-    def sha(path: str | Path | None) -> str | None:
+    def sha(path: str | None) -> str | None:
         return file_sha256(Path(path).expanduser()) if path is not None else None
 
     return {
-        "data_sha256": sha(data_file),
-        "revision": options.revision,
+        **loaded.data.fingerprint(),
         "candidates_sha256": sha(options.candidates),
         "reports_sha256": sha(options.reports),
     }
@@ -82,16 +93,10 @@ def report_dataset(options: DataOptions, *, require_candidate: bool) -> tuple[Me
     """Load, validate, shuffle (when seeded) and limit the task's report pairs.
 
     Returns:
-        The dataset and a summary (source, rows read, used and skipped, with reasons) for the task metadata.
+        The dataset and a summary (source, layout, rows read, used and skipped, with reasons, unreadable expert
+        annotations, fingerprint) for the task metadata.
     """
-    loaded: LoadedPairs = load_pairs(
-        options.data,
-        candidates=options.candidates,
-        reports=options.reports,
-        revision=options.revision,
-        on_bad_rows=options.on_bad_rows,
-        require_candidate=require_candidate,
-    )
+    loaded = options.load(require_candidate=require_candidate)
     dataset = MemoryDataset([pair_to_sample(p) for p in loaded.pairs], name=loaded.source)
     if options.seed is not None:
         dataset.shuffle(seed=options.seed)
@@ -99,5 +104,5 @@ def report_dataset(options: DataOptions, *, require_candidate: bool) -> tuple[Me
         dataset = MemoryDataset(list(dataset)[: options.limit], name=loaded.source)
     summary = loaded.summary()
     summary["samples"] = len(dataset)
-    summary["fingerprint"] = data_fingerprint(options)
+    summary["fingerprint"] = data_fingerprint(options, loaded)
     return dataset, summary

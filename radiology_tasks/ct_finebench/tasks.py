@@ -14,6 +14,7 @@ judge. The report score is the mean over its questions.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from inspect_ai import Task, task
@@ -52,9 +53,7 @@ def _dataset_with_questions(options: DataOptions, *, generate: bool) -> tuple[Me
     if options.limit is not None and options.limit < 1:
         raise InputError(f"-T limit must be at least 1, got {options.limit}")
     # Shuffle and limit after leaving out reports without questions, so -T limit=2 gives two reports to score.
-    everything = DataOptions(
-        options.data, options.candidates, options.reports, options.revision, on_bad_rows=options.on_bad_rows
-    )
+    everything = replace(options, limit=None, seed=None)
     loaded, summary = report_dataset(everything, require_candidate=not generate)
     pairs = [ReportPair.model_validate(sample.metadata) for sample in loaded]
     with_questions = [pair for pair in pairs if pair.qa]
@@ -91,6 +90,10 @@ def ct_finebench(
     limit: int | None = None,
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
+    layout: str | None = None,
+    track: str | None = None,
+    image_root: str | None = None,
+    expert_scale: str | None = None,
     generate: bool = False,
     qa_mode: QAMode = "batch",
     constrain: ConstrainMode = "auto",
@@ -112,7 +115,10 @@ def ct_finebench(
     solver = qa_extraction(qa_mode, **judge_options)
     scorer = qa_comparison(qa_mode, **judge_options, unscored=unscored)
     dataset, summary = _dataset_with_questions(
-        DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows), generate=generate
+        DataOptions(
+            data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
+        ),
+        generate=generate,
     )
     pairs = [ReportPair.model_validate(sample.metadata) for sample in dataset]
     with_expert = any(p.expert and p.expert.score is not None for p in pairs)

@@ -69,6 +69,10 @@ def judge_task(
     limit: int | None,
     seed: int | None,
     on_bad_rows: OnBadRows,
+    layout: str | None,
+    track: str | None,
+    image_root: str | None,
+    expert_scale: str | None,
     generate: bool,
     report_max_tokens: int,
     shots: int,
@@ -107,7 +111,9 @@ def judge_task(
         choice_param(name, value, allowed)
     if prompt == "score" and (shots or curated != "none" or error_descriptions):
         raise InputError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
-    options = DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows)
+    options = DataOptions(
+        data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
+    )
     dataset, summary = report_dataset(options, require_candidate=not generate)
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     if generate:
@@ -160,6 +166,10 @@ def green(
     limit: int | None = None,
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
+    layout: str | None = None,
+    track: str | None = None,
+    image_root: str | None = None,
+    expert_scale: str | None = None,
     generate: bool = False,
     report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS,
     shots: int = 0,
@@ -194,6 +204,10 @@ def vert(
     limit: int | None = None,
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
+    layout: str | None = None,
+    track: str | None = None,
+    image_root: str | None = None,
+    expert_scale: str | None = None,
     generate: bool = False,
     report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS,
     shots: int = 0,

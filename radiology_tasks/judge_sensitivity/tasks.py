@@ -24,7 +24,7 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge_options import judge_options
 from radiology_tasks.core.loading import OnBadRows, load_pairs
 from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
-from radiology_tasks.core.params import choice_param, int_param
+from radiology_tasks.core.params import choice_param, int_param, text_param
 from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.green_vert.scorer import DETAILS, ZeroMatched
 from radiology_tasks.judge_sensitivity.dataset import (
@@ -96,6 +96,7 @@ def _samples(
     data: str | None,
     *,
     revision: str | None,
+    layout: str | None,
     on_bad_rows: OnBadRows,
     seed: int | None,
     limit: int | None,
@@ -103,7 +104,7 @@ def _samples(
     generation: dict[str, Any],
 ) -> VariantSamples:
     """The variants to judge: read from a variants file, or planned for the injector to make."""
-    loaded = load_pairs(data, revision=revision, on_bad_rows=on_bad_rows)
+    loaded = load_pairs(data, revision=revision, layout=text_param("layout", layout), on_bad_rows=on_bad_rows)
     if is_variants_file(loaded):
         given = [f"-T {k}" for k, v in generation.items() if v != _GENERATION_DEFAULTS[k]]
         if given:
@@ -151,6 +152,7 @@ def judge_sensitivity(
     limit: int | None = None,
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
+    layout: str | None = None,
     constrain: ConstrainMode = "auto",
     zero_matched: ZeroMatched = "perfect_if_no_errors",
     missing_categories: MissingCategories = "zero",
@@ -204,6 +206,7 @@ def judge_sensitivity(
     samples = _samples(
         data,
         revision=revision,
+        layout=layout,
         on_bad_rows=on_bad_rows,
         seed=seed,
         limit=limit,

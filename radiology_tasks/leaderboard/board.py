@@ -67,6 +67,9 @@ def _checked(
     if sha256 is not None and run.sha256 != sha256:
         problems.append("the log changed after it was bundled (its SHA-256 is not the manifest's)")
     problems += run_violations(run, max_unscored=settings.max_unscored)
+    if track is not None and run.data_track is not None and track != run.data_track:
+        problems.append(f"the data's track is {run.data_track}, the submission's {track}")
+    track = track or run.data_track
     if system["name"] is None:
         system = {**system, "name": default_system_name(run)}
     return Submission(system, track, log, run, problems)
@@ -94,7 +97,13 @@ def comparability(run: RunEvidence) -> dict[str, Any]:
     """Everything that must be equal for two runs to be ranked together (besides task, score, dataset, track)."""
     fingerprint = run.fingerprint
     return {
-        "data revision": {k: fingerprint.get(k) for k in ("data_sha256", "revision", "reports_sha256")},
+        # The files' SHA-256 pins the data, so a downloaded copy and the hub revision it came from compare equal;
+        # logs made before hub data was hashed are pinned by their revision instead.
+        "data revision": {
+            "layout": fingerprint.get("layout"),
+            "data_sha256": fingerprint.get("data_sha256") or f"revision {fingerprint.get('revision')}",
+            "reports_sha256": fingerprint.get("reports_sha256"),
+        },
         "sample set": run.sample_ids_sha256(),
         "task version": run.task_version,
         "prompt template set": _digest(run.templates),
@@ -106,7 +115,7 @@ def comparability(run: RunEvidence) -> dict[str, Any]:
 def _board_key(submission: Submission) -> tuple[str, str, str, str]:
     run = submission.run
     assert run is not None
-    return (run.short_task, ranked_score(run).key, str(run.task_args.get("data") or "demo"), submission.track or "")
+    return (run.short_task, ranked_score(run).key, run.dataset_name, submission.track or "")
 
 
 def _shown(value: Any) -> str:

@@ -25,6 +25,10 @@ SYSTEM_ARGS = frozenset(
         "candidates",
         "reports",
         "revision",
+        "layout",
+        "track",
+        "image_root",
+        "expert_scale",
         "limit",
         "seed",
         "on_bad_rows",
@@ -121,7 +125,7 @@ def run_entry(run: RunEvidence, log_name: str) -> dict[str, Any]:
         "n": total,
         "n_unscored": missing,
         "dataset": {
-            "name": run.task_args.get("data") or "demo",
+            "name": run.dataset_name,
             **run.fingerprint,
             "sample_ids_sha256": run.sample_ids_sha256(),
         },
@@ -165,6 +169,13 @@ def write_bundle(paths: list[Path], out: Path, card: SystemCard, *, max_unscored
     if out.exists() and any(out.iterdir()):
         raise ValueError(f"{out} is not empty; give a new directory")
     runs = check_logs(paths, max_unscored=max_unscored)
+    mismatched = [
+        f"{path.name}: the data's track is {run.data_track}, the submission's --track {card.track}"
+        for path, run in zip(paths, runs, strict=True)
+        if run.data_track is not None and card.track is not None and run.data_track != card.track
+    ]
+    if mismatched:
+        raise SubmissionRefused(mismatched)
     (out / "logs").mkdir(parents=True, exist_ok=True)
     entries = []
     for path, run in zip(paths, runs, strict=True):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from radiology_tasks.core.catalog import dataset_entry
+from radiology_tasks.core.layouts import all_layouts
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
 from radiology_tasks.leaderboard.evidence import RunEvidence, ids_sha256
@@ -35,16 +35,21 @@ def _ids(ids: list[str]) -> str:
     return shown + (f" and {len(ids) - _SHOWN_IDS} more" if len(ids) > _SHOWN_IDS else "")
 
 
+def run_data_options(run: RunEvidence) -> DataOptions:
+    """The data options of the run, as its `-T` arguments gave them."""
+    args = run.task_args
+    names = ("data", "candidates", "reports", "revision", "layout", "track", "image_root", "expert_scale")
+    return DataOptions(**{name: args.get(name) for name in names}, on_bad_rows=args.get("on_bad_rows") or "error")
+
+
 def dataset_ids(run: RunEvidence) -> list[str]:
     """The ids of every sample of the run's dataset, loaded again from the data the run names.
 
     Raises:
         ValueError: when the data cannot be loaded here.
     """
-    from radiology_tasks.core.loading import load_pairs
-
-    args = run.task_args
-    loaded = load_pairs(args.get("data"), reports=args.get("reports"), revision=args.get("revision"))
+    options = run_data_options(run)
+    loaded = DataOptions(**{**options.__dict__, "candidates": None}).load()
     return [pair.id for pair in loaded.pairs]
 
 
@@ -56,8 +61,9 @@ def _sample_set_violations(run: RunEvidence) -> list[str]:
             lines.append(f"sample {sample_id} (epoch {epoch}) appears {count} times")
     args = run.task_args
     data = args.get("data") or "demo"
-    entry = dataset_entry(data)
-    if entry is not None and entry.file is None and not args.get("revision"):
+    recorded = run.fingerprint
+    hub_layout = all_layouts().get(data)
+    if hub_layout is not None and hub_layout.hub_repo and not (args.get("revision") or recorded.get("revision")):
         lines.append(f"dataset {data} comes from the Hugging Face hub and the run did not pin -T revision")
     try:
         expected = dataset_ids(run)
@@ -72,17 +78,18 @@ def _sample_set_violations(run: RunEvidence) -> list[str]:
         lines.append(f"{len(extra)} samples are not in the dataset: {_ids(extra)}")
     if not missing and not extra and ids_sha256(expected) != run.sample_ids_sha256():
         lines.append("the sample ids do not hash to the dataset's")
-    recorded = run.fingerprint
     if not recorded:
         lines.append("the log records no data fingerprint (made before radiology-tasks recorded one); run it again")
     else:
-        options = DataOptions(args.get("data"), args.get("candidates"), args.get("reports"), args.get("revision"))
         try:
-            now = data_fingerprint(options)
-        except OSError as error:
+            now = data_fingerprint(run_data_options(run))
+        except (OSError, ValueError) as error:
             lines.append(f"the run's data files cannot be read here to check their SHA-256: {error}")
         else:
-            for name in ("data_sha256", "candidates_sha256", "reports_sha256"):
+            # Logs made before hub data was hashed pin it by the revision alone (checked above).
+            hashed_hub = "layout" in recorded or recorded.get("data_sha256") is not None
+            names = ("data_sha256", "candidates_sha256", "reports_sha256") if hashed_hub else ("candidates_sha256",)
+            for name in names:
                 if recorded.get(name) != now[name]:
                     lines.append(f"{name.removesuffix('_sha256')} file changed since the run ({name} differs)")
     return lines

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from radiology_tasks.core.task_data import file_sha256
+from radiology_tasks.core.tables import file_sha256
 
 JUDGE_ROLE = "grader"
 PACKAGE_PREFIX = "radiology_tasks/"
@@ -64,6 +64,21 @@ class RunEvidence:
     def fingerprint(self) -> dict[str, Any]:
         """The data fingerprint the task recorded (empty for logs made before it was recorded)."""
         return dict((self.metadata.get("data") or {}).get("fingerprint") or {})
+
+    @property
+    def dataset_name(self) -> str:
+        """The dataset a board is keyed on: the layout of a known dataset, however the run reached its files (hub
+        name, downloaded folder or file), else `-T data` as given (`demo` when it was not)."""
+        layout = self.fingerprint.get("layout")
+        if layout and layout != "flat":
+            return str(layout)
+        return str(self.task_args.get("data") or "demo")
+
+    @property
+    def data_track(self) -> str | None:
+        """The report sections the run's references were built from, for data that has several (ReXrank)."""
+        track = (self.metadata.get("data") or {}).get("track")
+        return None if track is None else str(track)
 
     @property
     def templates(self) -> dict[str, str] | None:

@@ -93,6 +93,10 @@ def ran_score(
     limit: int | None = None,
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
+    layout: str | None = None,
+    track: str | None = None,
+    image_root: str | None = None,
+    expert_scale: str | None = None,
     generate: bool = False,
     taxonomy: str | None = None,
     extraction: Extraction = "batch",
@@ -126,7 +130,19 @@ def ran_score(
             (reference_labels, tables[reference_labels]), (candidate_labels, tables[candidate_labels]), seed, limit
         )
     else:
-        options = DataOptions(data or DEMO_DATA, candidates, reports, revision, limit, seed, on_bad_rows)
+        options = DataOptions(
+            data or DEMO_DATA,
+            candidates,
+            reports,
+            revision,
+            limit,
+            seed,
+            on_bad_rows,
+            layout,
+            track,
+            image_root,
+            expert_scale,
+        )
         dataset, summary = report_dataset(options, require_candidate=not generate and not candidate_labels)
     ids = [str(sample.id) for sample in dataset]
     for path, table in tables.items():

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from radiology_tasks.core.catalog import dataset_entry
-from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.rows import DataError, pair_from_row, read_rows
+from radiology_tasks.core.layouts import ReadOptions
+from radiology_tasks.core.loading import resolve_data
+from radiology_tasks.core.rows import DataError, pair_from_row
 
 
 def text_hash(text: str) -> str:
@@ -48,14 +47,8 @@ def read_reports(data: str, limit: int | None = None) -> list[ReportRow]:
         DataError: A row is not a usable report pair, or an id repeats (naming file, row and field).
         InputError: `data` is neither a dataset nor a file.
     """
-    entry = dataset_entry(data)
-    if entry is not None:
-        rows, source = entry.rows(revision=None, reports=None), data
-    else:
-        path = Path(data).expanduser()
-        if not path.is_file():
-            raise InputError(f"--data '{data}' is neither a registered dataset nor an existing file")
-        rows, source = read_rows(path), str(path)
+    resolved = resolve_data(data)
+    rows, source = resolved.rows(ReadOptions()), resolved.label
     reports: list[ReportRow] = []
     seen: dict[str, int] = {}
     for number, row in rows:
