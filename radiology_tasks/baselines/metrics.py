@@ -44,6 +44,9 @@ def _statistics(metadata: Mapping[str, Any]) -> Mapping[str, Any] | None:
 def corpus_lexical() -> Metric:
     """Corpus BLEU-n and corpus chrF over the scored samples (sacrebleu's corpus statistics, on [0, 1]).
 
+    ROUGE-L and ``bleu_rexrank`` have no corpus value here: their mean over the samples (``<key>_mean``) is theirs,
+    and is the number the ReXrank leaderboard reports for its BLEU.
+
     Returns:
         A metric giving ``corpus_bleu_<n>`` and ``corpus_chrf`` for the keys the samples were scored on, and
         ``corpus_pairs`` (the samples that count: unscored ones have no statistics).

@@ -78,10 +78,11 @@ def expert_score(pair: ReportPair) -> float | None:
 
 @scorer(metrics=[corpus_lexical()])
 def lexical_baselines(baselines: str | list[str] = "bleu,chrf,rouge_l", unscored: UnscoredPolicy = "worst") -> Scorer:
-    """BLEU-1..4, chrF and ROUGE-L of the candidate against the reference: no model, no download, no judge.
+    """BLEU-1..4, ReXrank's BLEU, chrF and ROUGE-L of the candidate against the reference: no model, no judge.
 
     Args:
-        baselines: Metric names: ``bleu`` (BLEU-1..4), ``bleu_1`` ... ``bleu_4``, ``chrf``, ``rouge_l``.
+        baselines: Metric names: ``bleu`` (BLEU-1..4), ``bleu_1`` ... ``bleu_4``, ``bleu_rexrank`` (the ReXrank
+            leaderboard's BLEU), ``chrf``, ``rouge_l``.
         unscored: What an empty or failed candidate counts as in the means: ``worst`` (0) or ``exclude``.
     """
     keys = checked_lexical_keys(metric_names(baselines, "baselines"), "baselines")

@@ -77,6 +77,10 @@ def baselines(
     limit: int | None = None,
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
+    layout: str | None = None,
+    track: str | None = None,
+    image_root: str | None = None,
+    expert_scale: str | None = None,
     generate: bool = False,
     report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS,
     unscored: UnscoredPolicy = "worst",
@@ -89,7 +93,9 @@ def baselines(
     keys = checked_lexical_keys(metric_names(baselines, "baselines"), "baselines")
     policy = check_policy(unscored)
     report_max_tokens = int_param("report_max_tokens", report_max_tokens, minimum=1, required=True)
-    options = DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows)
+    options = DataOptions(
+        data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
+    )
     dataset, summary = report_dataset(options, require_candidate=not generate)
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     if generate:
@@ -236,7 +242,7 @@ def _split(names: list[str]) -> tuple[list[str], list[str], list[str]]:
         elif name in ELSEWHERE:
             raise InputError(f"-T metrics: {ELSEWHERE[name]}")
         else:
-            known = ["bleu", "bleu_1..bleu_4", "chrf", "rouge_l", *RADEVAL_METRICS, *JUDGE_KEYS]
+            known = ["bleu", "bleu_1..bleu_4", "bleu_rexrank", "chrf", "rouge_l", *RADEVAL_METRICS, *JUDGE_KEYS]
             raise InputError(f"-T metrics: unknown metric {name!r} (known: {', '.join(known)})")
     return lexical, radeval, judges
 
@@ -264,6 +270,10 @@ def metric_suite(
     limit: int | None = None,
     seed: int | None = None,
     on_bad_rows: OnBadRows = "error",
+    layout: str | None = None,
+    track: str | None = None,
+    image_root: str | None = None,
+    expert_scale: str | None = None,
     sensitivity: str | None = None,
     qa_mode: QAMode = "batch",
     constrain: ConstrainMode = "auto",
@@ -291,7 +301,9 @@ def metric_suite(
     keys = [*lexical, *radeval_keys(plan.runnable), *(key for name in judges for key in JUDGE_KEYS[name])]
     if not keys:
         raise InputError("-T metrics: none of the metrics asked for can run here (see the lines above)")
-    options = DataOptions(data, candidates, reports, revision, limit, seed, on_bad_rows)
+    options = DataOptions(
+        data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
+    )
     dataset, summary = _suite_dataset(options, sensitivity)
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     if sensitivity is not None:

@@ -1,12 +1,15 @@
-"""BLEU-1..4 and chrF through sacrebleu, ROUGE-L through rouge-score: per report pair and over a corpus.
+"""BLEU-1..4 and chrF through sacrebleu, ROUGE-L through rouge-score, ReXrank's BLEU: per report pair and corpus.
 
-Nothing here is computed by hand. Per pair, BLEU-n is sacrebleu's sentence BLEU with ``max_ngram_order=n``,
-exponential smoothing and effective order (what ``sacrebleu.sentence_bleu`` does), 13a tokenisation, case kept.
-Over a corpus, BLEU-n is sacrebleu's corpus BLEU (exponential smoothing, no effective order), computed from the
-per-pair n-gram statistics with sacrebleu's own ``BLEU.compute_bleu``: the same number as ``corpus_score`` on all
-pairs at once. chrF is sacrebleu's default chrF (character 6-grams, beta 2). ROUGE-L is the F-measure of
+Per pair, BLEU-n is sacrebleu's sentence BLEU with ``max_ngram_order=n``, exponential smoothing and effective order
+(what ``sacrebleu.sentence_bleu`` does), 13a tokenisation, case kept. Over a corpus, BLEU-n is sacrebleu's corpus
+BLEU (exponential smoothing, no effective order), computed from the per-pair n-gram statistics with sacrebleu's own
+``BLEU.compute_bleu``: the same number as ``corpus_score`` on all pairs at once. chrF is sacrebleu's default chrF
+(character 6-grams, beta 2). ROUGE-L is the F-measure of
 ``rouge_score.rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)`` (its tokeniser lowercases and keeps
-letters and digits). Every value is on [0, 1]: sacrebleu's 0-100 numbers are divided by 100.
+letters and digits). None of these is computed by hand. ``bleu_rexrank`` is the ReXrank leaderboard's BLEU,
+fast_bleu's bigram BLEU on ReXrank's lower-cased tokens, whose arithmetic `scorers.baselines.rexrank_bleu` writes
+out; like ROUGE-L it has no corpus form (the leaderboard reports its mean over reports). Every value is on [0, 1]:
+sacrebleu's 0-100 numbers are divided by 100.
 """
 
 from __future__ import annotations
@@ -15,8 +18,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
+from scorers.baselines.rexrank_bleu import REXRANK_BLEU_KEY, rexrank_bleu
+
 BLEU_ORDERS = (1, 2, 3, 4)
-LEXICAL_KEYS: tuple[str, ...] = (*(f"bleu_{n}" for n in BLEU_ORDERS), "chrf", "rouge_l")
+_SACREBLEU_ORDERS: dict[str, int] = {f"bleu_{n}": n for n in BLEU_ORDERS}
+LEXICAL_KEYS: tuple[str, ...] = (*_SACREBLEU_ORDERS, REXRANK_BLEU_KEY, "chrf", "rouge_l")
 """Score keys of the lexical metrics, in the order they are reported."""
 
 # What users may type in -T baselines / -T metrics: every key, and `bleu` for BLEU-1..4 at once.
@@ -24,7 +30,8 @@ _GROUPS: dict[str, tuple[str, ...]] = {"bleu": tuple(f"bleu_{n}" for n in BLEU_O
 
 
 def lexical_names() -> tuple[str, ...]:
-    """Every name a user may ask for: ``bleu`` (BLEU-1..4), ``bleu_1`` ... ``bleu_4``, ``chrf``, ``rouge_l``."""
+    """Every name a user may ask for: ``bleu`` (BLEU-1..4), ``bleu_1`` ... ``bleu_4``, ``bleu_rexrank``, ``chrf``,
+    ``rouge_l``."""
     return (*_GROUPS, *LEXICAL_KEYS)
 
 
@@ -87,11 +94,13 @@ def lexical_scores(reference: str, candidate: str, keys: Sequence[str]) -> tuple
     scores: dict[str, float] = {}
     statistics: dict[str, Any] = {}
     for key in keys:
-        if key.startswith("bleu_"):
-            order = int(key.removeprefix("bleu_"))
+        if key in _SACREBLEU_ORDERS:
+            order = _SACREBLEU_ORDERS[key]
             result = _sentence_bleu(order).sentence_score(candidate, [reference])
             scores[key] = result.score / 100.0
             statistics[key] = [list(result.counts), list(result.totals), result.sys_len, result.ref_len]
+        elif key == REXRANK_BLEU_KEY:
+            scores[key] = rexrank_bleu(reference, candidate)
         elif key == "chrf":
             chrf = _chrf()
             scores[key] = chrf.sentence_score(candidate, [reference]).score / 100.0
@@ -107,8 +116,9 @@ def lexical_scores(reference: str, candidate: str, keys: Sequence[str]) -> tuple
 def corpus_scores(statistics: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> dict[str, float]:
     """Corpus BLEU-n and corpus chrF from the per-pair statistics of `lexical_scores`, on [0, 1].
 
-    ROUGE-L has no corpus form in rouge-score: its corpus value is the mean over pairs, which the per-key means
-    already give, so it is not returned here.
+    ROUGE-L has no corpus form in rouge-score, and ReXrank's BLEU is averaged over reports by the leaderboard:
+    their corpus values are the means over pairs, which the per-key means already give, so they are not returned
+    here.
 
     Args:
         statistics: One mapping per scored pair, as `lexical_scores` returned them.
@@ -123,8 +133,8 @@ def corpus_scores(statistics: Sequence[Mapping[str, Any]], keys: Sequence[str]) 
     if not statistics:
         return result
     for key in keys:
-        if key.startswith("bleu_"):
-            order = int(key.removeprefix("bleu_"))
+        if key in _SACREBLEU_ORDERS:
+            order = _SACREBLEU_ORDERS[key]
             rows = [s[key] for s in statistics]
             correct = [sum(row[0][i] for row in rows) for i in range(order)]
             total = [sum(row[1][i] for row in rows) for i in range(order)]
