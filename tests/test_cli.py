@@ -231,7 +231,7 @@ def test_export_sft_takes_candidates_and_revision(tmp_path, capsys):
     # A revision reaches the loader, which refuses it for a bundled dataset.
     assert main(["export-sft", "--data", "demo", "--revision", "v1", "--out", str(out)]) == 2
     assert capsys.readouterr().err == (
-        "radiology-tasks export-sft: bundled datasets take neither -T revision nor -T reports\n"
+        "radiology-tasks export-sft: -T revision applies to hub datasets, not to the bundled dataset demo\n"
     )
 
 
@@ -248,7 +248,8 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
     )
     assert lines[start + 2].startswith("      -T prompt='vert', data=None, candidates=None, ")
     assert lines[start + 2].endswith(", unscored='worst', judge_max_tokens=None, baselines=None")
-    heading = lines.index("Datasets (-T data=<name>, or a .jsonl/.csv file):")
+    assert "on_bad_rows='error', layout=None, track=None, image_root=None, expert_scale=None," in lines[start + 2]
+    heading = lines.index("Datasets (-T data=<name>, or a file or folder of your own):")
     assert lines[heading - 1] == ""
     # Only tasks are listed, in name order: not the package's scorers, solvers or metrics.
     assert [line for line in lines[:heading] if line.startswith("  radiology_tasks/")] == [
@@ -260,15 +261,28 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
         "  radiology_tasks/ran_score",
         "  radiology_tasks/vert",
     ]
-    datasets = lines[heading + 1 :]
+    layouts_heading = lines.index("Layouts (recognised from file names and columns, or forced with -T layout=<name>):")
+    datasets = lines[heading + 1 : layouts_heading - 1]
     assert [line[:18] for line in datasets] == [
         "  demo            ",
         "  ran-score-demo  ",
         "  rate-eval       ",
         "  radeval-expert  ",
+        "  rexval          ",
         "  ct-finebench    ",
     ]
     assert datasets[0].endswith("with planted errors and expert-style scores")
+    assert datasets[3].endswith("[hub IAMJB/RadEvalExpertDataset]")
+    assert "[download: it is on PhysioNet" in datasets[4]
+    assert [line[:18] for line in lines[layouts_heading + 1 :]] == [
+        "  flat            ",
+        "  rate-eval       ",
+        "  radeval-expert  ",
+        "  rexval          ",
+        "  ct-finebench    ",
+        "  rexrank         ",
+    ]
+    assert lines[layouts_heading + 1 :][2].endswith("reader_study_final_with_annotationsv3.csv")
 
 
 def test_list_shows_required_parameters_and_missing_docstrings():

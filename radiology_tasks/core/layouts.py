@@ -20,13 +20,13 @@ import fnmatch
 import hashlib
 import importlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.tables import TABLE_SUFFIXES, column_names, file_sha256
+from radiology_tasks.core.tables import TABLE_SUFFIXES, DataError, column_names, file_sha256
 
 Row = tuple[int, dict[str, Any]]
 Origin = Literal["bundled", "hub", "local"]
@@ -80,11 +80,16 @@ class ReadOptions:
 
 @dataclass(frozen=True)
 class LayoutInput:
-    """What a layout's reader gets: its files by role, a name for messages, and the options."""
+    """What a layout's reader gets: its files by role, a name for messages, and the options.
+
+    A reader that leaves out a record that is not a report pair of this data (a study without the section the
+    track needs) appends `{"row": ..., "id": ..., "reason": ...}` to `left_out`; the task counts them.
+    """
 
     label: str
     files: Mapping[str, Sequence[Path]]
     options: ReadOptions = ReadOptions()
+    left_out: list[dict[str, Any]] = field(default_factory=list)
 
     def one(self, role: str) -> Path:
         """The single file of `role`."""
@@ -171,7 +176,7 @@ class ResolvedData:
         return LayoutInput(self.label, self.files, options)
 
     def rows(self, options: ReadOptions) -> Iterator[Row]:
-        """The flat rows of the data."""
+        """The flat rows of the data (records the layout leaves out are not counted here: see `input`)."""
         return self.layout.read(self.input(options))
 
     def fingerprint(self) -> dict[str, Any]:
@@ -262,6 +267,8 @@ def _siblings(path: Path, layout: Layout, role: str, label: str) -> dict[str, li
 
 
 def _recognise_file(path: Path, label: str) -> tuple[Layout, dict[str, list[Path]], str]:
+    if not _is_table(path):
+        raise DataError(label, None, None, f"unsupported file type; use one of {', '.join(TABLE_SUFFIXES)}")
     layouts = all_layouts()
     for layout in _known(layouts):
         for data_file in layout.files:

@@ -59,6 +59,7 @@ class LoadedPairs:
     skipped: list[SkippedRow] = field(default_factory=list)
     expert_scale: ExpertScale | None = None
     track: str | None = None
+    left_out: list[dict[str, Any]] = field(default_factory=list)
 
     def unreadable_annotations(self) -> list[dict[str, Any]]:
         """The pairs judged without an expert annotation because theirs could not be read, with the reason."""
@@ -81,6 +82,8 @@ class LoadedPairs:
             "rows_used": len(self.pairs),
             "rows_skipped": len(self.skipped),
             "skipped": [s.__dict__ for s in self.skipped],
+            "rows_left_out": len(self.left_out),
+            "left_out": self.left_out,
             "annotations_unreadable": len(unreadable),
             "unreadable_annotations": unreadable,
         }
@@ -194,7 +197,9 @@ def resolve_data(data: str | None, *, layout: str | None = None, revision: str |
             raise InputError(f"-T revision applies to hub datasets, not to the bundled dataset {name}")
         return ResolvedData(FLAT, {"table": [bundled]}, name, "bundled", base_dir=bundled.parent)
     known = all_layouts()
-    if name in known and name != FLAT.name:
+    # A dataset only users can download is named by its folder; a folder of that very name is that copy.
+    downloaded_here = name in known and known[name].hub_repo is None and Path(name).exists()
+    if name in known and name != FLAT.name and not downloaded_here:
         registered = known[name]
         if layout is not None and layout != name:
             raise InputError(f"-T data={name} is read with its own layout; -T layout={layout} does not apply")
@@ -310,7 +315,8 @@ def load_pairs(
         reports=None if reports is None else Path(reports).expanduser(),
     )
     scale = _expert_scale(resolved, expert_scale)
-    rows = _with_expert_scale(resolved.rows(options), scale)
+    layout_input = resolved.input(options)
+    rows = _with_expert_scale(resolved.layout.read(layout_input), scale)
     base_dir = options.image_root or resolved.base_dir
     pairs, rows_read = _pairs_from_rows(rows, resolved.label, collector, base_dir, require_candidate and not candidates)
     if candidates is not None:
@@ -325,4 +331,5 @@ def load_pairs(
         skipped=collector.skipped,
         expert_scale=scale,
         track=options.track if resolved.layout.uses_track else None,
+        left_out=layout_input.left_out,
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from inspect_ai.scorer import Metric, MetricProtocol, SampleScore, Value, aggregate, mean, metric
 
@@ -25,10 +25,14 @@ from scorers.agreement import category_error_f1, checked_counts, correlate, coun
 
 EXPERT_SCORE = "expert_score"
 EXPERT_SIGNIFICANT = "expert_significant"
+EXPERT_RATERS = "expert_raters"
 PREDICTED_SIGNIFICANT = "predicted_significant"
 
 _NAN = float("nan")
 _CORRELATIONS = ("kendall_tau", "spearman", "pearson")
+
+
+ExpertTruth = Literal["score", "significant_errors"]
 
 
 @metric
@@ -36,11 +40,16 @@ def expert_agreement(
     key: str,
     *,
     higher_is_better: bool = True,
+    truth: ExpertTruth = "score",
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
 ) -> Metric:
-    """Correlation of one judge score with the expert score (Kendall tau-b, Spearman, Pearson).
+    """Correlation of one judge score with the experts (Kendall tau-b, Spearman, Pearson).
+
+    With ``truth="score"`` the judge is compared with the expert score; with ``truth="significant_errors"``
+    with the experts' total of clinically significant errors (a mean over raters where the data has several:
+    GREEN's ReXVal protocol), taken as the better the fewer, so a positive tau means agreement either way.
 
     Samples whose judge score is NaN/None, or was filled in by ``-T unscored=worst`` (not the judge's
     number), are counted in ``<key>_n_unscored``; samples without an expert score in ``<key>_n_no_expert``.
@@ -50,6 +59,7 @@ def expert_agreement(
         key: Key of the dict `Score.value` to correlate (a plain float value is used as is).
         higher_is_better: False for error counts (e.g. ``green_ec``): the judge score is negated,
             so a positive tau means agreement with the experts.
+        truth: What the experts said that the judge is compared with.
         n_resamples: Bootstrap resamples for the confidence intervals.
         confidence: Coverage of the bootstrap percentile intervals.
         seed: Seed of the bootstrap.
@@ -57,8 +67,11 @@ def expert_agreement(
     Returns:
         A metric giving ``<key>_kendall_tau``, ``<key>_kendall_tau_ci_low``/``_ci_high``, the same
         for ``spearman`` and ``pearson``, ``<key>_n_pairs``, ``<key>_n_unscored``,
-        ``<key>_n_no_expert`` and ``<key>_sign`` (-1 when the score was negated before correlating).
+        ``<key>_n_no_expert`` and ``<key>_sign`` (-1 when the score was negated before correlating);
+        with ``truth="significant_errors"`` the prefix is ``<key>_vs_errors_``.
     """
+    prefix = key if truth == "score" else f"{key}_vs_errors"
+    expert_value = _expert_score if truth == "score" else _expert_errors
 
     def compute(scores: list[SampleScore]) -> Value:
         judge: list[float] = []
@@ -69,12 +82,12 @@ def expert_agreement(
             if value is None:
                 n_unscored += 1
                 continue
-            truth = _expert_score(sample)
-            if truth is None:
+            said = expert_value(sample)
+            if said is None:
                 n_no_expert += 1
                 continue
             judge.append(value)
-            expert.append(truth)
+            expert.append(said)
         flat = {name: _NAN for name in _correlation_names()}
         if judge:
             agreement = correlate(
@@ -92,7 +105,7 @@ def expert_agreement(
             "n_no_expert": float(n_no_expert),
             "sign": 1.0 if higher_is_better else -1.0,
         }
-        return {f"{key}_{name}": number for name, number in flat.items()}
+        return {f"{prefix}_{name}": number for name, number in flat.items()}
 
     return compute
 
@@ -297,12 +310,25 @@ def _expert_score(sample: SampleScore) -> float | None:
     return float(value)
 
 
+def _expert_errors(sample: SampleScore) -> float | None:
+    """The experts' significant errors over (a)-(f), negated so that more errors rank lower; None without counts."""
+    counts = _metadata(sample).get(EXPERT_SIGNIFICANT)
+    if counts is None:
+        return None
+    return -float(sum(counts.values()))
+
+
 def _count_pairs(scores: list[SampleScore]) -> tuple[list[dict[str, int]], list[dict[str, int]]]:
-    """Expert and predicted significant-error counts of the samples that have both."""
+    """Expert and predicted significant-error counts of the samples that have both.
+
+    Counts that are means over several raters are left out: matches per category are defined on whole counts.
+    """
     human: list[dict[str, int]] = []
     predicted: list[dict[str, int]] = []
     for sample in scores:
         metadata = _metadata(sample)
+        if (metadata.get(EXPERT_RATERS) or 1) > 1:
+            continue
         expert_counts = metadata.get(EXPERT_SIGNIFICANT)
         judge_counts = metadata.get(PREDICTED_SIGNIFICANT)
         if expert_counts is not None and judge_counts is not None:

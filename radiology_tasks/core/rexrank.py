@@ -1,17 +1,27 @@
 """ReXrank prediction files: the JSON that the ReXrank chest X-ray leaderboard's inference scripts write.
 
-One JSON object keyed by study id; each value holds the study's report sections (`section_findings`,
-`section_impression`), its `context`, image paths (`image_path`, `key_image_path`), `frontal_lateral`, `split`,
-`subject_id` and the generator's report (`model_prediction`). Read as data (`-T data=FILE.json`), each study
-becomes a report pair: the candidate is `model_prediction`; the reference is the findings section
-(`-T track=findings`, the default) or the findings and impression joined as ReXrank's evaluation joins them
-(`-T track=findings_impression`). Read as candidates (`-T candidates=FILE.json`) only `model_prediction` is
-taken, joined by study id. Images are kept only when their files exist under `-T image_root=DIR` (ReXrank's
-image root folder). Where the layout and the joining rule were confirmed is in the README's "Real datasets".
+One JSON object keyed by study id. Each value is the study's entry of ReXrank's test-set file (`image_path`, a
+list of image paths; `section_findings`, `section_impression`; `context`; `key_image_path`; `frontal_lateral`;
+`split`; `subject_id` for MIMIC-CXR; `report`; CheXpert Plus adds a few more) with the generator's report
+added as `model_prediction`. A missing section is written as the bare JSON token `NaN`, which Python reads.
+
+Read as data (`-T data=FILE.json`), each study becomes a report pair whose candidate is `model_prediction`:
+
+* `-T track=findings` (the default): the reference is the findings section as written. A study without one
+  has no reference on this track: it is left out and counted (`data.left_out` in the task metadata).
+* `-T track=findings_impression`: the reference is ReXrank's `Findings: <findings> Impression: <impression>`,
+  with `None` written for a missing section, as ReXrank's evaluation script (`split_json`) builds it; no study
+  is left out.
+
+The study's `context` becomes the sample's indication. Images are kept only when their files exist under
+`-T image_root=DIR` (ReXrank's `--img_root_dir`; the paths' leading `/` is dropped). Read as candidates
+(`-T candidates=FILE.json`), only `model_prediction` is taken, joined by study id. Where this was confirmed is in
+the README's "Real datasets" section.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -24,25 +34,26 @@ CONTEXT, IMAGES = "context", "image_path"
 KEYS = (FINDINGS, IMPRESSION, PREDICTION)
 
 
-def _text(value: Any) -> str:
-    return value.strip() if isinstance(value, str) else ""
+def _section(value: Any) -> str | None:
+    """A section's text as written, or None for a missing one (`NaN`, null or absent)."""
+    return value if isinstance(value, str) else None
 
 
-def reference_text(study: Mapping[str, Any], track: str) -> str:
-    """The reference of one study on a track, as ReXrank's evaluation builds it."""
-    findings = _text(study.get(FINDINGS))
+def reference_text(study: Mapping[str, Any], track: str) -> str | None:
+    """The reference of one study on a track, as ReXrank's evaluation builds it (None: not on this track)."""
+    findings = _section(study.get(FINDINGS))
     if track == "findings":
-        return findings
-    impression = _text(study.get(IMPRESSION))
-    return " ".join(part for part in (findings, impression) if part)
+        return findings if findings and findings.strip() else None
+    return f"Findings: {findings} Impression: {_section(study.get(IMPRESSION))}"
 
 
 def _images(value: Any, root: Path | None) -> list[str]:
-    """The study's images that exist under the image root (none without one)."""
+    """The study's images whose files exist under the image root (none without one)."""
     if root is None:
         return []
     names = value if isinstance(value, list) else [value] if isinstance(value, str) else []
-    return [str(root / name) for name in names if isinstance(name, str) and (root / name).is_file()]
+    paths = [root.absolute() / name.lstrip("/") for name in names if isinstance(name, str) and name.strip()]
+    return [str(path) for path in paths if path.is_file()]
 
 
 def rexrank_rows(source: LayoutInput) -> Iterator[Row]:
@@ -51,24 +62,33 @@ def rexrank_rows(source: LayoutInput) -> Iterator[Row]:
     document = json_document(path)
     if not isinstance(document, Mapping):
         raise DataError(str(path), None, None, "a ReXrank prediction file is one JSON object keyed by study id")
+    track = source.options.track
     for number, (study_id, study) in enumerate(document.items(), start=1):
         if not isinstance(study, Mapping):
             raise DataError(str(path), number, str(study_id), "expected an object with the study's sections")
+        reference = reference_text(study, track)
+        if reference is None:
+            source.left_out.append({"row": number, "id": str(study_id), "reason": f"no {FINDINGS} (track {track})"})
+            continue
         prediction = study.get(PREDICTION)
-        extra = {k: v for k, v in study.items() if k not in (*KEYS, CONTEXT, IMAGES)}
+        extra = {k: v for k, v in study.items() if k not in (*KEYS, CONTEXT) and not _is_nan(v)}
         yield (
             number,
             {
                 **extra,
                 "id": str(study_id),
-                "reference": reference_text(study, source.options.track),
+                "reference": reference,
                 "candidate": prediction if isinstance(prediction, str) else None,
-                "indication": _text(study.get(CONTEXT)) or None,
+                "indication": (_section(study.get(CONTEXT)) or "").strip() or None,
                 "images": _images(study.get(IMAGES), source.options.image_root),
                 "image_path": study.get(IMAGES),
-                "track": source.options.track,
+                "track": track,
             },
         )
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
 
 
 LAYOUT = Layout(

@@ -240,6 +240,8 @@ def column_of(location: Sequence[str | int]) -> tuple[str | None, str]:
         return None, ""
     head, *rest = location
     if head == "expert":
+        # A count that fits neither whole counts nor rater means is located through the union member's name.
+        rest = [part for part in rest if part not in ("ErrorCounts", "MeanErrorCounts")]
         if len(rest) >= 2 and rest[0] in ("significant", "insignificant"):
             return f"{rest[0]}_{rest[1]}", ""
         column = _EXPERT_COLUMNS.get(str(rest[0]), "expert_score") if rest else "expert_score"

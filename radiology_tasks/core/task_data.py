@@ -8,8 +8,8 @@ from typing import Any, get_args
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
-from radiology_tasks.core.layouts import TRACKS
-from radiology_tasks.core.loading import LoadedPairs, OnBadRows, load_pairs, parse_expert_scale
+from radiology_tasks.core.layouts import TRACKS, ResolvedData
+from radiology_tasks.core.loading import LoadedPairs, OnBadRows, load_pairs, parse_expert_scale, resolve_data
 from radiology_tasks.core.params import choice_param, int_param, text_param
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.tables import file_sha256
@@ -73,17 +73,17 @@ def pair_to_sample(pair: ReportPair) -> Sample:
     )
 
 
-def data_fingerprint(options: DataOptions, loaded: LoadedPairs | None = None) -> dict[str, Any]:
+def data_fingerprint(options: DataOptions, data: ResolvedData | None = None) -> dict[str, Any]:
     """What pins the data a run used: its layout and files' SHA-256 (see `ResolvedData.fingerprint`), the hub
     revision for hub data, and the SHA-256 of the candidates and reports files. A leaderboard compares these
-    between runs. `loaded` saves loading the data again when the caller has it."""
-    loaded = loaded or options.load()
+    between runs. `data` saves locating the data again when the caller has it."""
+    data = data or resolve_data(options.data, layout=options.layout, revision=options.revision)
 
     def sha(path: str | None) -> str | None:
         return file_sha256(Path(path).expanduser()) if path is not None else None
 
     return {
-        **loaded.data.fingerprint(),
+        **data.fingerprint(),
         "candidates_sha256": sha(options.candidates),
         "reports_sha256": sha(options.reports),
     }
@@ -104,5 +104,5 @@ def report_dataset(options: DataOptions, *, require_candidate: bool) -> tuple[Me
         dataset = MemoryDataset(list(dataset)[: options.limit], name=loaded.source)
     summary = loaded.summary()
     summary["samples"] = len(dataset)
-    summary["fingerprint"] = data_fingerprint(options, loaded)
+    summary["fingerprint"] = data_fingerprint(options, loaded.data)
     return dataset, summary

@@ -50,6 +50,7 @@ def _expert_metadata(pair: ReportPair) -> dict[str, Any]:
         "expert_score": expert.normalized_score if expert else None,
         "expert_significant": expert.significant.as_dict() if expert and expert.significant else None,
         "expert_insignificant": expert.insignificant.as_dict() if expert and expert.insignificant else None,
+        "expert_raters": expert.raters if expert else None,
     }
 
 

@@ -51,7 +51,13 @@ def _metrics(keys: list[str], pairs: list[ReportPair], generate: bool) -> list[M
         metrics.append(expert_agreement(keys[0]))
         if "green_ec" in keys:
             metrics.append(expert_agreement("green_ec", higher_is_better=False))
-    if "green_ec" in keys and any(p.expert and p.expert.significant is not None for p in pairs):
+    counted = [p for p in pairs if p.expert and p.expert.significant is not None]
+    if counted:
+        metrics.append(expert_agreement(keys[0], truth="significant_errors"))
+        if "green_ec" in keys:
+            metrics.append(expert_agreement("green_ec", higher_is_better=False, truth="significant_errors"))
+    # Per-category matches need whole counts: rater means (ReXVal) take part in the agreement above only.
+    if "green_ec" in keys and any((p.expert.raters or 1) == 1 for p in counted if p.expert):
         metrics += [category_f1(), error_count_bias()]
     metrics += [parse_failure_rate(keys[0]), judge_calls()]
     if generate:

@@ -247,7 +247,11 @@ def _board(members: list[Submission], key_parts: tuple[str, ...], out: Path, set
         "id": f"{task}-{key}-{data}" + (f"-{track}" if track else ""),
         "task": task,
         "score": key,
-        "dataset": {"name": data, **setting["data revision"], "sample_ids_sha256": setting["sample set"]},
+        "dataset": {
+            "name": data,
+            **{k: first.fingerprint.get(k) for k in ("layout", "data_sha256", "revision", "reports_sha256")},
+            "sample_ids_sha256": setting["sample set"],
+        },
         "track": track or None,
         "task_version": first.task_version,
         "judge": setting["judge"],

@@ -100,8 +100,8 @@ def test_unknown_policy_and_unknown_name():
     with pytest.raises(ValueError) as caught:
         load_pairs("no-such-dataset")
     assert str(caught.value) == (
-        "'no-such-dataset' is neither a registered dataset nor an existing file; "
-        "run `radiology-tasks list` to see the registered datasets"
+        "'no-such-dataset' is neither a registered dataset nor an existing file or folder; "
+        "run `radiology-tasks list` to see the registered datasets and layouts"
     )
 
 
@@ -374,6 +374,14 @@ def test_summary_lists_each_skipped_row_with_its_reason(pairs_file, caplog):
         loaded = load_pairs(str(path), on_bad_rows="skip")
     assert loaded.summary() == {
         "source": str(path),
+        "layout": "flat",
+        "layout_recognised_by": "default",
+        "track": None,
+        "expert_scale": None,
+        "rows_left_out": 0,
+        "left_out": [],
+        "annotations_unreadable": 0,
+        "unreadable_annotations": [],
         "rows_read": 3,
         "rows_used": 1,
         "rows_skipped": 2,
@@ -439,7 +447,9 @@ def test_a_candidates_file_replaces_the_datas_own_candidates(pairs_file, tmp_pat
 
 
 def test_reports_apply_only_to_question_datasets(pairs_file):
-    with pytest.raises(ValueError, match=r"^-T reports=\.\.\. applies only to question datasets such as ct-finebench$"):
+    with pytest.raises(
+        ValueError, match=r"^-T reports=\.\.\. applies only to question datasets such as ct-finebench, not to flat$"
+    ):
         load_pairs(str(pairs_file(GOOD_ROWS)), reports="reports.jsonl")
 
 
@@ -465,8 +475,13 @@ def test_samples_carry_the_pair(pairs_file):
     path = str(pairs_file(GOOD_ROWS))
     dataset, summary = report_dataset(DataOptions(path), require_candidate=True)
     assert dataset.name == path
+    digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     fingerprint = {
-        "data_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+        "layout": "flat",
+        "origin": "local",
+        "recognised_by": "default",
+        "data_sha256": digest,
+        "files": {Path(path).name: digest},
         "revision": None,
         "candidates_sha256": None,
         "reports_sha256": None,
@@ -520,7 +535,7 @@ def test_report_dataset_passes_every_data_parameter_on(pairs_file, tmp_path):
     assert summary["rows_skipped"] == 1
     with pytest.raises(ValueError, match="applies only to question datasets"):
         report_dataset(DataOptions(data, reports=str(cands)), require_candidate=False)
-    with pytest.raises(ValueError, match="bundled datasets take neither"):
+    with pytest.raises(ValueError, match="^-T revision applies to hub datasets, not to the bundled dataset demo$"):
         report_dataset(DataOptions("demo", revision="v1"), require_candidate=False)
 
 
@@ -577,7 +592,7 @@ def test_unsupported_file_type_in_full(tmp_path):
     path.write_text("id\treference\n", encoding="utf-8")
     with pytest.raises(DataError) as caught:
         load_pairs(str(path))
-    assert str(caught.value) == f"{path}: unsupported file type; use .jsonl or .csv"
+    assert str(caught.value) == f"{path}: unsupported file type; use one of .csv, .jsonl, .ndjson, .json"
 
 
 @pytest.mark.parametrize(
@@ -669,14 +684,17 @@ def test_the_fingerprint_pins_data_candidates_and_hub_revision(pairs_file, tmp_p
     candidates = tmp_path / "system_b.jsonl"
     candidates.write_text('{"id": "r1", "candidate": "No acute findings."}\n')
     demo = data_fingerprint(DataOptions(candidates=str(candidates)))
+    demo_sha = sha(bundled_path("demo_reports.jsonl"))
     assert demo == {
-        "data_sha256": sha(bundled_path("demo_reports.jsonl")),
+        "layout": "flat",
+        "origin": "bundled",
+        "recognised_by": "name",
+        "data_sha256": demo_sha,
+        "files": {"demo_reports.jsonl": demo_sha},
         "revision": None,
         "candidates_sha256": sha(candidates),
         "reports_sha256": None,
     }
-    hub = data_fingerprint(DataOptions("rate-eval", revision="0123abc"))
-    assert (hub["data_sha256"], hub["revision"]) == (None, "0123abc")
     edited = pairs_file(GOOD_ROWS)
     before = data_fingerprint(DataOptions(str(edited)))["data_sha256"]
     edited.write_text(edited.read_text() + "\n")

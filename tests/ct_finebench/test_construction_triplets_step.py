@@ -207,7 +207,7 @@ def test_bad_input_stops_before_any_call_with_one_line(monkeypatch, tmp_path, ca
     assert server.requests == []
     assert capsys.readouterr().err.splitlines() == [
         f"radiology-tasks ctfb-triplets: {bad}, row 2, field 'id': duplicate id 'r1' (first seen in row 1)",
-        f"radiology-tasks ctfb-triplets: --data '{tmp_path / 'missing.jsonl'}' is neither a registered dataset nor "
-        "an existing file",
+        f"radiology-tasks ctfb-triplets: '{tmp_path / 'missing.jsonl'}' is neither a registered dataset nor "
+        "an existing file or folder; run `radiology-tasks list` to see the registered datasets and layouts",
         "radiology-tasks ctfb-triplets: -M 'n_ctx': expected key=value",
     ]

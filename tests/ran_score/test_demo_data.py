@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from radiology_tasks.core.catalog import bundled_path, dataset_entry
+from radiology_tasks.core.catalog import bundled_dataset, bundled_path
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.ran_score.label_files import gold_from_metadata
 from tests.ran_score.helpers import COLUMNS, TAXONOMY
@@ -14,7 +14,7 @@ ROWS = [json.loads(line) for line in bundled_path("ran_score_demo.jsonl").read_t
 
 
 def test_registered_and_loadable():
-    assert dataset_entry("ran-score-demo") is not None
+    assert bundled_dataset("ran-score-demo") == bundled_path("ran_score_demo.jsonl")
     pairs = load_pairs("ran-score-demo").pairs
     assert [p.id for p in pairs] == [row["id"] for row in ROWS]
     assert Counter(p.language for p in pairs) == {"en": 6, "zh": 4}

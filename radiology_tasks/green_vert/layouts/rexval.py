@@ -5,8 +5,10 @@ A copy holds two CSV files:
 
 * `50_samples_gt_and_candidates.csv`: one row per study, its ground-truth report and one column per candidate
   (named after the metric that picked the candidate);
-* `6_valid_raters_per_rater_error_categories.csv`: one row per (study, candidate, rater, error category,
-  significance) with the number of errors that rater counted there.
+* `6_valid_raters_per_rater_error_categories.csv`: one row per (study, candidate, error category, rater,
+  significance) with the number of errors that rater counted there (zeros included); `study_number` is the
+  0-based row of the study in the first file, `candidate_type` the candidate's column there, `error_category`
+  1-6 the categories (a)-(f) in order, `clinically_significant` `True` or `False`.
 
 Each (study, candidate) becomes one report pair whose expert counts per category (a)-(f) are the mean over the
 raters (a rater without a row for a category counted none there), so they may be fractional; `expert_raters`
@@ -27,7 +29,15 @@ from radiology_tasks.core.tables import DataError, csv_records
 REPORTS_FILE = "50_samples_gt_and_candidates.csv"
 ERRORS_FILE = "6_valid_raters_per_rater_error_categories.csv"
 STUDY, REFERENCE = "study_id", "gt_report"
-ERROR_COLUMNS = ("study_number", "candidate_type", "rater_index", "error_category", "clinically_significant", "num_errors")
+# In the file's own order.
+ERROR_COLUMNS = (
+    "study_number",
+    "candidate_type",
+    "error_category",
+    "rater_index",
+    "clinically_significant",
+    "num_errors",
+)
 _TRUE, _FALSE = {"true", "1", "yes"}, {"false", "0", "no"}
 
 
@@ -63,7 +73,8 @@ def _rater_counts(source: LayoutInput) -> tuple[dict[tuple[int, str], dict[str, 
         category = _whole(record.get("error_category"), str(path), number, "error_category", low=1)
         if category > len(ERROR_CATEGORIES):
             raise DataError(str(path), number, "error_category", f"expected 1-6, got {record.get('error_category')!r}")
-        severity = "significant" if _significant(record.get("clinically_significant"), str(path), number) else "insignificant"
+        significant = _significant(record.get("clinically_significant"), str(path), number)
+        severity = "significant" if significant else "insignificant"
         errors = _whole(record.get("num_errors"), str(path), number, "num_errors")
         raters.add(rater)
         per_rater = counts[(study, candidate)].setdefault(rater, {"significant": [0] * 6, "insignificant": [0] * 6})
