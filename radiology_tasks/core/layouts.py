@@ -110,6 +110,9 @@ class Layout:
         expert_scale: The scale the dataset's expert scores are read with, when it has one.
         obtain: Where users get the files, for messages about a dataset that cannot be fetched here.
         takes_reports: Whether the layout joins a `-T reports=FILE` (question-only datasets).
+        uses_track: Whether `-T track` chooses the reference's sections.
+        candidates: Reads a file of this layout as candidates (rows with `id` and `candidate`), for layouts that
+            hold generators' reports (`-T candidates=FILE`).
     """
 
     name: str
@@ -122,6 +125,7 @@ class Layout:
     obtain: str | None = None
     takes_reports: bool = False
     uses_track: bool = False
+    candidates: Callable[[LayoutInput], Iterator[Row]] | None = None
 
 
 def _flat_rows(source: LayoutInput) -> Iterator[Row]:
@@ -135,6 +139,7 @@ FLAT = Layout(
     description="The project's own layout: one report pair per JSONL/CSV row (id, reference, candidate, ...)",
     files=(DataFile("table", "*.jsonl"),),
     read=_flat_rows,
+    candidates=_flat_rows,
 )
 
 

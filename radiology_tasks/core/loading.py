@@ -138,10 +138,15 @@ def _pairs_from_rows(
     return pairs, count
 
 
-def _candidate_rows(path: Path) -> tuple[ResolvedData, Iterator[Row]]:
-    """The rows of a candidates file, in the flat layout (`id`, `candidate`) or a layout that has candidates."""
+def _candidate_rows(path: Path) -> Iterator[Row]:
+    """The rows of a candidates file, in the flat layout (`id`, `candidate`) or a layout that holds candidates."""
     resolved = resolve_local(path)
-    return resolved, resolved.rows(ReadOptions())
+    if resolved.layout.candidates is None:
+        raise InputError(
+            f"-T candidates={path}: a {resolved.layout.name} file holds no generated reports; give a JSONL/CSV file "
+            "with id and candidate, or a ReXrank prediction file"
+        )
+    return resolved.layout.candidates(resolved.input(ReadOptions()))
 
 
 def _join_candidates(pairs: list[ReportPair], path: Path, collector: _Collector) -> list[ReportPair]:
@@ -149,8 +154,7 @@ def _join_candidates(pairs: list[ReportPair], path: Path, collector: _Collector)
     source = str(path)
     ids = {p.id for p in pairs}
     candidates: dict[str, tuple[int, str]] = {}
-    _, rows = _candidate_rows(path)
-    for number, row in rows:
+    for number, row in _candidate_rows(path):
         try:
             report_id = row.get("id")
             if report_id is None or not str(report_id).strip():

@@ -87,6 +87,16 @@ def rexrank_rows(source: LayoutInput) -> Iterator[Row]:
         )
 
 
+def rexrank_candidates(source: LayoutInput) -> Iterator[Row]:
+    """Each study's `model_prediction` under its study id, whatever sections the study has."""
+    document = json_document(source.one("predictions"))
+    if not isinstance(document, Mapping):
+        raise DataError(source.label, None, None, "a ReXrank prediction file is one JSON object keyed by study id")
+    for number, (study_id, study) in enumerate(document.items(), start=1):
+        prediction = study.get(PREDICTION) if isinstance(study, Mapping) else None
+        yield number, {"id": str(study_id), "candidate": prediction if isinstance(prediction, str) else None}
+
+
 def _is_nan(value: Any) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
@@ -97,4 +107,5 @@ LAYOUT = Layout(
     files=(DataFile("predictions", "*.json", KEYS, named=False),),
     read=rexrank_rows,
     uses_track=True,
+    candidates=rexrank_candidates,
 )
