@@ -310,7 +310,7 @@ def _recognise_file(path: Path, label: str) -> tuple[Layout, dict[str, list[Path
         return FLAT, {"table": [path]}, "default"
     shown = ", ".join(sorted(columns)[:12]) or "none readable"
     raise InputError(
-        f"{label}: not a layout this project knows (columns or keys found: {shown}); use a .jsonl or .csv file "
+        f"{label}: not a layout this project knows (columns or keys found: {shown}); use a JSONL or CSV file "
         f"in the flat layout (id, reference, candidate, ...) or one of the layouts of `radiology-tasks list`"
     )
 

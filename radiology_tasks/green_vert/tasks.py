@@ -41,7 +41,7 @@ from scorers.green_vert.grammar import Detail
 from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
 from templates import template_hashes
 
-TASK_VERSION = "1.1.0"
+TASK_VERSION = "1.2.0"
 
 
 def _metrics(keys: list[str], pairs: list[ReportPair], generate: bool) -> list[Metric]:
