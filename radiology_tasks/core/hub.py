@@ -9,6 +9,7 @@ With `HF_HUB_OFFLINE=1` the cache alone is used.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from radiology_tasks.core.errors import InputError
@@ -68,12 +69,21 @@ def fetch(layout: Layout, revision: str | None) -> tuple[Path, str | None]:
             revision=revision,
             allow_patterns=[data_file.pattern for data_file in layout.files],
         )
-    except (RepositoryNotFoundError, RevisionNotFoundError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise HubUnavailableError(f"{label}: {reason}. Check -T revision, or {local_copy}") from None
-    except (LocalEntryNotFoundError, OSError) as exc:
+    except RevisionNotFoundError:
+        # Checked first: the library's revision error is a kind of repository error.
         raise HubUnavailableError(
-            f"could not fetch {label} ({type(exc).__name__}): {local_copy}, or set HF_HUB_OFFLINE=1 with the "
-            "dataset already in the hub cache"
+            f"{label}: the repository has no such revision; check -T revision, or {local_copy}"
         ) from None
+    except RepositoryNotFoundError:
+        raise HubUnavailableError(
+            f"{label}: no such dataset repository on the hub, or it is private; {local_copy}"
+        ) from None
+    except (LocalEntryNotFoundError, OSError) as exc:
+        offline = os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in {"1", "true", "yes", "on"}
+        hint = (
+            "the hub cache does not hold it (HF_HUB_OFFLINE is set)"
+            if offline
+            else "or set HF_HUB_OFFLINE=1 with the dataset already in the hub cache"
+        )
+        raise HubUnavailableError(f"could not fetch {label} ({type(exc).__name__}): {local_copy}; {hint}") from None
     return Path(folder), revision

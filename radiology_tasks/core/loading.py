@@ -307,7 +307,8 @@ def load_pairs(
     resolved = resolve_data(data, layout=layout, revision=revision)
     if reports is not None and not resolved.layout.takes_reports:
         raise InputError(
-            f"-T reports=... applies only to question datasets such as ct-finebench, not to {resolved.layout.name}"
+            "-T reports=... applies only to question datasets such as ct-finebench, not to "
+            f"{resolved.label} ({resolved.layout.name} layout)"
         )
     if track is not None and track not in TRACKS:
         raise InputError(f"-T track must be one of {', '.join(TRACKS)}; got {track!r}")
@@ -322,7 +323,9 @@ def load_pairs(
     layout_input = resolved.input(options)
     rows = _with_expert_scale(resolved.layout.read(layout_input), scale)
     base_dir = options.image_root or resolved.base_dir
-    pairs, rows_read = _pairs_from_rows(rows, resolved.label, collector, base_dir, require_candidate and not candidates)
+    # Question-only data: the rows are the user's reports file, and its problems are named by that file.
+    source = str(options.reports) if resolved.layout.takes_reports and options.reports else resolved.label
+    pairs, rows_read = _pairs_from_rows(rows, source, collector, base_dir, require_candidate and not candidates)
     if candidates is not None:
         pairs = _join_candidates(pairs, Path(candidates).expanduser(), collector)
     if not pairs:

@@ -99,7 +99,14 @@ def _question_dicts(value: Any) -> list[Mapping[str, Any]] | None:
     return None
 
 
+def _object_list(value: Any) -> bool:
+    """Whether `value` is a list of objects, possibly empty (a report without questions)."""
+    return isinstance(value, list) and all(isinstance(item, Mapping) for item in value)
+
+
 def _shown(keys: Collection[str]) -> str:
+    if not keys:
+        return "none"
     listed = sorted(keys)
     return ", ".join(listed[:12]) + (f" and {len(listed) - 12} more" if len(listed) > 12 else "")
 
@@ -130,24 +137,25 @@ def detect_qa_layout(records: Sequence[Mapping[str, Any]], label: str, keys: QAK
     first = records[0]
     report_id = _first(keys.report_id, first)
     qa_list = _first(keys.qa_list, first)
-    if report_id is not None and qa_list is not None and _question_dicts(first[qa_list]) is not None:
-        inner = first[qa_list][0]
-        return _item_layout(
-            inner, label, f"'{qa_list}' of the first report", keys, report_id=report_id, qa_list=qa_list
-        )
+    if report_id is not None and qa_list is not None:
+        # The first report that has questions shows their keys (a report may have none).
+        listed = next((r[qa_list] for r in records if _question_dicts(r.get(qa_list)) is not None), None)
+        if listed is not None:
+            where = f"'{qa_list}' of the first report with questions"
+            return _item_layout(listed[0], label, where, keys, report_id=report_id, qa_list=qa_list)
     if report_id is not None and _first(keys.question, first) is not None:
         return _item_layout(first, label, "the first row", keys, report_id=report_id)
     values = list(first.values())
-    if len(records) == 1 and values and all(_question_dicts(v) is not None or isinstance(v, Mapping) for v in values):
-        value = values[0]
-        if isinstance(value, Mapping):
-            nested = _first(keys.qa_list, value)
-            if nested is not None and _question_dicts(value[nested]) is not None:
-                inner = value[nested][0]
-                where = f"'{nested}' of the first report"
-                return _item_layout(inner, label, where, keys, qa_list=nested, keyed_by_id=True)
-        elif _first(keys.question, value[0]) is not None:
-            return _item_layout(value[0], label, "the first question", keys, keyed_by_id=True)
+    if len(records) == 1 and values and all(_object_list(v) or isinstance(v, Mapping) for v in values):
+        reports = [v for v in values if isinstance(v, Mapping)]
+        nested = _first(keys.qa_list, reports[0]) if reports else None
+        listed = next((r[nested] for r in reports if _question_dicts(r.get(nested)) is not None), None)
+        if nested is not None and listed is not None:
+            where = f"'{nested}' of the first report with questions"
+            return _item_layout(listed[0], label, where, keys, qa_list=nested, keyed_by_id=True)
+        question = next((v[0] for v in values if _question_dicts(v) is not None), None)
+        if question is not None and _first(keys.question, question) is not None:
+            return _item_layout(question, label, "the first question", keys, keyed_by_id=True)
     raise QALayoutError(
         f"{label}: not a CT-FineBench layout this reader knows (keys found: {_shown(first)}); expected one question "
         "per row with a report id, one report per row with a list of questions, or an object keyed by report id; "
@@ -170,15 +178,23 @@ def _unwrapped(records: Sequence[Mapping[str, Any]], keys: QAKeys) -> Sequence[M
 
 def _report_groups(records: Sequence[Mapping[str, Any]], layout: QALayout, label: str) -> Iterator[tuple[str, Any]]:
     """``(report id, that report's question objects)`` for every report in the records, in file order."""
+
+    def listed(value: Any, report_id: str) -> Any:
+        if not layout.qa_list:
+            return value
+        if not isinstance(value, Mapping) or layout.qa_list not in value:
+            raise QALayoutError(f"{label}, report '{report_id}': no '{layout.qa_list}' list of questions")
+        return value[layout.qa_list]
+
     if layout.keyed_by_id:
         for report_id, value in records[0].items():
-            yield report_id, value[layout.qa_list] if layout.qa_list and isinstance(value, Mapping) else value
+            yield report_id, listed(value, report_id) if isinstance(value, Mapping) else value
         return
     for number, record in enumerate(records, start=1):
         report_id = report_key(record.get(layout.report_id))
         if report_id is None:
             raise QALayoutError(f"{label}, row {number}: no report id in '{layout.report_id}'")
-        yield report_id, record[layout.qa_list] if layout.qa_list else [record]
+        yield report_id, listed(record, report_id) if layout.qa_list else [record]
 
 
 def _records(path: Path) -> list[Mapping[str, Any]]:
@@ -215,6 +231,8 @@ def questions_by_report(paths: Sequence[Path], layout: QALayout | None = None) -
             if k
         ]
         for report_id, items in _report_groups(records, file_layout, str(path)):
+            if items is not None and not _object_list(items):
+                raise QALayoutError(f"{path}, report '{report_id}': the questions are not a list of objects")
             for item in items or []:
                 missing = [key for key in item_keys if key not in item]
                 if missing:

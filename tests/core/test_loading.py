@@ -447,10 +447,14 @@ def test_a_candidates_file_replaces_the_datas_own_candidates(pairs_file, tmp_pat
 
 
 def test_reports_apply_only_to_question_datasets(pairs_file):
-    with pytest.raises(
-        ValueError, match=r"^-T reports=\.\.\. applies only to question datasets such as ct-finebench, not to flat$"
-    ):
-        load_pairs(str(pairs_file(GOOD_ROWS)), reports="reports.jsonl")
+    path = pairs_file(GOOD_ROWS)
+    with pytest.raises(ValueError) as caught:
+        load_pairs(str(path), reports="reports.jsonl")
+    assert str(caught.value) == (
+        f"-T reports=... applies only to question datasets such as ct-finebench, not to {path} (flat layout)"
+    )
+    with pytest.raises(ValueError, match=r"ct-finebench, not to demo \(flat layout\)$"):
+        load_pairs("demo", reports="reports.jsonl")
 
 
 def test_a_file_without_usable_rows(pairs_file):

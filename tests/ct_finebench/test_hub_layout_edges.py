@@ -1,6 +1,6 @@
-"""CT-FineBench hub layouts at their edges: which shapes are recognised, and each layout message in full.
+"""The ct-finebench layout at its edges: which shapes are recognised, and each layout message in full.
 
-Every hub file here is written by the test; the expected messages are spelled out by hand from it.
+Every question file here is written by the test; the expected messages are spelled out by hand from it.
 """
 
 from __future__ import annotations
@@ -11,12 +11,16 @@ from typing import Any
 
 import pytest
 
-from radiology_tasks.core.hub import HubLayoutError, QALayout, ct_finebench_rows
+from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import QAPair
-from radiology_tasks.core.rows import pair_from_row
+from radiology_tasks.ct_finebench.layout import (
+    QUESTION_KEYS,
+    QALayout,
+    QALayoutError,
+    detect_qa_layout,
+    questions_by_report,
+)
 from tests.conftest import write_jsonl
-
-datasets = pytest.importorskip("datasets")
 
 SIZE = {"question": "What is the size of the nodule?", "answer": "6 mm", "finding": "lung nodule", "attribute": "size"}
 EFFUSION = {
@@ -32,38 +36,32 @@ REPORTS = [
     {"id": "valid_1_a_1", "reference": "A 6 mm nodule in the right upper lobe."},
     {"id": "valid_2_a_1", "reference": "Small left pleural effusion."},
 ]
-UPDATE = "update CT_FINEBENCH_LAYOUT in radiology_tasks/core/hub.py"
+UPDATE = "update QUESTION_KEYS in radiology_tasks/ct_finebench/layout.py"
 
 
-@pytest.fixture(autouse=True)
-def _private_datasets_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(datasets.config, "HF_DATASETS_CACHE", tmp_path_factory.mktemp("hf-cache"))
-
-
-def hub_folder(tmp_path: Path, content: Any) -> Path:
-    folder = tmp_path / "hub"
+def question_file(tmp_path: Path, content: Any) -> Path:
+    folder = tmp_path / "CT-FineBench"
     folder.mkdir()
-    (folder / "ctrate_qa_test.json").write_text(json.dumps(content), encoding="utf-8")
-    return folder
+    path = folder / "ctrate_qa_test.json"
+    path.write_text(json.dumps(content), encoding="utf-8")
+    return path
 
 
-def questions(
-    tmp_path: Path, content: Any, layout: QALayout | None = None, user_reports: list[dict[str, str]] = REPORTS
-) -> dict[str, list[QAPair]]:
+def questions(tmp_path: Path, content: Any, user_reports: list[dict[str, str]] = REPORTS) -> dict[str, list[QAPair]]:
     """The questions each of the user's reports gets, by report id."""
     reports = write_jsonl(tmp_path / "reports.jsonl", user_reports)
-    rows = ct_finebench_rows(reports=str(reports), repo_id=str(hub_folder(tmp_path, content)), layout=layout)
-    return {row["id"]: pair_from_row(row, source="hub", row_number=number).qa for number, row in rows}
+    loaded = load_pairs(str(question_file(tmp_path, content).parent), reports=str(reports))
+    return {pair.id: pair.qa for pair in loaded.pairs}
 
 
 def layout_error(tmp_path: Path, content: Any) -> str:
-    with pytest.raises(HubLayoutError) as error:
+    with pytest.raises(QALayoutError) as error:
         questions(tmp_path, content)
     return str(error.value)
 
 
 def label(tmp_path: Path) -> str:
-    return f"{tmp_path / 'hub'} (revision latest, split 'test')"
+    return str(tmp_path / "CT-FineBench" / "ctrate_qa_test.json")
 
 
 def test_an_explicit_layout_reads_names_that_detection_does_not_know(tmp_path: Path) -> None:
@@ -72,7 +70,11 @@ def test_an_explicit_layout_reads_names_that_detection_does_not_know(tmp_path: P
         {"scan": "valid_2_a_1", "q": EFFUSION["question"], "a": "left", "f": "pleural effusion", "attr": "laterality"},
     ]
     layout = QALayout(report_id="scan", question="q", answer="a", finding="f", attribute="attr")
-    assert questions(tmp_path, rows, layout) == {"valid_1_a_1": [SIZE_QA], "valid_2_a_1": [EFFUSION_QA]}
+    grouped = questions_by_report([question_file(tmp_path, rows)], layout)
+    assert {report: [QAPair(**q) for q in items] for report, items in grouped.items()} == {
+        "valid_1_a_1": [SIZE_QA],
+        "valid_2_a_1": [EFFUSION_QA],
+    }
 
 
 TWELVE_KEYS = {f"k{n:02d}": "x" for n in range(1, 13)}
@@ -110,7 +112,7 @@ TWELVE_KEYS = {f"k{n:02d}": "x" for n in range(1, 13)}
 )
 def test_an_unknown_layout_is_one_message_naming_the_keys_found(tmp_path: Path, content: Any, keys_found: str) -> None:
     assert layout_error(tmp_path, content) == (
-        f"{label(tmp_path)}: not a CT-FineBench layout this loader knows (keys found: {keys_found}); expected one "
+        f"{label(tmp_path)}: not a CT-FineBench layout this reader knows (keys found: {keys_found}); expected one "
         "question per row with a report id, one report per row with a list of questions, or an object keyed by "
         f"report id; {UPDATE}"
     )
@@ -127,7 +129,7 @@ def test_an_unknown_layout_is_one_message_naming_the_keys_found(tmp_path: Path, 
         ),
         pytest.param(
             {"valid_1_a_1": {"qa": [NO_ATTRIBUTE]}},
-            "'qa' of the first report",
+            "'qa' of the first report with questions",
             "answer, finding, question",
             id="keyed-report-objects",
         ),
@@ -143,8 +145,8 @@ def test_a_recognised_layout_missing_a_part_names_where_it_looked(
     tmp_path: Path, content: Any, where: str, has: str
 ) -> None:
     assert layout_error(tmp_path, content) == (
-        f"{label(tmp_path)} has no column 'attribute' ({where} has: {has}); CT-FineBench's layout "
-        f"is not confirmed: if it differs, {UPDATE}"
+        f"{label(tmp_path)} has no key 'attribute' ({where} has: {has}); CT-FineBench's keys are not all "
+        f"confirmed: if they differ, {UPDATE}"
     )
 
 
@@ -172,15 +174,83 @@ def test_a_later_question_missing_a_part_names_the_report_and_the_first_missing_
     )
 
 
-def test_a_split_with_no_rows_says_the_file_holds_no_questions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def load_dataset(*args: Any, **kwargs: Any) -> Any:
-        return datasets.Dataset.from_dict({"report_id": [], "question": []})
+def test_a_file_with_no_questions_says_so(tmp_path: Path) -> None:
+    assert layout_error(tmp_path, []) == f"{label(tmp_path)}: expected JSON objects holding questions"
 
-    monkeypatch.setattr(datasets, "load_dataset", load_dataset)
-    reports = write_jsonl(tmp_path / "reports.jsonl", REPORTS)
-    with pytest.raises(HubLayoutError) as error:
-        list(ct_finebench_rows(reports=str(reports)))
-    assert str(error.value) == (
-        "csyrf/CT-FineBench (revision 2b06156ec7f5dd51041ea0af249e57014ca3eb45, split 'test'): "
-        "the file holds no questions"
+
+def test_reports_whose_question_lists_are_all_empty_hold_no_questions(tmp_path: Path) -> None:
+    path = question_file(tmp_path, [{"report_id": "valid_1_a_1", "qa": []}])
+    with pytest.raises(QALayoutError) as error:
+        questions_by_report([path], QALayout(qa_list="qa"))
+    assert str(error.value) == f"{path}: the files hold no questions"
+
+
+def test_detect_qa_layout_names_where_each_part_is(tmp_path: Path) -> None:
+    records = [{"Volume_name": "valid_1_a_1", "QA_pairs": [{**SIZE, "Answer_type": "numeric"}]}]
+    assert detect_qa_layout(records, "questions.json", QUESTION_KEYS) == QALayout(
+        report_id="Volume_name",
+        question="question",
+        answer="answer",
+        finding="finding",
+        attribute="attribute",
+        attribute_type="Answer_type",
+        qa_list="QA_pairs",
     )
+    assert detect_qa_layout([{"valid_1_a_1": [SIZE]}], "questions.json", QUESTION_KEYS) == QALayout(
+        attribute_type=None, keyed_by_id=True
+    )
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        pytest.param([{"report_id": "valid_2_a_1", "qa": []}, {"report_id": "valid_1_a_1", "qa": [SIZE]}], id="rows"),
+        pytest.param({"valid_2_a_1": [], "valid_1_a_1": [SIZE]}, id="keyed-lists"),
+        pytest.param({"valid_2_a_1": {"qa": []}, "valid_1_a_1": {"qa": [SIZE]}}, id="keyed-objects"),
+    ],
+)
+def test_a_first_report_without_questions_does_not_hide_the_layout(tmp_path: Path, content: Any) -> None:
+    assert questions(tmp_path, content, user_reports=REPORTS[:1]) == {"valid_1_a_1": [SIZE_QA]}
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        pytest.param(
+            [{"report_id": "valid_1_a_1", "qa": [SIZE]}, {"report_id": "valid_2_a_1"}],
+            "report 'valid_2_a_1': no 'qa' list of questions",
+            id="row-without-list",
+        ),
+        pytest.param(
+            {"valid_1_a_1": {"qa": [SIZE]}, "valid_2_a_1": {"findings": []}},
+            "report 'valid_2_a_1': no 'qa' list of questions",
+            id="keyed-without-list",
+        ),
+        pytest.param(
+            [{"report_id": "valid_1_a_1", "qa": [SIZE]}, {"report_id": "valid_2_a_1", "qa": "none"}],
+            "report 'valid_2_a_1': the questions are not a list of objects",
+            id="text-instead-of-list",
+        ),
+        pytest.param(
+            [{"report_id": "valid_1_a_1", "qa": [SIZE]}, {"report_id": "valid_2_a_1", "qa": ["size?", "side?"]}],
+            "report 'valid_2_a_1': the questions are not a list of objects",
+            id="list-of-text",
+        ),
+    ],
+)
+def test_a_later_report_in_another_shape_is_one_line(tmp_path: Path, content: Any, problem: str) -> None:
+    assert layout_error(tmp_path, content) == f"{label(tmp_path)}, {problem}"
+
+
+def test_an_empty_object_names_no_keys(tmp_path: Path) -> None:
+    assert "(keys found: none)" in layout_error(tmp_path, {})
+
+
+def test_a_bad_row_of_the_reports_file_is_named_by_that_file(tmp_path: Path) -> None:
+    from radiology_tasks.core.tables import DataError
+
+    reports = write_jsonl(tmp_path / "reports.jsonl", [REPORTS[0], {"id": "valid_2_a_1", "reference": ""}])
+    folder = question_file(tmp_path, {"valid_1_a_1": [SIZE], "valid_2_a_1": [EFFUSION]}).parent
+    with pytest.raises(DataError) as error:
+        load_pairs(str(folder), reports=str(reports))
+    assert str(error.value) == f"{reports}, row 2, field 'reference': missing or empty reference report"
