@@ -19,10 +19,23 @@ CATEGORY_NAMES: dict[ErrorCategory, str] = {
 }
 
 
-class ErrorCounts(BaseModel):
-    """Counts of errors for the six categories (a)-(f)."""
+class _CategoryCounts(BaseModel):
+    """What error counts per category (a)-(f) have in common, whole or averaged."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @property
+    def total(self) -> Any:
+        """Sum over all six categories."""
+        return sum(self.as_dict().values())
+
+    def as_dict(self) -> dict[str, Any]:
+        """Counts keyed by category letter, in (a)-(f) order."""
+        return {c: getattr(self, c) for c in ERROR_CATEGORIES}
+
+
+class ErrorCounts(_CategoryCounts):
+    """Counts of errors for the six categories (a)-(f)."""
 
     a: int = Field(default=0, ge=0)
     b: int = Field(default=0, ge=0)
@@ -31,20 +44,9 @@ class ErrorCounts(BaseModel):
     e: int = Field(default=0, ge=0)
     f: int = Field(default=0, ge=0)
 
-    @property
-    def total(self) -> int:
-        """Sum over all six categories."""
-        return sum(self.as_dict().values())
 
-    def as_dict(self) -> dict[str, int]:
-        """Counts keyed by category letter, in (a)-(f) order."""
-        return {c: getattr(self, c) for c in ERROR_CATEGORIES}
-
-
-class MeanErrorCounts(BaseModel):
+class MeanErrorCounts(_CategoryCounts):
     """Error counts per category (a)-(f) averaged over several raters, so possibly fractional (ReXVal)."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     a: float = Field(default=0.0, ge=0)
     b: float = Field(default=0.0, ge=0)
@@ -52,15 +54,6 @@ class MeanErrorCounts(BaseModel):
     d: float = Field(default=0.0, ge=0)
     e: float = Field(default=0.0, ge=0)
     f: float = Field(default=0.0, ge=0)
-
-    @property
-    def total(self) -> float:
-        """Sum over all six categories."""
-        return sum(self.as_dict().values())
-
-    def as_dict(self) -> dict[str, float]:
-        """Counts keyed by category letter, in (a)-(f) order."""
-        return {c: getattr(self, c) for c in ERROR_CATEGORIES}
 
 
 class ExpertAnnotation(BaseModel):

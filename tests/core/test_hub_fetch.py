@@ -24,6 +24,8 @@ from radiology_tasks.core.hub import HubDependencyError, HubUnavailableError
 from radiology_tasks.core.layouts import all_layouts
 from radiology_tasks.core.loading import load_pairs
 from tests.conftest import write_jsonl
+from tests.real_layouts import RADEVAL_FILE, RADEVAL_HEADER
+from tests.real_layouts import RADEVAL_LABELS as LABELS
 
 PINNED = {
     "rate-eval": ("Angelakeke/RaTE-Eval", "43702688ab0297f8cde91611cb60dbab53fe1903"),
@@ -36,29 +38,6 @@ PATTERNS = {
     "ct-finebench": ["*qa_test.json"],
 }
 LOCAL_COPY = "download its files and pass -T data=FOLDER (see README, Real datasets)"
-
-RADEVAL_FILE = "reader_study_final_with_annotationsv3.csv"
-RADEVAL_HEADER = [
-    "annotator",
-    "type",
-    "ground_truth",
-    "images_path",
-    "prediction1",
-    "prediction2",
-    "prediction3",
-    "annotation1",
-    "annotation2",
-    "annotation3",
-]
-LABELS = [
-    "False prediction of finding",
-    "Omission of finding",
-    "Incorrect location/position of finding",
-    "Incorrect severity of finding",
-    "Mention of comparison that is not present in the reference",
-    "Omission of a change from a previous study",
-    "Inarticulate report (grammar/readability issues)",
-]
 
 
 def annotation(significant: list[Any], insignificant: list[Any], colon: str = "") -> str:

@@ -12,7 +12,6 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,34 +19,14 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.layouts import ReadOptions, all_layouts, layout_named, resolve_local
 from radiology_tasks.core.loading import load_pairs
 from tests.conftest import write_jsonl
+from tests.real_layouts import RADEVAL_FILE, write_csv
+from tests.real_layouts import RADEVAL_HEADER as RADEVAL_COLUMNS
 
 RATE_COLUMNS = ["gt_report", "similar_report", "Score"]
-RADEVAL_FILE = "reader_study_final_with_annotationsv3.csv"
-RADEVAL_COLUMNS = [
-    "annotator",
-    "type",
-    "ground_truth",
-    "images_path",
-    "prediction1",
-    "prediction2",
-    "prediction3",
-    "annotation1",
-    "annotation2",
-    "annotation3",
-]
 FLAT_ROWS = [
     {"id": "r1", "reference": "Normal chest.", "candidate": "Normal chest."},
     {"id": "r2", "reference": "Left effusion.", "candidate": "Right effusion."},
 ]
-
-
-def write_csv(path: Path, header: list[str], records: list[list[Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(records)
-    return path
 
 
 def write_rate_test(path: Path) -> Path:

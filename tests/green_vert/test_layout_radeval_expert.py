@@ -8,7 +8,6 @@ same layout (tests/core/test_hub_fetch.py).
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any
 
@@ -20,29 +19,10 @@ from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import ErrorCounts, ReportPair
 from radiology_tasks.core.rows import pair_from_row
 from radiology_tasks.core.tables import DataError
+from tests.real_layouts import RADEVAL_FILE as FILE_NAME
+from tests.real_layouts import RADEVAL_HEADER, write_csv
+from tests.real_layouts import RADEVAL_LABELS as LABELS
 
-FILE_NAME = "reader_study_final_with_annotationsv3.csv"
-RADEVAL_HEADER = [
-    "annotator",
-    "type",
-    "ground_truth",
-    "images_path",
-    "prediction1",
-    "prediction2",
-    "prediction3",
-    "annotation1",
-    "annotation2",
-    "annotation3",
-]
-LABELS = [
-    "False prediction of finding",
-    "Omission of finding",
-    "Incorrect location/position of finding",
-    "Incorrect severity of finding",
-    "Mention of comparison that is not present in the reference",
-    "Omission of a change from a previous study",
-    "Inarticulate report (grammar/readability issues)",
-]
 BARE = ("Significant", "Insignificant")
 
 
@@ -74,15 +54,6 @@ def radeval_record(annotations: list[str], index: int = 1) -> list[Any]:
         f"Candidate {index}.3.",
         *annotations,
     ]
-
-
-def write_csv(path: Path, header: list[str], records: list[list[Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(records)
-    return path
 
 
 def radeval_folder(tmp_path: Path, records: list[list[Any]], header: list[str] = RADEVAL_HEADER) -> Path:

@@ -6,7 +6,6 @@ holds for `-T data=rate-eval` too.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.rows import pair_from_row
 from radiology_tasks.core.tables import DataError
 from radiology_tasks.green_vert.layouts.rate_eval import LAYOUT
+from tests.real_layouts import write_csv
 
 RATE_FILE = Path("Task2_paragraph_rate") / "rate_test.csv"
 RATE_HEADER = ["gt_report", "similar_report", "Score", "rater_note"]
@@ -25,15 +25,6 @@ RECORDS = [
     ["No acute cardiopulmonary process.", "No acute findings in the chest.", 4.5, "near match"],
     ["Small left pleural effusion.", "Large right pleural effusion.", 1.25, "side and size wrong"],
 ]
-
-
-def write_csv(path: Path, header: list[str], records: list[list[Any]]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(header)
-        writer.writerows(records)
-    return path
 
 
 def rate_eval_folder(tmp_path: Path, records: list[list[Any]] | None = None, header: list[str] = RATE_HEADER) -> Path:
