@@ -199,6 +199,8 @@ def resolve_data(data: str | None, *, layout: str | None = None, revision: str |
     if bundled is not None:
         if revision is not None:
             raise InputError(f"-T revision applies to hub datasets, not to the bundled dataset {name}")
+        if layout is not None:
+            raise InputError(f"-T layout applies to your own files and folders, not to the bundled dataset {name}")
         return ResolvedData(FLAT, {"table": [bundled]}, name, "bundled", base_dir=bundled.parent)
     known = all_layouts()
     # A dataset only users can download is named by its folder; a folder of that very name is that copy.

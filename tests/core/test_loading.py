@@ -457,6 +457,13 @@ def test_reports_apply_only_to_question_datasets(pairs_file):
         load_pairs("demo", reports="reports.jsonl")
 
 
+def test_a_layout_applies_to_files_and_folders_only():
+    with pytest.raises(ValueError, match=r"^-T layout applies to your own files and folders, not to the bundled"):
+        load_pairs("demo", layout="rexval")
+    with pytest.raises(ValueError, match=r"^-T data=radeval-expert is read with its own layout; -T layout=flat does"):
+        load_pairs("radeval-expert", layout="flat")
+
+
 def test_a_file_without_usable_rows(pairs_file):
     path = pairs_file([{"id": "a", "reference": ""}])
     with pytest.raises(DataError) as caught:
