@@ -50,7 +50,7 @@ from scorers.baselines.lexical import is_lexical
 from scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
 from scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
 
-TASK_VERSION = "1.0.0"
+TASK_VERSION = "1.1.0"
 
 logger = logging.getLogger(__name__)
 

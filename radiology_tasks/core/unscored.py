@@ -7,12 +7,17 @@ into an Inspect `Score`:
   [0, 1] range (``-T unscored=worst``, for keys the family declares bounded; error counts stay NaN).
 - ``Score.metadata["unscored"]`` maps each missing key to its reason code, ``["unscored_detail"]`` to the
   detail, and ``["filled_in"]`` lists the keys `worst` filled in. Agreement metrics never correlate those.
-- ``Score.reason`` is the main key's reason code when the main score is missing.
+- ``Score.reason`` says, in Inspect's own codes, who failed when the main score is missing: ``grader_failed``
+  for the judge, ``scoring_failed`` when there was nothing to measure (see `SCORING_REASONS`), ``no_response``
+  for the model under test that gave no report. Inspect's tools count the first against the instrument and
+  the second against the generator; the project's finer code is in the metadata.
 
-Reason codes: `ANSWER_FORMAT_REASONS` (the judge answered but the score could not be read), the judge
-failures of `radiology_tasks.core.judge` (``judge_context_exceeded``, ``judge_refused``,
+The project's reason codes: `ANSWER_FORMAT_REASONS` (the judge answered but the score could not be read), the
+judge failures of `radiology_tasks.core.judge` (``judge_context_exceeded``, ``judge_refused``,
 ``judge_request_rejected``), ``no_response`` (an empty candidate) and the generator's own failures
-(``generator_context_exceeded``, ``generator_request_rejected``).
+(``generator_context_exceeded``, ``generator_request_rejected``). Logs of task versions before Inspect's codes
+were used hold the finer code in ``Score.reason`` too; every reader here takes it from the metadata, so those
+logs read the same.
 
 Why `worst` exists: means over scored samples only let a report generator drop its worst reports from its
 own mean by writing text that makes the judge's answer unreadable. Ranking generators needs `worst`.
@@ -24,7 +29,7 @@ import math
 from collections.abc import Collection, Mapping
 from typing import Any, Literal, get_args
 
-from inspect_ai.scorer import Score
+from inspect_ai.scorer import Score, ScoreReason
 
 from radiology_tasks.core.errors import InputError
 
@@ -38,6 +43,25 @@ WORST = 0.0
 
 ANSWER_FORMAT_REASONS = frozenset({"invalid_response_format", "truncated"})
 """Reasons that mean the judge answered but the score could not be read (counted by ``parse_failure_rate``)."""
+
+GENERATOR_REASONS = frozenset({"no_response", "generator_context_exceeded", "generator_request_rejected"})
+"""Reasons that mean the model under test gave no report to judge."""
+
+SCORING_REASONS = frozenset({"variant_excluded", "no_questions"})
+"""Reasons that mean there was nothing the scorer could measure: a perturbed variant that failed its checks, a
+report without questions. No model failed."""
+
+
+def inspect_reason(code: str) -> ScoreReason:
+    """Inspect's `Score.reason` for one of the project's reason codes: who failed, the generator or the judge.
+
+    ``no_response`` for the model under test, ``scoring_failed`` when there was nothing to measure, and
+    ``grader_failed`` for every failure of the judge (an unreadable or truncated answer, a refusal, a rejected
+    request).
+    """
+    if code in GENERATOR_REASONS:
+        return "no_response"
+    return "scoring_failed" if code in SCORING_REASONS else "grader_failed"
 
 
 def check_policy(unscored: str) -> UnscoredPolicy:
@@ -88,7 +112,7 @@ def judged_score(
         value=value,
         answer=answer,
         explanation=explanation,
-        reason=missing[main][0] if main in missing else None,
+        reason=inspect_reason(missing[main][0]) if main in missing else None,
         metadata={
             **(metadata or {}),
             "unscored": {key: missing[key][0] for key in values if key in missing},

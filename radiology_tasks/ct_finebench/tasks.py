@@ -36,7 +36,7 @@ from radiology_tasks.ct_finebench.options import QAMode
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, qa_comparison
 from templates import template_hashes
 
-TASK_VERSION = "1.0.0"
+TASK_VERSION = "1.1.0"
 
 logger = logging.getLogger(__name__)
 

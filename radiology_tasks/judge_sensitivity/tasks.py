@@ -50,7 +50,7 @@ from scorers.green_vert.reading import score_keys
 from solvers.judge_sensitivity.variants import DEFAULT_CATEGORIES, VariantSpec, parse_categories, plan_variants
 from templates import template_hashes
 
-TASK_VERSION = "1.0.0"
+TASK_VERSION = "1.1.0"
 
 _GENERATION_DEFAULTS: dict[str, Any] = {
     "categories": None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score
+from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score, unscored_reason
 from radiology_tasks.ct_finebench.extraction import extraction_prompt
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, graded_question
 from radiology_tasks.lm_eval_tasks.documents import report_pair
@@ -74,7 +74,7 @@ def qa_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
             by_kind["numeric_grade" if question.graded_in_code else "text_grade"].append(outcome.grade)
     return {
         SCORE_KEY: value,
-        "parse_failure": 1.0 if score.reason in ANSWER_FORMAT_REASONS else 0.0,
+        "parse_failure": 1.0 if unscored_reason(score.metadata, SCORE_KEY) in ANSWER_FORMAT_REASONS else 0.0,
         **by_kind,
         f"{SCORE_KEY}_kendall_tau": (judged, expert),
         f"{SCORE_KEY}_spearman": (judged, expert),

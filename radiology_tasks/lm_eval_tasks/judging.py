@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score
+from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score, unscored_reason
 from radiology_tasks.green_vert.scorer import judge_prompt
 from radiology_tasks.lm_eval_tasks.documents import report_pair
 from scorers.green_vert.reading import BOUNDED_KEYS, JudgePrompt, read_scores, score_keys
@@ -42,7 +42,7 @@ def judge_results(prompt: JudgePrompt, doc: dict[str, Any], results: list[str]) 
     values: dict[str, float] = score.value  # type: ignore[assignment]
     expert = pair.expert.normalized_score if pair.expert else None
     out: dict[str, Any] = dict(values)
-    out["parse_failure"] = 1.0 if score.reason in ANSWER_FORMAT_REASONS else 0.0
+    out["parse_failure"] = 1.0 if unscored_reason(score.metadata, keys[0]) in ANSWER_FORMAT_REASONS else 0.0
     for key in dict.fromkeys([keys[0], "green_ec"]):
         value = values[key]
         judged = None if is_filled_in(score.metadata, key) or math.isnan(value) else value

@@ -36,7 +36,7 @@ from radiology_tasks.ran_score.taxonomy import load_taxonomy, taxonomy_digest
 from scorers.ran_score.taxonomy import Taxonomy
 from templates import template_hashes
 
-TASK_VERSION = "1.0.0"
+TASK_VERSION = "1.1.0"
 DEMO_DATA = "ran-score-demo"
 
 

@@ -255,7 +255,9 @@ def test_rejected_generator_request_costs_one_sample(
     rejected_score = rejected.scores["report_judge"]
     assert rejected_score.value["vert"] == 0.0  # unscored=worst: the generator's failure counts at the bottom
     assert math.isnan(rejected_score.value["green_ec"])
-    assert rejected_score.reason == expected_error.split(":")[0]
+    # The generator failed, not the judge: Inspect's code says so, the project's code is in the metadata.
+    assert rejected_score.reason == "no_response"
+    assert rejected_score.metadata["unscored"]["vert"] == expected_error.split(":")[0]
     assert rejected_score.metadata["generation"]["error"] == expected_error
     assert written.metadata["generation"]["error"] is None
     assert written.scores["report_judge"].value["vert"] == pytest.approx(0.9)

@@ -19,7 +19,7 @@ def test_exclude_keeps_nan_and_the_reasons() -> None:
     score = judged_score({"vert": None, "green": 0.5, "green_ec": None}, MISSING, policy="exclude", bounded={"vert"})
     assert math.isnan(score.value["vert"]) and math.isnan(score.value["green_ec"])
     assert score.value["green"] == 0.5
-    assert score.reason == "truncated"
+    assert score.reason == "grader_failed"
     assert score.metadata["unscored"] == {"vert": "truncated", "green_ec": "truncated"}
     assert score.metadata["unscored_detail"]["vert"] == "missing_score: absent"
     assert score.metadata["filled_in"] == []
@@ -113,3 +113,39 @@ def test_report_truncated_counts_flagged_generations() -> None:
         SampleScore(score=Score(value={"vert": 0.2}, metadata={"generation": {"truncated": True}}), sample_id=4),
     ]
     assert report_truncated()(scores) == {"report_truncated": 2.0}
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        ("invalid_response_format", "grader_failed"),
+        ("truncated", "grader_failed"),
+        ("judge_context_exceeded", "grader_failed"),
+        ("judge_refused", "grader_failed"),
+        ("judge_request_rejected", "grader_failed"),
+        ("no_response", "no_response"),
+        ("generator_context_exceeded", "no_response"),
+        ("generator_request_rejected", "no_response"),
+        ("variant_excluded", "scoring_failed"),
+        ("no_questions", "scoring_failed"),
+    ],
+)
+def test_inspects_reason_says_who_failed(code: str, reason: str) -> None:
+    score = judged_score({"vert": None}, {"vert": (code, "detail")}, policy="exclude", bounded={"vert"})
+    assert score.reason == reason
+    assert score.metadata["unscored"] == {"vert": code} and score.metadata["unscored_detail"] == {"vert": "detail"}
+
+
+def test_a_log_from_before_inspects_codes_counts_the_same() -> None:
+    """Old logs hold the project's code in Score.reason; the metrics read the code from the metadata."""
+    from inspect_ai.scorer import SampleScore, Score
+
+    from radiology_tasks.core.metrics import parse_failure_rate
+
+    new = judged_score({"vert": None}, {"vert": ("invalid_response_format", "x")}, policy="worst", bounded={"vert"})
+    old = Score(value=new.value, reason="invalid_response_format", metadata=new.metadata)
+    counted = [
+        parse_failure_rate("vert")([SampleScore(score=score, sample_id=str(i))])  # type: ignore[operator]
+        for i, score in enumerate((new, old))
+    ]
+    assert counted[0] == counted[1] == {"parse_failure_rate": 1.0, "unscored": 1.0}

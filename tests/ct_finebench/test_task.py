@@ -165,7 +165,7 @@ def test_broken_json_is_asked_again_then_unscored_with_a_reason_never_zero(monke
     log, server = run(ct_finebench(data=r1_only, unscored=policy), broken, monkeypatch)
     (score,) = scores(log).values()
     assert len(server.requests) == 2  # the first answer and one re-ask (judge_retries=1); no comparison call
-    assert score.reason == "invalid_response_format"
+    assert score.reason == "grader_failed" and score.metadata["unscored"]["ct_finebench"] == "invalid_response_format"
     assert [q["unscored_reason"] for q in score.metadata["questions"]] == ["invalid_response_format"] * 4
     assert all(q["grade"] is None and q["answered"] is None for q in score.metadata["questions"])
     assert score.metadata["questions"][0]["unscored_detail"].startswith("answer extraction: invalid_json: ")
@@ -243,7 +243,7 @@ def test_context_exceeded_leaves_the_report_unscored(monkeypatch, r1_only):
     log, server = run(ct_finebench(data=r1_only), lambda body: StubReply(status=400, error=error), monkeypatch)
     (score,) = scores(log).values()
     assert len(server.requests) == 1
-    assert score.reason == "judge_context_exceeded"
+    assert score.reason == "grader_failed" and score.metadata["unscored"]["ct_finebench"] == "judge_context_exceeded"
     assert score.metadata["unscored_detail"]["ct_finebench"].startswith("no question of 4 could be graded")
     assert metrics(log)["parse_failure_rate"] == 0.0  # the judge never answered: not a parse failure
 
@@ -254,7 +254,8 @@ def test_an_answer_cut_at_its_budget_gets_one_larger_budget_then_is_unscored_as_
     (score,) = scores(log).values()
     budget = extraction_contract(["q1", "q2", "q3", "q4"]).max_tokens
     assert [body["max_tokens"] for body in server.requests] == [budget, 2 * budget, 2 * budget]
-    assert score.reason == "truncated" and score.metadata["judge_truncated"] is True
+    assert score.reason == "grader_failed" and score.metadata["unscored"]["ct_finebench"] == "truncated"
+    assert score.metadata["judge_truncated"] is True
     assert metrics(log)["parse_failure_rate"] == 1.0
 
 

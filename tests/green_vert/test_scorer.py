@@ -82,7 +82,7 @@ def test_fixed_answers_give_exact_scores_and_exact_unscored_reasons(monkeypatch,
     assert broken.metadata["unscored"] == {"green": "invalid_response_format", "green_f1": "invalid_response_format"}
     assert broken.metadata["unscored_detail"]["green"] == "missing_section: Matched Findings"
     empty = scores["empty"]
-    assert empty.reason == "invalid_response_format"
+    assert empty.reason == "grader_failed" and empty.metadata["unscored"]["vert"] == "invalid_response_format"
     assert set(empty.metadata["unscored_detail"].values()) == {"empty_answer: the answer is empty"}
     assert all(math.isnan(v) for v in empty.value.values())
     for sample_id in ("broken", "empty"):
@@ -109,7 +109,7 @@ def test_unscored_worst_counts_unreadable_answers_at_the_bottom(monkeypatch, pai
     assert unreadable.value["vert"] == 0.0 and unreadable.value["green"] == 0.0 and unreadable.value["green_f1"] == 0.0
     assert math.isnan(unreadable.value["green_ec"])  # an error count is never filled in
     assert unreadable.metadata["filled_in"] == ["vert", "green", "green_f1"]
-    assert unreadable.reason == "invalid_response_format"
+    assert unreadable.reason == "grader_failed"
     metrics = log.results.scores[0].metrics
     assert metrics["vert_mean"].value == pytest.approx((0.80 + 0.0) / 2)
     assert metrics["green_mean"].value == pytest.approx((0.75 + 0.0) / 2)
@@ -185,7 +185,7 @@ def test_score_only_prompt_for_fine_tuned_judges(monkeypatch, pairs_file):
     log, server = run(vert(prompt="score", data=str(pairs_file(rows))), lambda b: answers[candidate_in(b)], monkeypatch)
     scores = {s.id: s.scores[SCORER] for s in log.samples}
     assert scores["ok"].value == {"score": 0.7}
-    assert scores["chatty"].reason == "invalid_response_format"
+    assert scores["chatty"].reason == "grader_failed"
     assert scores["chatty"].metadata["unscored_detail"]["score"].startswith("unreadable_score")
     assert scores["chatty"].value == {"score": 0.0}
     assert "Reply with the overall accuracy score only" in server.requests[0]["messages"][-1]["content"]
@@ -311,7 +311,7 @@ def test_a_truncated_answer_is_asked_again_with_twice_the_budget(monkeypatch, pa
     always = scores["always-long"]
     assert [a["stop_reason"] for a in always.metadata["judge_attempts"]] == ["max_tokens"] * 3
     assert [a["max_tokens"] for a in always.metadata["judge_attempts"]] == [100, 200, 200]
-    assert always.reason == "truncated" and always.metadata["unscored"]["vert"] == "truncated"
+    assert always.reason == "grader_failed" and always.metadata["unscored"]["vert"] == "truncated"
     metrics = log.results.scores[0].metrics
     assert metrics["truncated"].value == 2.0 and metrics["parse_failure_rate"].value == 0.5
     assert len(server.requests) == 5
@@ -341,7 +341,8 @@ def test_a_judge_that_rejects_one_request_costs_that_sample_only(monkeypatch, pa
     scores = {s.id: s.scores[SCORER] for s in log.samples}
     assert scores["fine"].value["vert"] == 0.9
     rejected = scores["too-long"]
-    assert rejected.reason == reason and rejected.value["vert"] == 0.0
+    assert rejected.reason == "grader_failed" and rejected.metadata["unscored"]["vert"] == reason
+    assert rejected.value["vert"] == 0.0
     assert error["message"] in rejected.metadata["unscored_detail"]["vert"]
     assert len(server.requests) == 2  # a rejected request is not asked again
     metrics = log.results.scores[0].metrics

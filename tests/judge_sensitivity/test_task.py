@@ -116,12 +116,12 @@ def test_the_hand_worked_set_gives_exactly_the_hand_worked_metrics(monkeypatch, 
     assert [a["problem"] for a in attempts] == ["wrong_change_count"] * 5
     assert all(a["answer"] and a["check_answers"] == [] for a in attempts)
     score = excluded.scores["sensitivity_judge"]
-    assert score.reason == "variant_excluded" and all(math.isnan(v) for v in score.value.values())
+    assert score.reason == "scoring_failed" and all(math.isnan(v) for v in score.value.values())
     assert score.metadata["variant"]["excluded"] == "failed_check"
     # R2 b1's answer is unreadable: unscored=worst fills vert in with 0, which no sensitivity metric uses.
     unreadable = samples["R2:error-b-1"].scores["sensitivity_judge"]
     assert unreadable.value["vert"] == 0.0 and unreadable.metadata["filled_in"] == ["vert", "green", "green_f1"]
-    assert unreadable.reason == "invalid_response_format"
+    assert unreadable.reason == "grader_failed"
     assert metrics["unscored"] == 2.0 and metrics["parse_failure_rate"] == pytest.approx(1 / 14)
     # Every made variant: one injector call and one check; the excluded one: five calls and no check.
     calls = requests_by_kind(server)
@@ -224,7 +224,7 @@ def test_an_unreadable_first_pass_leaves_the_variant_unscored_without_a_second_c
     task = judge_sensitivity(data=references, limit=1, categories="a", max_errors=1, paraphrases=0, passes=2)
     log, server = run(task, stub(differences=lambda p: "The reports differ."), monkeypatch)
     score = log.samples[0].scores["sensitivity_judge"]
-    assert score.reason == "invalid_response_format"
+    assert score.reason == "grader_failed"
     assert score.metadata["unscored_detail"]["vert"].startswith("differences: invalid_json")
     assert len(score.metadata["differences_attempts"]) == 2  # asked again once (judge_retries=1)
     assert requests_by_kind(server)[("judge", "judge")] == 0

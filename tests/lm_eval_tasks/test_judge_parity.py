@@ -110,7 +110,8 @@ def test_an_unreadable_answer_is_worst_in_both_but_only_inspect_asks_again(monke
     inspect_scores = {sample.id: sample.scores["report_judge"] for sample in inspect_run.output.samples}
     lm_samples = _lm_eval_samples(lm_run.output, "radiology_vert")
     # Never readable: both harnesses count a parse failure and score the bounded scores 0 (unscored=worst).
-    assert inspect_scores[always].reason == "invalid_response_format"
+    assert inspect_scores[always].reason == "grader_failed"
+    assert inspect_scores[always].metadata["unscored"]["vert"] == "invalid_response_format"
     assert inspect_scores[always].value["vert"] == lm_samples[always]["vert"] == 0.0
     assert math.isnan(inspect_scores[always].value["green_ec"]) and math.isnan(lm_samples[always]["green_ec"])
     assert lm_samples[always]["parse_failure"] == 1.0

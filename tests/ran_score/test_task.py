@@ -107,7 +107,7 @@ def test_an_unreadable_candidate_is_unscored_never_zero(monkeypatch, tmp_path, p
     log, server = run(task, lambda b: answers[report_in(b)], monkeypatch)
     assert len(server.requests) == 11  # 10 reports, the unreadable one asked again once
     s5 = next(s for s in log.samples if s.id == "s5").scores[SCORER]
-    assert s5.reason == "invalid_response_format"
+    assert s5.reason == "grader_failed"
     assert s5.metadata["candidate_labels"] == dict.fromkeys(KEY_OF)
     assert set(s5.metadata["candidate_unscored"]) == set(KEY_OF)
     assert s5.metadata["candidate_unscored"]["Atelectasis"].startswith("invalid_response_format: not_json")
@@ -258,7 +258,7 @@ def test_judge_failures_and_truncation_are_reasons(monkeypatch, tmp_path):
 
     log, server = run(ran_score(data=str(data), label_cache="off"), reply, monkeypatch)
     scores = {s.id: s.scores[SCORER] for s in log.samples}
-    assert scores["long"].reason == "judge_context_exceeded"
+    assert scores["long"].reason == "grader_failed"
     detail = scores["long"].metadata["candidate_unscored"]["Edema"]
     assert detail.startswith("judge_context_exceeded: ") and "maximum context length is 4096" in detail
     assert len(detail) < 400
