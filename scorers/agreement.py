@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from radiology_tasks.core.records import ERROR_CATEGORIES
 
 if TYPE_CHECKING:
+    import numpy as np
     from numpy.typing import NDArray
 
 _NAN = float("nan")
@@ -122,7 +123,7 @@ def correlate(
     )
 
 
-def _as_floats(values: Sequence[float | None], what: str) -> NDArray:
+def _as_floats(values: Sequence[float | None], what: str) -> NDArray[np.float64]:
     import numpy as np
 
     converted = np.array([_NAN if v is None else float(v) for v in values], dtype=float)
@@ -132,7 +133,7 @@ def _as_floats(values: Sequence[float | None], what: str) -> NDArray:
     return converted
 
 
-def _correlations(x: NDArray, y: NDArray) -> tuple[float, float, float]:
+def _correlations(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float, float, float]:
     """Kendall tau-b, Spearman and Pearson of two equally long arrays; NaN when undefined."""
     import numpy as np
     from scipy import stats
@@ -148,7 +149,7 @@ def _correlations(x: NDArray, y: NDArray) -> tuple[float, float, float]:
 
 
 def _bootstrap_intervals(
-    x: NDArray, y: NDArray, *, n_resamples: int, confidence: float, seed: int
+    x: NDArray[np.float64], y: NDArray[np.float64], *, n_resamples: int, confidence: float, seed: int
 ) -> list[tuple[float, float]]:
     import numpy as np
 
@@ -169,7 +170,9 @@ def _bootstrap_intervals(
     return intervals
 
 
-def _resampled_correlations(x: NDArray, y: NDArray, resamples: NDArray) -> NDArray:
+def _resampled_correlations(
+    x: NDArray[np.float64], y: NDArray[np.float64], resamples: NDArray[np.int64]
+) -> NDArray[np.float64]:
     """Kendall tau-b, Spearman and Pearson of every resample (one row of indices each).
 
     Same numbers as calling scipy on each resample, computed for all resamples at once:
@@ -187,20 +190,22 @@ def _resampled_correlations(x: NDArray, y: NDArray, resamples: NDArray) -> NDArr
     return np.column_stack([kendall, spearman, pearson])
 
 
-def _rowwise_pearson(a: NDArray, b: NDArray) -> NDArray:
+def _rowwise_pearson(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
     import numpy as np
 
     a = a - a.mean(axis=1, keepdims=True)
     b = b - b.mean(axis=1, keepdims=True)
     # A zero denominator comes only with a zero numerator (a constant row): 0 / 0, an invalid value.
     with np.errstate(invalid="ignore"):
-        r = (a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
+        r: NDArray[np.float64] = (a * b).sum(axis=1) / np.sqrt((a * a).sum(axis=1) * (b * b).sum(axis=1))
     # Test constancy on the centred rows: rounding can leave a constant row a tiny non-zero spread.
     r[(np.ptp(a, axis=1) == 0) | (np.ptp(b, axis=1) == 0)] = _NAN
     return np.clip(r, -1.0, 1.0)
 
 
-def _resampled_kendall_tau_b(x: NDArray, y: NDArray, resamples: NDArray, block: int = 512) -> NDArray:
+def _resampled_kendall_tau_b(
+    x: NDArray[np.float64], y: NDArray[np.float64], resamples: NDArray[np.int64], block: int = 512
+) -> NDArray[np.float64]:
     """Kendall tau-b of every resample, from how often each original pair is drawn.
 
     A resample holding point i ``w_i`` times has ``sum_{i<j} w_i w_j s_ij`` concordant minus
@@ -225,16 +230,18 @@ def _resampled_kendall_tau_b(x: NDArray, y: NDArray, resamples: NDArray, block: 
     # Every count here is a whole number held exactly in a float, so |tau| never exceeds 1; and a
     # resample constant in x or y has no untied pair and no concordance either: 0 / 0 leaves NaN.
     with np.errstate(invalid="ignore"):
-        return concordance / np.sqrt(untied_x * untied_y)
+        tau: NDArray[np.float64] = concordance / np.sqrt(untied_x * untied_y)
+    return tau
 
 
-def _tied_pairs(values: NDArray, weights: NDArray) -> NDArray:
+def _tied_pairs(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDArray[np.float64]:
     """Number of pairs in each resample that share a value."""
     import numpy as np
 
     same_value = values[:, None] == np.unique(values)[None, :]
     group_weight = weights @ same_value
-    return (group_weight * (group_weight - 1) / 2.0).sum(axis=1)
+    pairs: NDArray[np.float64] = (group_weight * (group_weight - 1) / 2.0).sum(axis=1)
+    return pairs
 
 
 def category_error_f1(
@@ -268,7 +275,7 @@ def category_error_f1(
             totals[c][0] += min(h, p)
             totals[c][1] += max(p - h, 0)
             totals[c][2] += max(h - p, 0)
-    result = {c: _prf(*totals[c]) for c in ERROR_CATEGORIES}
+    result: dict[str, dict[str, float]] = {c: _prf(*totals[c]) for c in ERROR_CATEGORIES}
     result["all"] = _prf(*(sum(totals[c][i] for c in ERROR_CATEGORIES) for i in range(3)))
     return result
 

@@ -285,7 +285,7 @@ def _judge_value(sample: SampleScore, key: str) -> float | None:
     """The judge's number under `key`, or None when the sample is unscored or the number was filled in."""
     if is_filled_in(_metadata(sample), key):
         return None
-    value = sample.score.value
+    value: object = sample.score.value
     if isinstance(value, Mapping):
         if key not in value:
             raise ValueError(f"sample {sample.sample_id}: score has no key '{key}' (keys: {', '.join(value)})")

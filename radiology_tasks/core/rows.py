@@ -12,7 +12,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from radiology_tasks.core.records import ERROR_CATEGORIES, ReportPair
-from radiology_tasks.core.tables import DataError, table_records
+from radiology_tasks.core.tables import DataError as DataError  # re-exported: callers import it from here too
+from radiology_tasks.core.tables import table_records
 
 # Columns with a meaning of their own; every other column is kept in `ReportPair.metadata`.
 KNOWN_COLUMNS = frozenset(

@@ -97,8 +97,9 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
             # Providers report a prompt too long for the context as a `model_length` output whose text is
             # their error message; no report was written.
             message = output.completion or "the prompt does not fit the generator's context window"
-            error = f"{GENERATOR_CONTEXT_EXCEEDED}: {message}"
-            return _no_report(state, prompt, max_tokens, output.stop_reason, output_tokens, error)
+            # mypy takes `error` for the name the except clause above deletes (its scope is that clause only).
+            error = f"{GENERATOR_CONTEXT_EXCEEDED}: {message}"  # type: ignore[misc]
+            return _no_report(state, prompt, max_tokens, output.stop_reason, output_tokens, error)  # type: ignore[misc]
         truncated = output.stop_reason in ("max_tokens", "model_length")
         state.metadata[GENERATION_KEY] = _generation(max_tokens, output.stop_reason, truncated, output_tokens, None)
         return state

@@ -58,7 +58,7 @@ def csv_records(path: Path) -> Iterator[NumberedRecord]:
     _raise_csv_field_limit()
     with path.open(encoding="utf-8-sig", newline="") as f:
         for number, row in enumerate(csv.DictReader(f), start=1):
-            extra = [value for value in row.pop(None, []) if value.strip()]  # type: ignore[call-overload]
+            extra = [value for value in row.pop(None, []) if value.strip()]
             if extra:
                 raise DataError(str(path), number, None, f"{len(extra)} more values than the header has columns")
             yield number, {k: (None if v == "" or v is None else v) for k, v in row.items()}

@@ -72,7 +72,7 @@ def check_policy(unscored: str) -> UnscoredPolicy:
     """
     if unscored not in UNSCORED_POLICIES:
         raise InputError(f"-T unscored must be one of {', '.join(UNSCORED_POLICIES)}; got {unscored!r}")
-    return unscored  # type: ignore[return-value]
+    return unscored
 
 
 def judged_score(

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
 
 from radiology_tasks.core.records import QAPair
 from scorers.ct_finebench.construction_answers import Triplet
@@ -84,7 +83,7 @@ def infer_type(attribute: str, values: Sequence[str]) -> AttributeType:
     """The majority answer type of an attribute's values (never ``existence``; see the module docstring)."""
     votes = Counter(answer_type(QAPair(question="", answer=value, attribute=attribute)) for value in values)
     candidates = [kind for kind in ANSWER_TYPES if kind != "existence"]
-    return cast(AttributeType, max(candidates, key=lambda kind: (votes[kind], -candidates.index(kind))))
+    return max(candidates, key=lambda kind: (votes[kind], -candidates.index(kind)))
 
 
 def common_values(values: Iterable[str], limit: int = MAX_EXAMPLES) -> list[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 from radiology_tasks.core.records import QAPair
 from scorers.ct_finebench.construction_contracts import ExistenceStatus
@@ -78,8 +78,8 @@ def build_qa(
         Per finding in schema order: its existence pair, then one pair per stated attribute.
     """
     by_finding: dict[str, list[AttributeItem]] = {}
-    for item in attributes:
-        by_finding.setdefault(item.finding.finding, []).append(item)
+    for attribute_item in attributes:
+        by_finding.setdefault(attribute_item.finding.finding, []).append(attribute_item)
     pairs: list[QAPair] = []
     for item in findings:
         status = statuses.get(item.id)
@@ -90,7 +90,7 @@ def build_qa(
         pairs.append(
             QAPair(
                 question=finding.existence_question,
-                answer=status,
+                answer=cast(str, status),  # asked: present or absent
                 finding=finding.finding,
                 attribute=EXISTENCE_ATTRIBUTE,
                 attribute_type="existence",

@@ -13,14 +13,14 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Final, Literal
 
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
 from scorers.ct_finebench.construction_names import normalize_name
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 
 AttributeType = Literal["numeric", "categorical", "location", "other"]
 """The answer type of an attribute question; existence is asked once per finding (``existence_question``)."""

@@ -222,7 +222,8 @@ def _candidate_quantity(reference: Quantity, found: list[Quantity]) -> Quantity 
         return found[0] if found else None
     same = [q for q in found if q.dimension == reference.dimension]
     unitless = [q for q in found if q.dimension is None]
-    return (same or unitless or [None])[0]
+    measured = same or unitless
+    return measured[0] if measured else None
 
 
 def grade_numeric(reference: str, candidate: str | None) -> float | None:

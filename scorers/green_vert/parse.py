@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar, get_args
+from typing import Literal, TypeAlias, TypeVar, cast, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -268,7 +268,7 @@ def _parse_error_section(
         if said_none:
             return ErrorCounts()
         raise AssessmentFormatError("unreadable_section", f"{section}: no category lines and no 'no errors' statement")
-    missing = [letter for letter in ERROR_CATEGORIES if letter not in counts]
+    missing: list[str] = [letter for letter in ERROR_CATEGORIES if letter not in counts]
     if missing and mode == "strict":
         raise AssessmentFormatError("missing_category", f"{section}: " + ", ".join(f"({letter})" for letter in missing))
     if missing:
@@ -318,7 +318,7 @@ def parse_score_answer(text: str) -> float:
 
 T = TypeVar("T")
 
-Part = T | AssessmentFormatError
+Part: TypeAlias = T | AssessmentFormatError
 """One part of an answer: its value, or why it could not be read."""
 
 
@@ -467,10 +467,11 @@ def parse_assessment(
     if errors:
         # A missing section says more about the answer than a count inside a section that is present.
         raise next((e for e in errors if e.reason in ("empty_answer", "missing_section")), errors[0])
+    # No part read is an AssessmentFormatError past this point.
     return Assessment(
-        significant=reading.significant,
-        insignificant=reading.insignificant,
-        matched=reading.matched,
-        score=None if absent_score else reading.score,
+        significant=cast(ErrorCounts, reading.significant),
+        insignificant=cast(ErrorCounts, reading.insignificant),
+        matched=cast(int, reading.matched),
+        score=None if absent_score else cast(float, reading.score),
         explanation=reading.explanation,
     )

@@ -12,7 +12,7 @@ The only undefined case is M = 0 with no weighted errors (0 / 0); `ZeroMatchedPo
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, cast
 
 from radiology_tasks.core.records import ErrorCounts
 from scorers.green_vert.parse import Assessment
@@ -116,7 +116,7 @@ def green_f1(matched: int, significant: int, *, zero_matched: ZeroMatchedPolicy 
 def green_ec(significant: int | ErrorCounts) -> int:
     """GREEN-EC: the total number of clinically significant errors (lower is better)."""
     if isinstance(significant, ErrorCounts):
-        return significant.total
+        return cast(int, significant.total)  # the sum of its whole counts
     _check_count("significant", significant)
     return significant
 

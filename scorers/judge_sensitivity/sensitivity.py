@@ -182,7 +182,9 @@ def detection_f1(variants: Sequence[JudgedVariant], categories: Sequence[str]) -
     variant has F1 NaN.
     """
     judged = [v for v in _made(variants, "error") if v.predicted is not None]
-    injected = [{c: (v.n_errors if c == v.category else 0) for c in ERROR_CATEGORIES} for v in judged]
+    injected: list[dict[str, int]] = [
+        {c: (v.n_errors if c == v.category else 0) for c in ERROR_CATEGORIES} for v in judged
+    ]
     table = category_error_f1(injected, [v.predicted for v in judged]) if judged else {}  # type: ignore[misc]
     result: dict[str, tuple[float, int]] = {}
     for category in categories:
@@ -193,7 +195,7 @@ def detection_f1(variants: Sequence[JudgedVariant], categories: Sequence[str]) -
 
 def exclusions(variants: Sequence[JudgedVariant]) -> dict[str, int]:
     """How many variants were not made: ``excluded`` overall and one count per `ExclusionGroup`."""
-    counts = {group: 0 for group in EXCLUSION_GROUPS}
+    counts: dict[str, int] = {group: 0 for group in EXCLUSION_GROUPS}
     for variant in variants:
         if variant.excluded is not None:
             counts[variant.excluded] = counts.get(variant.excluded, 0) + 1

@@ -101,7 +101,8 @@ def randomization_p(a: Sequence[float], b: Sequence[float], *, resamples: int = 
         return 1.0
 
     def mean_difference(x: np.ndarray, y: np.ndarray, axis: int) -> np.ndarray:
-        return np.mean(x, axis=axis) - np.mean(y, axis=axis)
+        difference: np.ndarray = np.mean(x, axis=axis) - np.mean(y, axis=axis)
+        return difference
 
     result = permutation_test(
         (first, second),
