@@ -232,6 +232,7 @@ def test_unknown_mode_lists_the_modes() -> None:
     )
 
 
+@pytest.mark.embedded
 def test_the_in_process_llama_cpp_judge_takes_the_grammar() -> None:
     import radiology_tasks._registry  # noqa: F401  (registers the llama-cpp provider)
 
