@@ -19,12 +19,19 @@ if TYPE_CHECKING:
 
 def registered_tasks() -> list[tuple[str, Any]]:
     """Every task this package registers with Inspect, as (name, task function), sorted by name."""
-    from inspect_ai._util.registry import registry_find, registry_info
+    from inspect_ai.util import registry_info
 
-    import radiology_tasks._registry  # noqa: F401  (registers the tasks)
+    import radiology_tasks._registry as registry
 
-    found = registry_find(lambda info: info.type == "task" and info.name.startswith("radiology_tasks/"))
-    return sorted({registry_info(t).name: t for t in found}.items())
+    found = {}
+    for value in vars(registry).values():
+        try:
+            info = registry_info(value)
+        except (ValueError, AttributeError, TypeError):
+            continue
+        if info.type == "task":
+            found[info.name] = value
+    return sorted(found.items())
 
 
 def _first_line(doc: str | None) -> str:

@@ -1,7 +1,9 @@
 """Classic baselines and the metric suite: BLEU/chrF/ROUGE-L offline, RadEval metrics, and the papers' tables.
 
-Specification: issue 13; the tables are those of CT-FineBench (../shared/seeds/ct_finebench.txt) section 5.5 and
-table 3 (pos/neg) and of the VERT paper (Kendall tau against radiologists).
+The tables are those of "CT-FineBench: A Diagnostic Fidelity Benchmark for Fine-Grained Evaluation of CT Report
+Generation" (arXiv 2604.24001): the inter-metric correlation of section 5.4 (figure 3) and the sensitivity
+analysis of section 5.2 (table 3, bottom half: paraphrases against clinically wrong edits); and of "VERT: Reliable
+LLM Judges for Radiology Report Evaluation" (arXiv 2604.03376), section 5.1 (Kendall tau against radiologists).
 
     inspect eval radiology_tasks/baselines --model none
     inspect eval radiology_tasks/metric_suite --model none -T metrics=bleu,rouge_l

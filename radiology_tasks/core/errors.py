@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspect_ai._util.error import PrerequisiteError
+from radiology_tasks.core.inspect_compat import PrerequisiteError
 
 
 class InputError(PrerequisiteError, ValueError):

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from inspect_ai._util.error import PrerequisiteError
+from radiology_tasks.core.inspect_compat import PrerequisiteError
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
 
 GRADER_ROLE = "grader"
@@ -65,6 +65,30 @@ def role_model(role: str, unbound_message: str) -> Model:
     if str(model) == "none/none":
         raise PrerequisiteError(unbound_message)
     return model
+
+
+def require_role(role: str, unbound_message: str) -> None:
+    """Stop a run before its first sample when `role` is unbound, with `unbound_message` and no traceback.
+
+    Called when a task is built. Inspect binds the run's model and roles before it builds the tasks of a run, so
+    an unbound role is known then; a task built in code outside a run (before `eval()` is given it) has no model
+    yet, and the check is left to `role_model` in the first sample.
+
+    Raises:
+        PrerequisiteError: with `unbound_message`, inside a run where neither the role nor a real `--model` is
+            bound.
+    """
+    try:
+        model = get_model(role=role)
+    except ValueError:
+        return
+    if str(model) == "none/none":
+        raise PrerequisiteError(unbound_message)
+
+
+def require_judge() -> None:
+    """`require_role` for the judge (`grader`)."""
+    require_role(GRADER_ROLE, NO_JUDGE_MESSAGE)
 
 
 def grader_model() -> Model:

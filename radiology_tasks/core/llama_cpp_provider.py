@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import anyio
-from inspect_ai._util.error import PrerequisiteError
+from radiology_tasks.core.inspect_compat import PrerequisiteError
 from inspect_ai.model import (
     ChatMessage,
     ContentText,

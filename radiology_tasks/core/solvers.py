@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput, StopReason, get_model
-from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.inspect_compat import active_generate_config
 from radiology_tasks.core.judge import rejected_request
 from radiology_tasks.core.records import ReportPair
 from solvers.report_input import generation_messages

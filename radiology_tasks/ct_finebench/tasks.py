@@ -1,7 +1,7 @@
 """CT-FineBench: does the candidate report state the fine-grained attributes of the reference's findings?
 
 Specification: "CT-FineBench: A Diagnostic Fidelity Benchmark for Fine-Grained Evaluation of CT Report
-Generation" (../shared/seeds/ct_finebench.txt), sections 3.3, 4 and 5.5, appendix B. A judge answers the
+Generation" (arXiv 2604.24001), sections 3.3, 4 and 5.5, appendix B. A judge answers the
 reference's questions (size, location, density, margin, existence ...) from the candidate report alone, then
 each answer is graded 0, 0.5 or 1 against the reference answer: numeric ones in code, the others by the
 judge. The report score is the mean over its questions.

@@ -1,7 +1,8 @@
 """GREEN and VERT: LLM judges that compare a candidate report with its reference.
 
-Specification: "VERT: LLM judges for radiology report evaluation" (../shared/seeds/vert_llm_judges.txt),
-sections 4.1-4.2 and appendices B-D; GREEN by Ostmeier et al. (2024).
+Specification: "VERT: Reliable LLM Judges for Radiology Report Evaluation" (arXiv 2604.03376), sections 4.1-4.2
+and appendices B-D; "GREEN: Generative Radiology Report Evaluation and Error Notation" (Ostmeier et al., 2024,
+arXiv 2405.03595).
 
     inspect eval radiology_tasks/green --model none --model-role grader=llama-cpp/smollm2-135m
     inspect eval radiology_tasks/vert -T prompt=rubric -T data=my_pairs.jsonl --model none \

@@ -1,9 +1,9 @@
 """Judge sensitivity: does a judge catch injected clinical errors and let harmless rewording pass?
 
-Specification: "VERT: LLM judges for radiology report evaluation" (../shared/seeds/vert_llm_judges.txt),
-sections 4.2 and 5.2, appendix F (error injection, plausibility check, per-type detection F1), and "Beyond
-scalar scores" (ReEvalMed; clinical_significance_reevalmed_abstract.txt): discrimination against
-robustness, one pass against two.
+Specification: "VERT: Reliable LLM Judges for Radiology Report Evaluation" (arXiv 2604.03376), sections 4.2
+and 5.2, appendix F (error injection, plausibility check) and appendix C (per-type detection F1); and "Beyond
+Scalar Scores: Exploring LLM-based Metrics for Clinical Significance Evaluation in Radiology Reports" (Lu et al.,
+on the ReEvalMed benchmark; abstract): discrimination against robustness, one pass against two.
 
     inspect eval radiology_tasks/judge_sensitivity --model none \\
         --model-role injector=llama-cpp/smollm2-135m --model-role grader=llama-cpp/smollm2-135m -T limit=2

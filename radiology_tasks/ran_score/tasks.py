@@ -1,7 +1,8 @@
 """Ran Score: finding-level agreement of a generated chest X-ray report with its reference, as macro F1 over labels.
 
-Specification: "Ran Score: a LLM-based Evaluation Score for Radiology Report Generation" (summary in
-../shared/seeds/ran_score_summary_zh_en.txt) and the label-table layout of the authors' public release.
+Specification: "Ran Score: a LLM-based Evaluation Score for Radiology Report Generation" (its methods: the
+21-label chest X-ray taxonomy and the score as macro-averaged F1) and the label-table layout of the authors'
+public release.
 A judge reads 21 findings from each report (20 asked, `No Finding` derived); per label, precision, recall and
 F1 are computed over all reports, and the Ran Score is the unweighted mean of the per-label F1 values.
 

@@ -1,0 +1,42 @@
+"""Every use of Inspect internals, in one place.
+
+The plugin uses Inspect's public API wherever Inspect has one. The names below have no public home yet; when an
+Inspect release moves one, importing this module fails with one line naming the name, where it was looked for
+and this file, and `tests/core/test_inspect_compat.py` says the same, instead of an ImportError surfacing from
+whichever module happened to use it first.
+
+- `PrerequisiteError`: the error Inspect's command line prints as its message alone, without a traceback; every
+  error a user can fix inherits from it (`radiology_tasks.core.errors.InputError`).
+- `active_generate_config`: the generate config of the running evaluation (`--max-tokens` and the like), which
+  a solver merges with its model's own to know the token budget a report was written under.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+INTERNALS: dict[str, str] = {
+    "PrerequisiteError": "inspect_ai._util.error",
+    "active_generate_config": "inspect_ai.model._generate_config",
+}
+"""Each internal name used, and the Inspect module it is taken from."""
+
+
+def moved_message(name: str) -> str:
+    """What to say when Inspect no longer has `name` where `INTERNALS` says."""
+    return (
+        f"inspect_ai {version('inspect_ai')} has no {name} in {INTERNALS[name]}: Inspect moved an internal that "
+        "radiology-tasks uses; update radiology_tasks/core/inspect_compat.py"
+    )
+
+
+try:
+    from inspect_ai._util.error import PrerequisiteError
+except ImportError:
+    raise ImportError(moved_message("PrerequisiteError")) from None
+try:
+    from inspect_ai.model._generate_config import active_generate_config
+except ImportError:
+    raise ImportError(moved_message("active_generate_config")) from None
+
+__all__ = ["INTERNALS", "PrerequisiteError", "active_generate_config", "moved_message"]
