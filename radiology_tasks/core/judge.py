@@ -22,8 +22,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from radiology_tasks.core.inspect_compat import PrerequisiteError
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
+
+from radiology_tasks.core.inspect_compat import PrerequisiteError
 
 GRADER_ROLE = "grader"
 

@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import anyio
-from radiology_tasks.core.inspect_compat import PrerequisiteError
 from inspect_ai.model import (
     ChatMessage,
     ContentText,
@@ -50,6 +49,8 @@ from inspect_ai.model import (
     modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
+
+from radiology_tasks.core.inspect_compat import PrerequisiteError
 
 SMOLLM2_SHORT_NAME = "smollm2-135m"
 """Short model name of the bundled default judge."""
