@@ -91,6 +91,37 @@ def baselines(
 
     Scores: ``bleu_1`` ... ``bleu_4``, ``chrf``, ``rouge_l`` per pair (on [0, 1]); means, corpus BLEU and chrF,
     and Kendall/Spearman/Pearson with the expert score when the data has one.
+
+    Args:
+        baselines: The lexical metrics to compute, comma-separated: `bleu` (all four orders), `bleu_1` ...
+            `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`.
+        data: Registered dataset name (`radiology-tasks list`), a `.jsonl`/`.csv` file of report pairs or a public
+            dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
+            `demo` set.
+        candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
+            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+        reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
+        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
+            commit.
+        limit: Number of samples, taken after shuffling when `seed` is set. Not set: all.
+        seed: Shuffle the samples with this seed before `limit` applies. Not set: the data's order.
+        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
+            with its reason in the log (`data.rows_skipped`).
+        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
+            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
+        track: For ReXrank prediction files, the reference: `findings` (the findings section, also when not set)
+            or `findings_impression` (both sections, joined as ReXrank joins them).
+        image_root: Folder the data's image paths are relative to (ReXrank's `--img_root_dir`). Not set: the data
+            file's folder.
+        expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
+            (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
+        generate: `true`: the model under test (`--model`) writes each candidate from the study's indication,
+            findings text and images, and stored candidates and expert scores go unused; `false`: the data's
+            candidates are replayed, so `--model none` suffices.
+        report_max_tokens: With `generate=true`, the token budget of each generated report; a `--max-tokens` you
+            give takes precedence.
+        unscored: A score that could not be had (an empty candidate, or one the generator failed to write): `worst`
+            counts it as 0 in the means, `exclude` leaves it out.
     """
     keys = checked_lexical_keys(metric_names(baselines, "baselines"), "baselines")
     policy = check_policy(unscored)
@@ -292,6 +323,43 @@ def metric_suite(
     ``neg.jsonl`` of `radiology-tasks sensitivity-set` and tabulates them; ``-T sensitivity=ids`` pairs the data's
     own ``<id>-para``/``-pos`` rows with ``<id>-err``/``-neg``. `radiology-tasks suite-report LOG --out DIR` writes
     the tables as CSV and Markdown.
+
+    Args:
+        metrics: Comma-separated: lexical (`bleu`, `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`),
+            RadEval (`bertscore`, `radgraph`, `ratescore`, `chexbert`, `radcliq`, `green_model`) and LLM judges
+            (`green`, `vert`, `ct_finebench`, which need `--model-role grader=...`).
+        data: Registered dataset name (`radiology-tasks list`), a `.jsonl`/`.csv` file of report pairs or a public
+            dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
+            `demo` set, or only the sets of `sensitivity` when it names a directory.
+        candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
+            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+        reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
+        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
+            commit.
+        limit: Number of `data` rows (the sensitivity sets are used whole), taken after shuffling when `seed` is
+            set. Not set: all.
+        seed: Shuffle the `data` rows with this seed before `limit` applies. Not set: the data's order.
+        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
+            with its reason in the log (`data.rows_skipped`).
+        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
+            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
+        track: For ReXrank prediction files, the reference: `findings` (the findings section, also when not set)
+            or `findings_impression` (both sections, joined as ReXrank joins them).
+        image_root: Folder the data's image paths are relative to (ReXrank's `--img_root_dir`). Not set: the data
+            file's folder.
+        expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
+            (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
+        sensitivity: A directory written by `radiology-tasks sensitivity-set`, whose `pos.jsonl` and `neg.jsonl`
+            are scored too and paired by `source_id`; or `ids`: pair the data's own `<id>-para`/`-pos` rows with
+            `<id>-err`/`-neg`. Not set: no pos/neg table.
+        qa_mode: CT-FineBench's `qa_mode` for the `ct_finebench` judge: `batch` or `per_question`.
+        constrain: Constrain the LLM judges' answers to their format, as in their own tasks: `auto`, `off`,
+            `grammar`, `structured_outputs` or `response_format`.
+        judge_retries: Re-asks of a judge answer that leaves a score unreadable, as in each judge's own task.
+        judge_max_tokens: Upper bound on each judge answer. Not set: each judge's contract budget, as in its own
+            task.
+        unscored: A score that could not be had (an empty candidate, an unreadable judge answer): `worst` counts
+            it as 0 in the means of [0, 1] scores (other scores stay excluded), `exclude` leaves it out.
     """
     policy = check_policy(unscored)
     choice_param("qa_mode", qa_mode, get_args(QAMode))

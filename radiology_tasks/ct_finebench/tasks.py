@@ -106,6 +106,42 @@ def ct_finebench(
 
     Score: ``ct_finebench`` = mean grade over the report's questions. ``-T qa_mode=per_question`` asks the
     judge once per question (the paper's protocol) instead of once per report and step.
+
+    Args:
+        data: Registered dataset name (`radiology-tasks list`), a file, or a folder holding a downloaded copy of a
+            public dataset, as in every task; only reports with questions (a `qa` list) are kept, before `seed`
+            and `limit` apply. Not set: the bundled `demo` set, whose CT reports have questions.
+        candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
+            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+        reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
+        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
+            commit.
+        limit: Number of samples, taken after shuffling when `seed` is set. Not set: all.
+        seed: Shuffle the samples with this seed before `limit` applies. Not set: the data's order.
+        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
+            with its reason in the log (`data.rows_skipped`).
+        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
+            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
+        track: For ReXrank prediction files, the reference: `findings` (the findings section, also when not set)
+            or `findings_impression` (both sections, joined as ReXrank joins them).
+        image_root: Folder the data's image paths are relative to (ReXrank's `--img_root_dir`). Not set: the data
+            file's folder.
+        expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
+            (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
+        generate: `true`: the model under test (`--model`) writes each candidate from the study's indication,
+            findings text and images, and stored candidates and expert scores go unused; `false`: the data's
+            candidates are replayed, so `--model none` suffices.
+        qa_mode: `batch`: one judge call answers all of a report's questions and one grades all its non-numeric
+            answers; `per_question`: one call per question in each step (the paper's protocol).
+        constrain: Constrain the judge's answer to its format: `auto` picks the backend's way where it has one
+            (GBNF for llama.cpp, `structured_outputs` for vLLM, a JSON schema for JSON answers elsewhere); `off`;
+            or force one request shape: `grammar`, `structured_outputs`, `response_format`.
+        judge_max_tokens: Upper bound on each judge answer. Not set: that answer's contract budget (820 tokens per
+            question for extraction, 28 per question for grading, plus 16).
+        judge_retries: Re-asks of a judge answer that cannot be read as a whole (broken JSON).
+        unscored: A report with no graded question: `worst` counts it as 0 in the means, `exclude` leaves it out.
+        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
+            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
     """
     judge_options: dict[str, Any] = {
         "constrain": constrain,

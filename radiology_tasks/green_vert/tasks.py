@@ -98,7 +98,8 @@ def judge_task(
 ) -> Task:
     """Build a GREEN-family judge task; `green` and `vert` pass their `-T` parameters through unchanged.
 
-    Every parameter is checked here, once, as `-T` gave it (YAML: ``-T shots=two`` arrives as text).
+    Every parameter is checked here, once, as `-T` gave it (YAML: ``-T shots=two`` arrives as text). The
+    parameters are documented in the `Args:` sections of `green` and `vert`.
     """
     judge = judge_options(
         constrain=constrain, judge_max_tokens=judge_max_tokens, judge_retries=judge_retries, unscored=unscored
@@ -197,6 +198,59 @@ def green(
 
     Scores: `green` = M / (M + S), `green_ec` = significant errors (lower is better), `green_f1` = 2M / (2M + S).
     `-T baselines=bleu,rouge_l` adds lexical baselines on the same samples (see the baselines README).
+
+    Args:
+        data: Registered dataset name (`radiology-tasks list`), a `.jsonl`/`.csv` file of report pairs or a public
+            dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
+            `demo` set.
+        candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
+            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+        reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
+        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
+            commit.
+        limit: Number of samples, taken after shuffling when `seed` is set. Not set: all.
+        seed: Shuffle the samples with this seed before `limit` applies. Not set: the data's order.
+        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
+            with its reason in the log (`data.rows_skipped`).
+        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
+            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
+        track: For ReXrank prediction files, the reference: `findings` (the findings section, also when not set)
+            or `findings_impression` (both sections, joined as ReXrank joins them).
+        image_root: Folder the data's image paths are relative to (ReXrank's `--img_root_dir`). Not set: the data
+            file's folder.
+        expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
+            (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
+        generate: `true`: the model under test (`--model`) writes each candidate from the study's indication,
+            findings text and images, and stored candidates and expert scores go unused; `false`: the data's
+            candidates are replayed, so `--model none` suffices.
+        report_max_tokens: With `generate=true`, the token budget of each generated report; a `--max-tokens` you
+            give takes precedence.
+        shots: Must stay `0`: pool examples carry an overall expert score, which the GREEN prompt does not ask
+            for (use `vert`, or `curated=error-types`).
+        shot_pool: Not used by `green` (see `shots`).
+        shot_seed: Not used by `green` (see `shots`).
+        curated: `error-types` puts the team's six curated examples, one per error category (a)-(f), before any
+            pool examples; `none` adds none.
+        error_descriptions: `true` adds the team's description of each error category (a)-(f) to the prompt.
+        constrain: Constrain the judge's answer to its format: `auto` picks the backend's way where it has one
+            (GBNF for llama.cpp, `structured_outputs` for vLLM, a JSON schema for JSON answers elsewhere); `off`;
+            or force one request shape: `grammar`, `structured_outputs`, `response_format`.
+        zero_matched: GREEN's score when no finding matched (M = 0): `perfect_if_no_errors` gives 1.0 when there
+            are no significant errors either, else 0; `original` gives 0, as the original GREEN code does.
+        missing_categories: `zero` reads terse answers as GREEN's reference parser does: a category line absent
+            from a present error section, or "No errors.", counts 0 (recorded in `filled_categories`); `strict`
+            leaves such a section unreadable.
+        detail: `full`: the paper's answer, with an explanation and each error described; `brief`: the same
+            counts, matched count and score with a few words per error (fewer output tokens).
+        judge_retries: Re-asks of an answer that leaves a score unreadable, each with Inspect's cache bypassed, a
+            new seed and, for a greedy judge, temperature 0.7; every attempt's answer is kept.
+        unscored: A score the judge did not give: `worst` counts it as 0 in the means (error counts stay
+            excluded), `exclude` leaves it out.
+        judge_max_tokens: Upper bound on the judge's answer. Not set: the output contract's budget (3072 tokens
+            for `detail=full`, 1536 for `brief`, 16 for vert's `prompt=score`), above the longest answer the
+            contract admits, so a constrained answer always finishes.
+        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
+            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
     """
     return judge_task("green", **locals())
 
@@ -235,6 +289,63 @@ def vert(
 
     `-T prompt=formula` asks for M / (M + 2S + 0.5I) instead, `-T prompt=rubric` for a five-band rubric,
     `-T prompt=score` for the score alone (the prompt fine-tuned judges learn from `radiology-tasks export-sft`).
+
+    Args:
+        prompt: `vert`: a direct overall score; `formula`: the judge computes M / (M + 2S + 0.5I); `rubric`: five
+            score bands; `score`: the score alone, the prompt of judges fine-tuned on `radiology-tasks export-sft`
+            data (it takes no examples or error descriptions).
+        data: Registered dataset name (`radiology-tasks list`), a `.jsonl`/`.csv` file of report pairs or a public
+            dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
+            `demo` set.
+        candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
+            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+        reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
+        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
+            commit.
+        limit: Number of samples, taken after shuffling when `seed` is set. Not set: all.
+        seed: Shuffle the samples with this seed before `limit` applies. Not set: the data's order.
+        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
+            with its reason in the log (`data.rows_skipped`).
+        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
+            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
+        track: For ReXrank prediction files, the reference: `findings` (the findings section, also when not set)
+            or `findings_impression` (both sections, joined as ReXrank joins them).
+        image_root: Folder the data's image paths are relative to (ReXrank's `--img_root_dir`). Not set: the data
+            file's folder.
+        expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
+            (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
+        generate: `true`: the model under test (`--model`) writes each candidate from the study's indication,
+            findings text and images, and stored candidates and expert scores go unused; `false`: the data's
+            candidates are replayed, so `--model none` suffices.
+        report_max_tokens: With `generate=true`, the token budget of each generated report; a `--max-tokens` you
+            give takes precedence.
+        shots: Number of pool examples (reference, candidate, expert score) drawn from `shot_pool` into the
+            prompt.
+        shot_pool: Dataset name or file with `candidate` and `expert_score` to draw the examples from; pairs being
+            evaluated are excluded by id and by text.
+        shot_seed: Seed of the draw from `shot_pool`.
+        curated: `error-types` puts the team's six curated examples, one per error category (a)-(f), before any
+            pool examples; `none` adds none.
+        error_descriptions: `true` adds the team's description of each error category (a)-(f) to the prompt.
+        constrain: Constrain the judge's answer to its format: `auto` picks the backend's way where it has one
+            (GBNF for llama.cpp, `structured_outputs` for vLLM, a JSON schema for JSON answers elsewhere); `off`;
+            or force one request shape: `grammar`, `structured_outputs`, `response_format`.
+        zero_matched: GREEN's score when no finding matched (M = 0): `perfect_if_no_errors` gives 1.0 when there
+            are no significant errors either, else 0; `original` gives 0, as the original GREEN code does.
+        missing_categories: `zero` reads terse answers as GREEN's reference parser does: a category line absent
+            from a present error section, or "No errors.", counts 0 (recorded in `filled_categories`); `strict`
+            leaves such a section unreadable.
+        detail: `full`: the paper's answer, with an explanation and each error described; `brief`: the same
+            counts, matched count and score with a few words per error (fewer output tokens).
+        judge_retries: Re-asks of an answer that leaves a score unreadable, each with Inspect's cache bypassed, a
+            new seed and, for a greedy judge, temperature 0.7; every attempt's answer is kept.
+        unscored: A score the judge did not give: `worst` counts it as 0 in the means (error counts stay
+            excluded), `exclude` leaves it out.
+        judge_max_tokens: Upper bound on the judge's answer. Not set: the output contract's budget (3072 tokens
+            for `detail=full`, 1536 for `brief`, 16 for vert's `prompt=score`), above the longest answer the
+            contract admits, so a constrained answer always finishes.
+        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
+            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
     """
     if prompt == "green":
         raise InputError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric|score")

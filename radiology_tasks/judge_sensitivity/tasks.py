@@ -168,6 +168,50 @@ def judge_sensitivity(
     its reference with the GREEN/VERT `prompt`, in one pass or (`passes=2`) listing then classifying the
     differences. `limit` counts references. With `data` a variants file (`radiology-tasks perturb`), the
     variants are read from it and the injector is not called.
+
+    Args:
+        prompt: The judge prompt: `green`, `vert`, `formula` or `rubric`, as in `green`/`vert` (the score-only
+            prompt counts no errors and is refused).
+        passes: `1`: the judge answers with the GREEN/VERT prompt; `2`: it first lists the differences, then
+            classifies them with that prompt.
+        categories: Error types to inject: letters `a`-`f` separated by commas, or `all`. Not set: `a,b`.
+        max_errors: Error variants with N = 1..`max_errors` errors of each type (at most 9).
+        paraphrases: Paraphrases per reference (`0` turns robustness off).
+        injector_attempts: Attempts per variant before it is excluded.
+        injector_temperature: Temperature of the first attempt; later attempts bypass the cache with a new seed
+            and a temperature of at least 0.7.
+        injector_max_tokens: Token budget of a rewrite. Not set: the output contract's budget, which can exceed
+            an API's output cap (lower it for such APIs).
+        data: References to make variants of (a dataset name, file or folder; candidates and expert annotations
+            are ignored), or a variants file (`radiology-tasks perturb`), judged as it is: no injector call, and
+            the variant-making parameters above must keep their defaults. Not set: the bundled `demo` set.
+        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
+            commit.
+        limit: Number of distinct references (each keeps all its variants), taken after shuffling when `seed` is
+            set. Not set: all.
+        seed: Shuffles the references and seeds the injector (each variant's seed comes from it and the variant
+            id). Not set: the data's order and injector seed 0.
+        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
+            with its reason in the log (`data.rows_skipped`).
+        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
+            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
+        constrain: Constrain the judge's and the injector's answers to their format: `auto` picks the backend's
+            way where it has one; `off`; or force one request shape: `grammar`, `structured_outputs`,
+            `response_format`.
+        zero_matched: GREEN's score when no finding matched (M = 0): `perfect_if_no_errors` gives 1.0 when there
+            are no significant errors either, else 0; `original` gives 0, as the original GREEN code does.
+        missing_categories: `zero` reads terse answers as GREEN's reference parser does: a category line absent
+            from a present error section, or "No errors.", counts 0 (recorded in `filled_categories`); `strict`
+            leaves such a section unreadable.
+        detail: `full`: the paper's answer, with an explanation and each error described; `brief`: the same
+            counts, matched count and score with a few words per error (fewer output tokens).
+        judge_retries: Re-asks of an answer that leaves a score unreadable, each with Inspect's cache bypassed, a
+            new seed and, for a greedy judge, temperature 0.7; every attempt's answer is kept.
+        unscored: A score the judge did not give: `worst` counts it as 0 in the means (error counts stay
+            excluded), `exclude` leaves it out.
+        judge_max_tokens: Upper bound on the judge's GREEN/VERT answer (with `passes=2` the classifying one; the
+            list of differences keeps its contract's budget). Not set: the contract's budget, 3072 tokens for
+            `detail=full`, 1536 for `brief`.
     """
     judge = judge_options(
         constrain=constrain, judge_max_tokens=judge_max_tokens, judge_retries=judge_retries, unscored=unscored

@@ -115,6 +115,51 @@ def ran_score(
 
     Without `data`, the bundled `ran-score-demo` set is used, or, when both `reference_labels` and
     `candidate_labels` are given, the studies of those label tables (no judge and no report text needed).
+
+    Args:
+        data: Registered dataset name (`radiology-tasks list`), a file, or a folder holding a downloaded copy of a
+            public dataset, as in every task. Not set: the bundled `ran-score-demo` set, or, with both
+            `reference_labels` and `candidate_labels`, the studies of those two tables.
+        candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
+            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+        reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
+        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
+            commit.
+        limit: Number of samples, taken after shuffling when `seed` is set. Not set: all.
+        seed: Shuffle the samples with this seed before `limit` applies. Not set: the data's order.
+        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
+            with its reason in the log (`data.rows_skipped`).
+        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
+            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
+        track: For ReXrank prediction files, the reference: `findings` (the findings section, also when not set)
+            or `findings_impression` (both sections, joined as ReXrank joins them).
+        image_root: Folder the data's image paths are relative to (ReXrank's `--img_root_dir`). Not set: the data
+            file's folder.
+        expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
+            (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
+        generate: `true`: the model under test (`--model`) writes each candidate from the study's indication,
+            findings text and images, and stored candidates and expert scores go unused; `false`: the data's
+            candidates are replayed, so `--model none` suffices.
+        taxonomy: Taxonomy file (YAML/JSON) replacing the 21 labels, their definitions and rules. Not set: the
+            bundled taxonomy.
+        extraction: `batch`: one judge call per report; `per_label`: one call per asked label, as the authors do.
+        reference_labels: Label table (CSV, the authors' layout) of the reference reports, read instead of asking
+            the judge.
+        candidate_labels: Label table of the candidate reports, read instead of asking the judge; not with
+            `generate`, `candidates` or `baselines`.
+        gold_labels: Radiologists' label table of the references, to score the extractor (not with
+            `reference_labels`); a `gold_labels` field in the data (label column -> 0/1) does the same.
+        label_cache: Directory where the judge's reference labels are cached, or `off`. Not set:
+            `$XDG_CACHE_HOME/radiology-tasks/ran_score/reference_labels` (`~/.cache/...` without XDG_CACHE_HOME).
+        constrain: Constrain the judge's answer to its format: `auto` picks the backend's way where it has one
+            (GBNF for llama.cpp, `structured_outputs` for vLLM, a JSON schema for JSON answers elsewhere); `off`;
+            or force one request shape: `grammar`, `structured_outputs`, `response_format`.
+        judge_max_tokens: Upper bound on each judge answer. Not set: the contract's budget, 12,032 tokens for
+            `extraction=batch`, 512 per label.
+        judge_retries: Re-asks of an answer that leaves a label unreadable.
+        unscored: A candidate label that could not be had: `worst` counts it wrong, `exclude` leaves it out.
+        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
+            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
     """
     check_judge_options(extraction, constrain, judge_retries, judge_max_tokens)
     policy = check_policy(unscored)
