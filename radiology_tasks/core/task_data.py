@@ -63,11 +63,27 @@ class DataOptions:
         )
 
 
+REPLAYED_INPUT = "Candidate report (replayed from the data, judged against the reference report, the target):"
+"""How the log viewer's input column labels a replayed candidate."""
+
+
+def sample_input(pair: ReportPair) -> str:
+    """What a sample shows as its input: what is judged.
+
+    A replayed candidate (`--model none`, candidates from the data) is shown as itself, labelled, since no
+    model was asked to write it; a pair without a candidate is shown with the prompt the model under test is
+    given to write its report (`-T generate=true`).
+    """
+    if pair.candidate is None:
+        return generation_prompt(pair)
+    return f"{REPLAYED_INPUT}\n\n{pair.candidate}"
+
+
 def pair_to_sample(pair: ReportPair) -> Sample:
     """One Inspect sample per report pair: the reference is the target, the pair is the metadata."""
     return Sample(
         id=pair.id,
-        input=generation_prompt(pair),
+        input=sample_input(pair),
         target=pair.reference,
         metadata=pair.model_dump(mode="json"),
     )

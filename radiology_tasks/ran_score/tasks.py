@@ -24,8 +24,9 @@ from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate, report_truncated
+from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
-from radiology_tasks.core.task_data import DataOptions, report_dataset
+from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.ran_score.cache import cache_root
 from radiology_tasks.ran_score.extraction import Extraction
@@ -190,6 +191,10 @@ def ran_score(
             expert_scale,
         )
         dataset, summary = report_dataset(options, require_candidate=not generate and not candidate_labels)
+        if generate:
+            # The model under test writes the candidates: stored ones describe other reports.
+            pairs = [ReportPair.model_validate(s.metadata).model_copy(update={"candidate": None}) for s in dataset]
+            dataset = MemoryDataset([pair_to_sample(p) for p in pairs], name=dataset.name)
     ids = [str(sample.id) for sample in dataset]
     for path, table in tables.items():
         rows_for(table, ids, path)

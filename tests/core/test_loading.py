@@ -9,7 +9,7 @@ import pytest
 
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.rows import DataError
-from radiology_tasks.core.task_data import DataOptions, report_dataset
+from radiology_tasks.core.task_data import REPLAYED_INPUT, DataOptions, report_dataset
 from tests.conftest import GOOD_ROWS
 
 
@@ -500,7 +500,10 @@ def test_samples_carry_the_pair(pairs_file):
     assert summary == {**load_pairs(path).summary(), "samples": 2, "fingerprint": fingerprint}
     pair = load_pairs(path).pairs[0]
     sample = pair_to_sample(pair)
-    assert (sample.id, sample.target, sample.input) == ("r1", pair.reference, generation_prompt(pair))
+    # What is judged is what the viewer shows: the replayed candidate, labelled; the prompt only when there is none.
+    assert (sample.id, sample.target, sample.input) == ("r1", pair.reference, f"{REPLAYED_INPUT}\n\n{pair.candidate}")
+    without = pair.model_copy(update={"candidate": None})
+    assert pair_to_sample(without).input == generation_prompt(without)
     assert ReportPair.model_validate(sample.metadata) == pair
     assert [s.metadata for s in dataset][0] == sample.metadata
 
