@@ -1,7 +1,7 @@
 """The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data,
 make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), make
-variants of references once (judge sensitivity, CT-FineBench sensitivity sets), and submit and rank leaderboard
-runs."""
+variants of references once (judge sensitivity, CT-FineBench sensitivity sets), submit and rank leaderboard
+runs, and write the README's parameter tables from the tasks' docstrings."""
 
 from __future__ import annotations
 
@@ -213,6 +213,12 @@ def _ctfb_qa(args: argparse.Namespace) -> int:
     return qa_command(args, _judge_options(args))
 
 
+def _task_docs(args: argparse.Namespace) -> int:
+    from radiology_tasks.task_docs import task_docs_command
+
+    return task_docs_command(Path(args.readme), check=args.check)
+
+
 def _lm_eval_path(args: argparse.Namespace) -> int:
     from radiology_tasks.lm_eval_tasks import config_dir
 
@@ -380,6 +386,15 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser(
         "lm-eval-path", help="print the directory of the lm-evaluation-harness task configs (for --include_path)"
     ).set_defaults(run=_lm_eval_path)
+
+    docs = commands.add_parser(
+        "task-docs", help="write the tasks' -T parameter tables from their docstrings into the README's marked blocks"
+    )
+    docs.add_argument("--readme", default="README.md", help="the Markdown file to update (default: README.md)")
+    docs.add_argument(
+        "--check", action="store_true", help="change nothing; exit 1 naming each block that differs from the code"
+    )
+    docs.set_defaults(run=_task_docs)
     return parser
 
 

@@ -324,11 +324,11 @@ VARIANT_OPTIONS = [
 HELP = {
     (): [
         "usage: radiology-tasks [-h] {list,ensemble,export-sft,perturb,sensitivity-set,ran-labels,ctfb-triplets,"
-        "ctfb-schema,ctfb-qa,submit,leaderboard,suite-report,lm-eval-path} ...",
+        "ctfb-schema,ctfb-qa,submit,leaderboard,suite-report,lm-eval-path,task-docs} ...",
         "The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data, "
         "make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), "
-        "make variants of references once (judge sensitivity, CT-FineBench sensitivity sets), and submit and rank "
-        "leaderboard runs.",
+        "make variants of references once (judge sensitivity, CT-FineBench sensitivity sets), submit and rank "
+        "leaderboard runs, and write the README's parameter tables from the tasks' docstrings.",
         "submit check eval logs and write them as a leaderboard submission bundle",
         "leaderboard rank the systems of submission bundles or logs: JSON, CSV, Markdown and a page",
         "perturb make error variants and paraphrases for judge_sensitivity",
@@ -342,6 +342,12 @@ HELP = {
         "ctfb-qa CT-FineBench construction 3/3: questions and answers per report from the edited schema",
         "suite-report metric_suite tables (correlations, expert tau, pos/neg) as CSV/Markdown from logs",
         "lm-eval-path print the directory of the lm-evaluation-harness task configs (for --include_path)",
+        "task-docs write the tasks' -T parameter tables from their docstrings into the README's marked blocks",
+    ],
+    ("task-docs",): [
+        "usage: radiology-tasks task-docs [-h] [--readme README] [--check]",
+        "--readme README the Markdown file to update (default: README.md)",
+        "--check change nothing; exit 1 naming each block that differs from the code",
     ],
     ("suite-report",): [
         "usage: radiology-tasks suite-report [-h] --out OUT [--keys KEYS] [--pairs-by-id] [--resamples RESAMPLES] "

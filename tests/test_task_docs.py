@@ -1,0 +1,222 @@
+"""Every task documents each `-T` parameter in its docstring, and the README's tables are those docstrings."""
+
+from __future__ import annotations
+
+import inspect
+import re
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from radiology_tasks.cli import main, registered_tasks
+from radiology_tasks.task_docs import (
+    END,
+    START,
+    Parameter,
+    TaskDoc,
+    TaskDocError,
+    default_text,
+    parse_args_section,
+    refresh,
+    registered_task_docs,
+    render,
+    task_doc,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+TASKS = {"baselines", "ct_finebench", "green", "judge_sensitivity", "metric_suite", "ran_score", "vert"}
+
+
+@pytest.fixture(scope="module")
+def docs() -> list[TaskDoc]:
+    return registered_task_docs()
+
+
+def test_every_parameter_of_every_task_is_documented(docs):
+    assert {doc.short_name for doc in docs} == TASKS
+    for (name, task_fn), doc in zip(registered_tasks(), docs, strict=True):
+        assert doc.name == name
+        assert [p.name for p in doc.parameters] == list(inspect.signature(task_fn).parameters)
+        for parameter in doc.parameters:
+            assert parameter.description.strip(), f"{name}: {parameter.name}"
+
+
+def test_task_docstrings_cite_papers_not_local_files_or_issues():
+    for name, task_fn in registered_tasks():
+        module = sys.modules[task_fn.__module__]
+        for text in (module.__doc__ or "", task_fn.__doc__ or ""):
+            assert "../" not in text, name
+            assert "shared/seeds" not in text, name
+            assert not re.search(r"\bissue #?\d", text, re.IGNORECASE), name
+
+
+def test_the_readme_holds_the_rendering_of_the_docstrings(docs):
+    text = README.read_text(encoding="utf-8")
+    refreshed, stale = refresh(text, docs, "README.md")
+    assert stale == [], "README.md is stale: run `radiology-tasks task-docs`"
+    assert refreshed == text
+    assert "\n".join(render(docs)) in text
+
+
+def test_editing_the_readme_alone_is_caught(docs):
+    text = README.read_text(encoding="utf-8")
+    edited = text.replace("| `on_bad_rows` | `error` |", "| `on_bad_rows` | `skip` |", 1)
+    assert edited != text
+    refreshed, stale = refresh(edited, docs, "README.md")
+    assert [block.task for block in stale] == [None]
+    assert refreshed == text
+
+
+def test_editing_a_docstring_alone_is_caught(docs):
+    text = README.read_text(encoding="utf-8")
+    first = docs[0]
+    changed = replace(first.parameters[0], description=first.parameters[0].description + " Changed.")
+    edited_docs = [replace(first, parameters=(changed, *first.parameters[1:])), *docs[1:]]
+    _, stale = refresh(text, edited_docs, "README.md")
+    assert len(stale) == 1
+
+
+def _fake_task(data: str | None = None, limit: int = 3) -> None:
+    """A fake task.
+
+    Args:
+        data: The data.
+    """
+
+
+def test_a_parameter_without_an_entry_names_task_and_parameter():
+    with pytest.raises(TaskDocError, match=r"^task fake/task: parameter 'limit' has no entry in the Args: section"):
+        task_doc("fake/task", _fake_task)
+
+
+def test_an_entry_without_a_parameter_names_task_and_entry():
+    def fake(data: str | None = None) -> None:
+        """A fake task.
+
+        Args:
+            data: The data.
+            limt: A typo.
+        """
+
+    with pytest.raises(TaskDocError, match=r"^task fake/task: the Args: entry 'limt' names no parameter"):
+        task_doc("fake/task", fake)
+
+
+def test_a_docstring_without_args_names_the_first_parameter():
+    def fake(data: str | None = None) -> None:
+        """A fake task."""
+
+    with pytest.raises(TaskDocError, match=r"^task fake/task: parameter 'data' has no entry"):
+        task_doc("fake/task", fake)
+
+
+def test_the_parser_reads_google_style_entries_and_stops_at_the_next_section():
+    doc = inspect.cleandoc(
+        """Summary.
+
+        Args:
+            data (str): First line
+                and its continuation.
+
+            limit: Second.
+
+        Returns:
+            not: an entry.
+        """
+    )
+    assert parse_args_section(doc, "t") == {"data": "First line and its continuation.", "limit": "Second."}
+    assert parse_args_section("Summary only.", "t") == {}
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("Args:\n    data: One.\n    data: Two.", "parameter 'data' has two entries"),
+        ("Args:\n  data: Two spaces.", "neither '    name: text' nor an 8-space continuation"),
+        ("Args:\n        data: continuation first.", "neither '    name: text' nor an 8-space continuation"),
+        ("Args:\n    data:", "neither '    name: text' nor an 8-space continuation"),
+        ("Args:\n    data: One.\nloose text", "unindented text inside the Args: section"),
+        ("Args:\n    data: One.\nArgs:\n    limit: Two.", "has 2 Args: sections"),
+    ],
+)
+def test_the_parser_is_strict(body, message):
+    with pytest.raises(TaskDocError, match=rf"^task x: .*{re.escape(message)}"):
+        parse_args_section(body, "task x")
+
+
+def _doc(name: str, *parameters: tuple[str, object, str]) -> TaskDoc:
+    return TaskDoc(f"radiology_tasks/{name}", tuple(Parameter(*p) for p in parameters))
+
+
+def test_rendering_groups_common_shared_and_own_parameters():
+    a = _doc("a", ("data", None, "The data."), ("flag", False, "A | B."), ("mode", "x", "Mode of a."))
+    b = _doc("b", ("data", None, "The data."), ("flag", False, "A | B."), ("mode", "x", "Mode of b."))
+    c = _doc("c", ("data", None, "The data."), ("flag", True, "A | B."))
+    text = "\n".join(render([a, b, c]))
+    common, rest = text.split("Parameters several tasks share", 1)
+    shared, own = rest.split("Parameters of one task only:", 1)
+    assert "| `data` | not set | The data. |" in common
+    assert "flag" not in common  # c's default differs
+    assert "| `flag` | `false` | `a` and `b` | A \\| B. |" in shared
+    assert "`radiology_tasks/a`:" in own and "| `mode` | `x` | Mode of a. |" in own
+    assert "| `flag` | `true` | A \\| B. |" in own
+    assert [default_text(v) for v in (None, True, 0.0, "bleu,chrf", inspect.Parameter.empty)] == [
+        "not set",
+        "`true`",
+        "`0.0`",
+        "`bleu,chrf`",
+        "required",
+    ]
+
+
+def test_a_marker_naming_a_task_gets_all_its_parameters(docs):
+    text = "# ct\n\n<!-- task-parameters:start ct_finebench -->\nold\n<!-- task-parameters:end -->\n"
+    refreshed, stale = refresh(text, docs, "ct.md")
+    assert [block.task for block in stale] == ["ct_finebench"]
+    (ct,) = [doc for doc in docs if doc.short_name == "ct_finebench"]
+    rows = [line for line in refreshed.splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == [p.name for p in ct.parameters]
+    with pytest.raises(TaskDocError, match=r"ct.md:3: no task 'nonesuch'"):
+        refresh(text.replace("ct_finebench", "nonesuch"), docs, "ct.md")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("no markers\n", "no <!-- task-parameters:start --> ... <!-- task-parameters:end --> block"),
+        (f"{START}\n", "the block is not closed"),
+        (f"{END}\n", "without a start marker"),
+        (f"{START}\n{START}\n{END}\n", "a start marker inside the block opened at 1"),
+        ("<!-- task-parameters:start  -->\n", "not a task-parameters marker"),
+    ],
+)
+def test_broken_markers_are_refused(docs, text, message):
+    with pytest.raises(TaskDocError, match=re.escape(message)):
+        refresh(text, docs, "x.md")
+
+
+def test_the_command_checks_and_rewrites_the_readme(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text(README.read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["task-docs", "--check", "--readme", str(readme)]) == 0
+    assert capsys.readouterr().out == ""
+
+    readme.write_text(readme.read_text(encoding="utf-8").replace("| `on_bad_rows` | `error` |", "| x | y |"))
+    assert main(["task-docs", "--check", "--readme", str(readme)]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(rf"{re.escape(str(readme))}:\d+: the task-parameters block differs from the tasks' .*", line)
+
+    assert main(["task-docs", "--readme", str(readme)]) == 0
+    assert "rewrote 1 task-parameters block" in capsys.readouterr().out
+    assert readme.read_text(encoding="utf-8") == README.read_text(encoding="utf-8")
+    assert main(["task-docs", "--check", "--readme", str(readme)]) == 0
+
+
+def test_the_command_refuses_a_file_without_markers(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("# nothing generated here\n", encoding="utf-8")
+    assert main(["task-docs", "--check", "--readme", str(readme)]) == 2
+    assert "no <!-- task-parameters:start -->" in capsys.readouterr().err
