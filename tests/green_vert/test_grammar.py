@@ -198,6 +198,7 @@ def test_gbnf_without_score() -> None:
     assert "{1,200}" in rules["matched"]
 
 
+@pytest.mark.embedded
 @pytest.mark.parametrize("with_score", [True, False])
 def test_gbnf_loads_in_llama_cpp(with_score: bool) -> None:
     assert llama_cpp_grammar_check()(assessment_gbnf(with_score=with_score))
