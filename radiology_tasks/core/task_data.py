@@ -63,8 +63,8 @@ class DataOptions:
         )
 
 
-REPLAYED_INPUT = "Candidate report (replayed from the data, judged against the reference report, the target):"
-"""How the log viewer's input column labels a replayed candidate."""
+REPLAYED_INPUT = "Candidate report (replayed, judged against the target):"
+"""How the log viewer's input column labels a replayed candidate (kept short: the list shows the first lines)."""
 
 
 def sample_input(pair: ReportPair) -> str:
@@ -76,7 +76,7 @@ def sample_input(pair: ReportPair) -> str:
     """
     if pair.candidate is None:
         return generation_prompt(pair)
-    return f"{REPLAYED_INPUT}\n\n{pair.candidate}"
+    return f"{REPLAYED_INPUT}\n{pair.candidate}"
 
 
 def pair_to_sample(pair: ReportPair) -> Sample:

@@ -501,7 +501,7 @@ def test_samples_carry_the_pair(pairs_file):
     pair = load_pairs(path).pairs[0]
     sample = pair_to_sample(pair)
     # What is judged is what the viewer shows: the replayed candidate, labelled; the prompt only when there is none.
-    assert (sample.id, sample.target, sample.input) == ("r1", pair.reference, f"{REPLAYED_INPUT}\n\n{pair.candidate}")
+    assert (sample.id, sample.target, sample.input) == ("r1", pair.reference, f"{REPLAYED_INPUT}\n{pair.candidate}")
     without = pair.model_copy(update={"candidate": None})
     assert pair_to_sample(without).input == generation_prompt(without)
     assert ReportPair.model_validate(sample.metadata) == pair
