@@ -36,6 +36,7 @@ from radiology_tasks.baselines.scorer import (
 )
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import expert_agreement, mean_of
 from radiology_tasks.core.params import choice_param, int_param
@@ -375,6 +376,8 @@ def metric_suite(
         data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
     )
     dataset, summary = _suite_dataset(options, sensitivity)
+    if judges:
+        require_judge()
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     if sensitivity is not None:
         _check_pairs(pairs, sensitivity)

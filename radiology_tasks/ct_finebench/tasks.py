@@ -24,6 +24,7 @@ from inspect_ai.scorer import Metric
 from radiology_tasks.baselines.extras import add_baselines
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import expert_agreement, judge_calls, mean_of, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
@@ -62,7 +63,9 @@ def _dataset_with_questions(options: DataOptions, *, generate: bool) -> tuple[Me
             f"no report in {summary['source']} has questions (a 'qa' list): use -T data=ct-finebench "
             "-T reports=FILE, or a data file with a 'qa' column"
         )
-    if len(with_questions) < len(pairs):
+    # The bundled demo mixes modalities on purpose: its X-ray and MRI reports have no questions, which the task
+    # metadata and the README state once. Any other data without questions for some reports is worth a warning.
+    if len(with_questions) < len(pairs) and options.data not in (None, "demo"):
         logger.warning(
             "ct_finebench: %d of %d reports have no questions and are left out",
             len(pairs) - len(with_questions),
@@ -156,6 +159,7 @@ def ct_finebench(
         ),
         generate=generate,
     )
+    require_judge()
     pairs = [ReportPair.model_validate(sample.metadata) for sample in dataset]
     with_expert = any(p.expert and p.expert.score is not None for p in pairs)
     scorer, metrics = add_baselines(scorer, _metrics(pairs), baselines, unscored=unscored, with_expert=with_expert)

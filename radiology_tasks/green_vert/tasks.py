@@ -20,6 +20,7 @@ from inspect_ai.scorer import Metric
 from radiology_tasks.baselines.extras import add_baselines
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import judge_options
 from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import (
@@ -123,6 +124,7 @@ def judge_task(
         data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
     )
     dataset, summary = report_dataset(options, require_candidate=not generate)
+    require_judge()
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     if generate:
         # Stored candidates and their expert annotations describe other reports than the ones the model under

@@ -21,6 +21,7 @@ from inspect_ai.scorer import Metric
 
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.judge import require_judge, require_role
 from radiology_tasks.core.judge_options import judge_options
 from radiology_tasks.core.loading import OnBadRows, load_pairs
 from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
@@ -42,6 +43,7 @@ from radiology_tasks.judge_sensitivity.metrics import (
     score_monotonicity,
     variant_exclusions,
 )
+from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, NO_INJECTOR_MESSAGE
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, sensitivity_judge
 from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
 from scorers.green_vert.grammar import Detail
@@ -116,6 +118,7 @@ def _samples(
         return VariantSamples(
             samples.dataset, {"data": loaded.summary(), **samples.summary}, True, samples.categories, samples.max_n
         )
+    require_role(INJECTOR_ROLE, NO_INJECTOR_MESSAGE)
     references = pick(distinct_references(loaded.pairs), seed=seed, limit=limit)
     dataset = planned_samples(references, plan)
     summary = {"data": loaded.summary(), "references": len(references), "variants": len(dataset)}
@@ -220,6 +223,7 @@ def judge_sensitivity(
     passes, max_errors, paraphrases, injector_attempts = (checked[name] for name in _WHOLE_NUMBERS)
     seed, limit, injector_max_tokens = checked["seed"], checked["limit"], checked["injector_max_tokens"]
     plan = _plan(categories, max_errors, paraphrases)
+    require_judge()
     generation = {
         "categories": categories,
         "max_errors": max_errors,

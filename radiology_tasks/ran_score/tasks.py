@@ -22,6 +22,7 @@ from inspect_ai.solver import Solver
 from radiology_tasks.baselines.extras import add_baselines
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate, report_truncated
 from radiology_tasks.core.records import ReportPair
@@ -195,6 +196,8 @@ def ran_score(
             # The model under test writes the candidates: stored ones describe other reports.
             pairs = [ReportPair.model_validate(s.metadata).model_copy(update={"candidate": None}) for s in dataset]
             dataset = MemoryDataset([pair_to_sample(p) for p in pairs], name=dataset.name)
+    if not (reference_labels and candidate_labels):
+        require_judge()
     ids = [str(sample.id) for sample in dataset]
     for path, table in tables.items():
         rows_for(table, ids, path)
