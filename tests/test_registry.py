@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from inspect_ai._util.registry import registry_info
+from inspect_ai.util import registry_info
 
 from radiology_tasks.cli import format_task_list, main, registered_tasks
 

@@ -240,9 +240,8 @@ def test_a_provider_error_without_a_message_attribute_is_read_from_its_text() ->
 
 
 def test_an_unbound_grader_names_the_option_that_binds_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    from inspect_ai._util.error import PrerequisiteError
-
     from radiology_tasks.core import judge as judge_module
+    from radiology_tasks.core.inspect_compat import PrerequisiteError
 
     monkeypatch.setattr(judge_module, "get_model", lambda role: "none/none")
     with pytest.raises(PrerequisiteError) as caught:

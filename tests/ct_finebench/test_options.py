@@ -6,8 +6,8 @@ import math
 from pathlib import Path
 
 import pytest
-from inspect_ai._util.registry import registry_info
 from inspect_ai.scorer import SampleScore, Score
+from inspect_ai.util import registry_info
 
 from radiology_tasks.cli import format_task_list
 from radiology_tasks.core.errors import InputError
