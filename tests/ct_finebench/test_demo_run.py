@@ -86,6 +86,7 @@ def test_limit_and_seed_pick_reports_that_have_questions(monkeypatch):
     assert all(str(sample.id).startswith(("ctc-", "cta-")) for sample in log.samples)
 
 
+@pytest.mark.slow
 def test_inspect_cli_runs_the_registered_task(tmp_path):
     with openai_stub(oracle) as server:
         env = dict(os.environ, STUBSVC_BASE_URL=server.base_url, STUBSVC_API_KEY="not-a-real-key")

@@ -81,6 +81,7 @@ def test_constrain_off_sends_no_constraint(monkeypatch):
     assert not {"grammar", "structured_outputs", "response_format"} & set(request)
 
 
+@pytest.mark.slow
 def test_inspect_cli_from_repository_root(tmp_path):
     with openai_stub(_judge_reply) as server:
         env = dict(os.environ, STUBSVC_BASE_URL=server.base_url, STUBSVC_API_KEY="not-a-real-key")

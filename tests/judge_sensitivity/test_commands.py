@@ -44,6 +44,7 @@ def read_jsonl(path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow
 def test_perturb_writes_the_variants_the_task_then_judges_without_an_injector(
     monkeypatch, capsys, tmp_path, references
 ) -> None:

@@ -53,6 +53,7 @@ def test_two_label_files_need_no_judge_and_no_reports(tmp_path):
     assert first.metadata["reference_source"] == "file" and first.metadata["candidate_source"] == "file"
 
 
+@pytest.mark.slow
 def test_label_files_join_the_data_by_id_through_the_inspect_cli(tmp_path):
     reference = write_labels(tmp_path / "a.csv", REFERENCE)
     candidate = write_labels(tmp_path / "b.csv", CANDIDATE)

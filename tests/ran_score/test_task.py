@@ -187,6 +187,7 @@ def test_per_label_extraction_asks_each_label_and_leaves_only_the_unreadable_one
     assert values["parse_failure_rate"] == 1.0
 
 
+@pytest.mark.slow
 def test_reference_labels_are_cached_by_judge_and_prompt(monkeypatch, tmp_path):
     rows, answers = _rows({"s1": STUDIES["s1"], "s2": STUDIES["s2"]})
     rows.append({**rows[0], "id": "s1-other", "candidate": rows[1]["candidate"]})  # shares s1's reference
