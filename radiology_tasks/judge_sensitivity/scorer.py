@@ -83,6 +83,36 @@ def _cost(*results: JudgeResult[Any]) -> dict[str, Any]:
     }
 
 
+def differences_prompt(*, reference: str, candidate: str) -> str:
+    """The first pass of a two-pass judge: list the differences between the reports (both neutralised here)."""
+    return render(
+        "judge_sensitivity/differences",
+        reference=neutralize_candidate(reference),
+        candidate=neutralize_candidate(candidate),
+        max_differences=MAX_DIFFERENCES,
+    )
+
+
+def classify_prompt(
+    prompt: SensitivityPrompt, *, reference: str, candidate: str, differences: list[str], detail: Detail = "full"
+) -> str:
+    """The second pass: the GREEN/VERT prompt `prompt` with the first pass's `differences` to classify.
+
+    The reports and the differences are neutralised here, as the one-pass prompt's reports are.
+    """
+    return render(
+        "judge_sensitivity/classify",
+        base=f"{TEMPLATES[prompt]}.jinja",
+        reference=neutralize_candidate(reference),
+        candidate=neutralize_candidate(candidate),
+        examples=[],
+        error_descriptions=False,
+        bounds=DETAIL_BOUNDS[detail],
+        detail=detail,
+        differences=[neutralize_candidate(d) for d in differences],
+    )
+
+
 @scorer(metrics=[variant_exclusions(), judge_calls()])
 def sensitivity_judge(
     prompt: SensitivityPrompt = "vert",
@@ -136,14 +166,11 @@ def sensitivity_judge(
     async def two_pass(state: TaskState) -> Score:
         pair = state.metadata_as(ReportPair)
         candidate = state.output.completion
-        reference, shown = neutralize_candidate(pair.reference), neutralize_candidate(candidate)
         judge = grader_model()
         listing = constrained_config(judge, DIFFERENCES_CONTRACT, constrain)
         first: JudgeResult[JsonReading[Differences]] = await ask_judge(
             judge,
-            render(
-                "judge_sensitivity/differences", reference=reference, candidate=shown, max_differences=MAX_DIFFERENCES
-            ),
+            differences_prompt(reference=pair.reference, candidate=candidate),
             listing.config.merge(GenerateConfig(max_tokens=DIFFERENCES_CONTRACT.max_tokens, temperature=temperature)),
             lambda answer: read_json_answer(answer, Differences),
             retries=judge_retries,
@@ -168,16 +195,8 @@ def sensitivity_judge(
         classifying = constrained_config(judge, contract, constrain)
         second = await ask_judge(
             judge,
-            render(
-                "judge_sensitivity/classify",
-                base=f"{TEMPLATES[prompt]}.jinja",
-                reference=reference,
-                candidate=shown,
-                examples=[],
-                error_descriptions=False,
-                bounds=DETAIL_BOUNDS[detail],
-                detail=detail,
-                differences=[neutralize_candidate(d) for d in found.differences],
+            classify_prompt(
+                prompt, reference=pair.reference, candidate=candidate, differences=found.differences, detail=detail
             ),
             classifying.config.merge(GenerateConfig(max_tokens=budget, temperature=temperature)),
             lambda answer: read_scores(
