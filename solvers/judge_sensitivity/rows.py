@@ -1,6 +1,7 @@
 """The JSONL rows `radiology-tasks perturb` and `sensitivity-set` write, and the variant fields a task reads back.
 
-A variants file (``perturb``) has exactly the fields of `PERTURB_FIELDS`; users write such files by hand too.
+A variants file (``perturb``) has the fields of `PERTURB_FIELDS`; users write such files by hand too, where
+``changes`` may be left out (only ``export-sft --variants --passes 2`` reads it, and the tasks ignore it).
 A sensitivity set (``sensitivity-set``) has the standard pair columns (``id``, ``reference``, ``candidate``,
 and the study's ``modality``, ``anatomy``, ``indication``, ``language`` and CT-FineBench ``qa`` pairs when the
 source row has them) plus ``kind`` (``pos`` or ``neg``), ``source_id`` and, for ``neg``, ``n_edits`` and
@@ -17,8 +18,10 @@ from radiology_tasks.core.records import ErrorCategory, ReportPair
 from solvers.judge_sensitivity.outcome import VariantOutcome
 from solvers.judge_sensitivity.variants import VariantSpec
 
-PERTURB_FIELDS = ("id", "source_id", "reference", "candidate", "kind", "category", "n_errors")
-"""The fields of a variants file, in the order they are written."""
+PERTURB_FIELDS = ("id", "source_id", "reference", "candidate", "kind", "category", "n_errors", "changes")
+"""The fields of a variants file, in the order they are written. ``changes`` is the injector's accepted change
+of each changed sentence of an error variant (``sentence_index``, ``original``, ``modified``, ``explanation``),
+and empty for a paraphrase."""
 
 SensitivityKind = Literal["pos", "neg"]
 
@@ -85,6 +88,7 @@ def perturb_row(outcome: VariantOutcome, reference: str) -> dict[str, Any]:
         spec.kind,
         spec.category,
         spec.n_changes,
+        outcome.changes if spec.kind == "error" else [],
     )
     return dict(zip(PERTURB_FIELDS, values, strict=True))
 

@@ -63,9 +63,17 @@ def test_perturb_writes_the_variants_the_task_then_judges_without_an_injector(
         "kind": "error",
         "category": "a",
         "n_errors": 1,
+        "changes": [
+            {
+                "sentence_index": 0,
+                "original": "Small left pleural effusion.",
+                "modified": "Small left pleural effusion, variant a1.",
+                "explanation": "added a mass",
+            }
+        ],
     }
     paraphrase = next(row for row in rows if row["id"] == "R2:paraphrase-1")
-    assert (paraphrase["category"], paraphrase["n_errors"]) == (None, 0)
+    assert (paraphrase["category"], paraphrase["n_errors"], paraphrase["changes"]) == (None, 0, [])
     assert calls == Counter({"inject": 8, "plausibility": 8, "paraphrase": 2, "paraphrase_check": 2})
     assert f"wrote 10 rows to {out}" in printed and "references written: 2; variants excluded: 0" in printed
 
