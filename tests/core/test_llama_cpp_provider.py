@@ -215,6 +215,7 @@ async def test_prompt_longer_than_the_context_is_model_length_not_an_error() -> 
 
 
 @pytest.mark.embedded
+@pytest.mark.slow
 @needs_llama
 async def test_answer_that_fills_the_context_is_model_length() -> None:
     model = _small_context_model()
@@ -228,6 +229,7 @@ async def test_answer_that_fills_the_context_is_model_length() -> None:
 
 
 @pytest.mark.embedded
+@pytest.mark.slow
 @needs_llama
 async def test_answer_reaching_its_budget_exactly_at_the_context_end_is_max_tokens() -> None:
     model = _small_context_model()
