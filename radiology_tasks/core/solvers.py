@@ -83,8 +83,8 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
         max_tokens = _user_max_tokens() or report_max_tokens
         try:
             state = await generate(state, max_tokens=max_tokens)
-        except Exception as error:
-            rejection = rejected_request(error)
+        except Exception as failure:
+            rejection = rejected_request(failure)
             if rejection is None:
                 raise
             kind, message = rejection
@@ -97,9 +97,8 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
             # Providers report a prompt too long for the context as a `model_length` output whose text is
             # their error message; no report was written.
             message = output.completion or "the prompt does not fit the generator's context window"
-            # mypy takes `error` for the name the except clause above deletes (its scope is that clause only).
-            error = f"{GENERATOR_CONTEXT_EXCEEDED}: {message}"  # type: ignore[misc]
-            return _no_report(state, prompt, max_tokens, output.stop_reason, output_tokens, error)  # type: ignore[misc]
+            error = f"{GENERATOR_CONTEXT_EXCEEDED}: {message}"
+            return _no_report(state, prompt, max_tokens, output.stop_reason, output_tokens, error)
         truncated = output.stop_reason in ("max_tokens", "model_length")
         state.metadata[GENERATION_KEY] = _generation(max_tokens, output.stop_reason, truncated, output_tokens, None)
         return state
