@@ -191,10 +191,10 @@ def _report_groups(records: Sequence[Mapping[str, Any]], layout: QALayout, label
             yield report_id, listed(value, report_id) if isinstance(value, Mapping) else value
         return
     for number, record in enumerate(records, start=1):
-        report_id = report_key(record.get(layout.report_id))
-        if report_id is None:
+        key = report_key(record.get(layout.report_id))
+        if key is None:
             raise QALayoutError(f"{label}, row {number}: no report id in '{layout.report_id}'")
-        yield report_id, listed(record, report_id) if layout.qa_list else [record]
+        yield key, listed(record, key) if layout.qa_list else [record]
 
 
 def _records(path: Path) -> list[Mapping[str, Any]]:
