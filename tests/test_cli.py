@@ -386,9 +386,17 @@ HELP = {
         "--lower-is-better the score is an error count (e.g. green_ec)",
     ],
     ("export-sft",): [
-        "usage: radiology-tasks export-sft [-h] --data DATA [--candidates CANDIDATES] [--revision REVISION] "
-        "--out OUT [--val-fraction VAL_FRACTION] [--seed SEED] [--skip-incomplete]",
+        "usage: radiology-tasks export-sft [-h] (--data DATA | --variants FILE [FILE ...]) [--candidates CANDIDATES] "
+        "[--revision REVISION] --out OUT [--val-fraction VAL_FRACTION] [--seed SEED] [--skip-incomplete] "
+        "[--prompt {vert,green,score}] [--detail {full,brief}] [--passes {1,2}] [--exclude DATA [DATA ...]] "
+        "[--max-per-reference MAX_PER_REFERENCE] [--balance-categories] [--paraphrase-share PARAPHRASE_SHARE] "
+        "[--on-bad-rows {error,skip}]",
         "--data DATA dataset name or file with candidate and expert_score",
+        "--variants FILE [FILE ...] variants files (radiology-tasks perturb): known answers",
+        "--prompt {vert,green,score} with --variants: the judge prompt (default vert)",
+        "--passes {1,2} with --variants: 2 for judge_sensitivity's two-pass judge",
+        "--exclude DATA [DATA ...] with --variants: leave out references these evaluation sets hold",
+        "--paraphrase-share PARAPHRASE_SHARE with --variants: share of paraphrases among the variants kept",
         "--candidates CANDIDATES candidate file joined by id",
         "--revision REVISION dataset revision (Hugging Face datasets)",
         "--out OUT output directory for train.jsonl and validation.jsonl",

@@ -1,0 +1,235 @@
+"""``radiology-tasks export-sft --variants``: training files with known answers from synthesized report pairs.
+
+The steps, in order: read the variants files; leave out references that an evaluation set holds; make each
+variant's examples (`variant_sft`) and leave out, by reason, a variant whose known answer cannot be written or
+does not read back; apply the size and balance controls; split by reference (`variant_split`); write
+
+- ``train.jsonl`` and ``validation.jsonl``: one ``{"messages": [user, assistant]}`` conversation a line, the
+  layout TRL's SFT trainer, Axolotl and similar trainers read;
+- ``train.known.jsonl`` and ``validation.known.jsonl``: line for line, which variant each conversation was made
+  from and the numbers its answer states (kept apart, so a trainer sees only the conversations);
+- ``manifest.json``: the prompt settings and the task that sends the same prompts, the template hashes, the
+  rule the answers follow, the source files' and evaluation sets' SHA-256, and every count of what was kept
+  and left out.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from radiology_tasks.core.loading import OnBadRows
+from radiology_tasks.green_vert.variant_sft import (
+    Example,
+    NoKnownAnswer,
+    PromptSettings,
+    Variant,
+    check_example,
+    read_variants,
+    variant_examples,
+)
+from radiology_tasks.green_vert.variant_split import (
+    EvaluationSets,
+    Overlap,
+    apply_paraphrase_share,
+    balance_categories,
+    cap_per_reference,
+    composition,
+    evaluation_sets,
+    file_sha256,
+    leave_out_evaluation,
+    split_by_reference,
+)
+from templates import template_hashes
+
+MANIFEST_FORMAT = "radiology-tasks variant-sft 1"
+
+TARGET_RULE = {
+    "significant": "an error variant: its number of errors in its category (or each category's count); else 0",
+    "insignificant": "0",
+    "matched": "the reference's sentences the variant leaves as they were: all of a paraphrase's, all but one "
+    "per error of an error variant",
+    "score": "M / (M + 2S + 0.5I) from those counts, rounded down to one decimal (1.0 without errors)",
+    "differences": "two passes, first pass: the injector's explanation of each change; none for a paraphrase",
+    "free_text": "a fixed sentence with counts and category letters; no text of either report",
+}
+"""The rule the known answers follow, as recorded in the manifest (the README explains why)."""
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What ``export-sft --variants`` writes.
+
+    Attributes:
+        settings: The prompt the examples are rendered with.
+        exclude: Evaluation sets whose references are left out (dataset names, files or folders).
+        val_fraction: Share of the references put in the validation file.
+        seed: Seed of every random choice.
+        max_per_reference: Most variants kept of one reference; None: all.
+        balance_categories: Keep as many variants of each error category as the rarest has.
+        paraphrase_share: Share of paraphrases among the variants kept; None: as read.
+        on_bad_rows: ``error`` stops at a bad row; ``skip`` leaves it out, listed in the manifest.
+    """
+
+    settings: PromptSettings = PromptSettings()
+    exclude: tuple[str, ...] = ()
+    val_fraction: float = 0.1
+    seed: int = 0
+    max_per_reference: int | None = None
+    balance_categories: bool = False
+    paraphrase_share: float | None = None
+    on_bad_rows: OnBadRows = "error"
+
+    def recorded(self) -> dict[str, Any]:
+        """The options as the manifest records them."""
+        return {
+            "val_fraction": self.val_fraction,
+            "seed": self.seed,
+            "max_per_reference": self.max_per_reference,
+            "balance_categories": self.balance_categories,
+            "paraphrase_share": self.paraphrase_share,
+            "on_bad_rows": self.on_bad_rows,
+            "exclude": list(self.exclude),
+        }
+
+
+@dataclass(frozen=True)
+class VariantExport:
+    """What `export_variant_sft` wrote.
+
+    Attributes:
+        files: Path of each file written, by name (``train``, ``validation``, ``train_known``, ...).
+        manifest: The manifest's content.
+    """
+
+    files: dict[str, Path]
+    manifest: dict[str, Any]
+
+
+def _usable(variants: Sequence[Variant], settings: PromptSettings) -> tuple[dict[int, list[Example]], Counter[str]]:
+    """The examples of each variant whose known answer can be written and reads back, by `id()`; the rest by reason."""
+    examples: dict[int, list[Example]] = {}
+    unusable: Counter[str] = Counter()
+    for variant in variants:
+        try:
+            made = variant_examples(variant, settings)
+        except NoKnownAnswer as error:
+            unusable[error.reason] += 1
+            continue
+        problems = [problem for problem in (check_example(example, settings) for example in made) if problem]
+        if problems:
+            unusable[problems[0].split(":")[0]] += 1
+            continue
+        examples[id(variant)] = made
+    return examples, unusable
+
+
+def _write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _templates(settings: PromptSettings) -> dict[str, str]:
+    hashes = template_hashes("green_vert")
+    if settings.passes == 2:
+        hashes |= template_hashes("judge_sensitivity")
+    return hashes
+
+
+def export_variant_sft(variant_files: Sequence[str], out_dir: Path, options: ExportOptions) -> VariantExport:
+    """Write the training files, their known-answer records and the manifest into `out_dir`.
+
+    Raises:
+        ValueError: for a file that is not a variants file, a bad row (with ``on_bad_rows="error"``), bad options,
+            or nothing left to write.
+    """
+    if not variant_files:
+        raise ValueError("name at least one variants file")
+    if options.max_per_reference is not None and options.max_per_reference < 1:
+        raise ValueError(f"--max-per-reference must be at least 1, got {options.max_per_reference}")
+    if options.paraphrase_share is not None and not 0.0 <= options.paraphrase_share <= 1.0:
+        raise ValueError(f"--paraphrase-share must lie in [0, 1], got {options.paraphrase_share}")
+    if not 0.0 <= options.val_fraction < 1.0:
+        raise ValueError(f"--val-fraction must lie in [0, 1), got {options.val_fraction}")
+    settings = options.settings
+    files = [read_variants(path, on_bad_rows=options.on_bad_rows) for path in variant_files]
+    variants = [variant for file in files for variant in file.variants]
+    sets = evaluation_sets(options.exclude) if options.exclude else EvaluationSets()
+    variants, overlap = leave_out_evaluation(variants, sets) if options.exclude else (variants, Overlap())
+    examples, unusable = _usable(variants, settings)
+    variants = [variant for variant in variants if id(variant) in examples]
+    dropped: dict[str, int] = {}
+    seed = options.seed
+    if options.max_per_reference is not None:
+        kept = cap_per_reference(variants, options.max_per_reference, seed)
+        dropped["max_per_reference"], variants = len(variants) - len(kept), kept
+    if options.balance_categories:
+        kept = balance_categories(variants, seed)
+        dropped["balance_categories"], variants = len(variants) - len(kept), kept
+    if options.paraphrase_share is not None:
+        kept = apply_paraphrase_share(variants, options.paraphrase_share, seed)
+        dropped["paraphrase_share"], variants = len(variants) - len(kept), kept
+    if not variants:
+        read = sum(len(file.variants) for file in files)
+        raise ValueError(
+            f"no variant is left to write: of {read} read, {overlap.variants} belong to references of the evaluation "
+            f"sets, {sum(unusable.values())} have no known answer ({dict(unusable)}), and the size controls "
+            f"dropped {dropped or 'none'}"
+        )
+    split = split_by_reference(variants, options.val_fraction, seed)
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    splits: dict[str, Any] = {}
+    for name, part in (("train", split.train), ("validation", split.validation)):
+        made = [example for variant in part for example in examples[id(variant)]]
+        written[name] = _write_jsonl(out_dir / f"{name}.jsonl", [example.conversation() for example in made])
+        written[f"{name}_known"] = _write_jsonl(out_dir / f"{name}.known.jsonl", [example.record() for example in made])
+        splits[name] = {
+            "file": written[name].name,
+            "sha256": file_sha256(written[name]),
+            "known_file": written[f"{name}_known"].name,
+            "examples": len(made),
+            "by_step": dict(sorted(Counter(example.step for example in made).items())),
+            **composition(part),
+        }
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "prompt": {
+            "prompt": settings.prompt,
+            "detail": settings.detail,
+            "passes": settings.passes,
+            "examples": [],
+            "error_descriptions": False,
+            "templates": settings.templates(),
+            "judge_with": settings.task(),
+        },
+        "target_rule": TARGET_RULE,
+        "templates": _templates(settings),
+        "options": options.recorded(),
+        "sources": [
+            {"path": file.path, "sha256": file_sha256(file.path), "rows": file.rows, "variants": len(file.variants)}
+            for file in files
+        ],
+        "evaluation_sets": list(sets.sources),
+        "left_out": {
+            "bad_rows": [{"file": file.path, **row} for file in files for row in file.skipped],
+            "evaluation_overlap": {
+                "references": overlap.references,
+                "variants": overlap.variants,
+                "by_id": overlap.by_id,
+                "by_text": overlap.by_text,
+                "source_ids": overlap.source_ids,
+            },
+            "no_known_answer": dict(sorted(unusable.items())),
+            **dropped,
+        },
+        "splits": splits,
+    }
+    written["manifest"] = out_dir / "manifest.json"
+    written["manifest"].write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return VariantExport(written, manifest)
