@@ -147,6 +147,10 @@ def _export_variant_sft(args: argparse.Namespace) -> int:
     for row in left_out["bad_rows"]:
         print(f"skipped {row['file']} {row['id']}: {row['reason']}")
     print(f"wrote the manifest to {result.files['manifest']}")
+    print(
+        f"checked {result.checked} conversations: each answer reads back to its variant's known counts, "
+        "and no reference is in both files"
+    )
     return 0
 
 

@@ -11,6 +11,8 @@ does not read back; apply the size and balance controls; split by reference (`va
 - ``manifest.json``: the prompt settings and the task that sends the same prompts, the template hashes, the
   rule the answers follow, the source files' and evaluation sets' SHA-256, and every count of what was kept
   and left out.
+
+Last, `variant_check.check_export` reads the written folder back and must find nothing wrong.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from radiology_tasks.core.loading import OnBadRows
+from radiology_tasks.green_vert.variant_check import check_export
 from radiology_tasks.green_vert.variant_sft import (
     Example,
     NoKnownAnswer,
@@ -104,10 +107,12 @@ class VariantExport:
     Attributes:
         files: Path of each file written, by name (``train``, ``validation``, ``train_known``, ...).
         manifest: The manifest's content.
+        checked: Conversations that `check_export` read back from the files written.
     """
 
     files: dict[str, Path]
     manifest: dict[str, Any]
+    checked: int
 
 
 def _usable(variants: Sequence[Variant], settings: PromptSettings) -> tuple[dict[int, list[Example]], Counter[str]]:
@@ -232,4 +237,7 @@ def export_variant_sft(variant_files: Sequence[str], out_dir: Path, options: Exp
     }
     written["manifest"] = out_dir / "manifest.json"
     written["manifest"].write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    return VariantExport(written, manifest)
+    check = check_export(out_dir)
+    if check.problems:
+        raise RuntimeError(f"the files written do not pass their check: {'; '.join(check.problems[:5])}")
+    return VariantExport(written, manifest, check.conversations)

@@ -24,6 +24,7 @@ from radiology_tasks.cli import main
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCounts
 from radiology_tasks.green_vert.scorer import judge_contract, judge_prompt
+from radiology_tasks.green_vert.variant_check import check_export
 from radiology_tasks.green_vert.variant_sft import (
     PromptSettings,
     Variant,
@@ -620,6 +621,8 @@ def test_the_command_prints_what_it_wrote_and_left_out(tmp_path: Path, demo_file
         "left out 14 variants by --max-per-reference",
         f"skipped {bad} Z:paraphrase: a paraphrase has category null and n_errors 0",
         f"wrote the manifest to {out / 'manifest.json'}",
+        "checked 182 conversations: each answer reads back to its variant's known counts, and no reference is in "
+        "both files",
     ]
 
 
@@ -636,6 +639,38 @@ def test_examples_and_checks_agree_for_every_prompt_setting() -> None:
     wrong = dataclasses.replace(made[-1], assistant=made[-1].assistant.replace(": 2.", ": 1.", 1))
     assert f"{CATEGORY_NAMES['d']}: 1." in wrong.assistant
     assert (check_example(wrong, settings_) or "").startswith("unreadable_target: reads")
+
+
+# --- checking a written folder ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("prompt", "passes"), [("vert", 1), ("score", 1), ("green", 2)])
+def test_the_check_of_a_written_folder_finds_a_changed_answer_and_a_leaked_reference(
+    tmp_path: Path, demo_file: Path, prompt: str, passes: int
+) -> None:
+    export(tmp_path, [demo_file], "--prompt", prompt, "--passes", str(passes), "--val-fraction", "0.25")
+    out = tmp_path / "sft"
+    assert check_export(out).problems == [] and check_export(out).conversations == 196 * passes
+    train, validation = out / "train.jsonl", out / "validation.jsonl"
+    lines = train.read_text().splitlines()
+    first = json.loads(lines[-1])
+    answer = first["messages"][1]["content"]
+    changed = ("0.1" if answer == "0.0" else "0.0") if prompt == "score" else answer.replace(": 0.", ": 1.", 1)
+    first["messages"][1]["content"] = changed
+    train.write_text("\n".join([*lines[:-1], json.dumps(first)]) + "\n")
+    problems = check_export(out).problems
+    assert problems[0] == "train.jsonl: its SHA-256 is not the manifest's"
+    assert len(problems) == 2 and problems[1].startswith(f"train.jsonl line {len(lines)} (")
+    # A validation conversation moved into the training file (records and manifest made to agree) is found.
+    train.write_text("\n".join(lines) + "\n")
+    moved, record = validation.read_text().splitlines()[0], (out / "validation.known.jsonl").read_text().splitlines()[0]
+    train.write_text(train.read_text() + moved + "\n")
+    (out / "train.known.jsonl").write_text((out / "train.known.jsonl").read_text() + record + "\n")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["splits"]["train"] |= {"sha256": file_sha256(train), "examples": len(lines) + 1}
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    source = json.loads(record)["source_id"]
+    assert check_export(out).problems == [f"reference {source} is in both files"]
 
 
 # --- from `perturb` to training files ----------------------------------------------------------------------------
