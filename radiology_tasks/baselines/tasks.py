@@ -23,6 +23,7 @@ from inspect_ai.scorer import Metric, Score, Scorer, Target, scorer
 from inspect_ai.solver import Solver, TaskState
 
 from radiology_tasks.baselines.extras import lexical_metrics
+from radiology_tasks.baselines.family import FAMILY
 from radiology_tasks.baselines.metrics import SENSITIVITY, corpus_lexical, metric_correlations, pos_neg
 from radiology_tasks.baselines.scorer import (
     BASELINES_LABEL,
@@ -53,7 +54,7 @@ from scorers.baselines.lexical import is_lexical
 from scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
 from scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
 
-TASK_VERSION = "1.1.0"
+TASK_VERSION = FAMILY.version
 
 logger = logging.getLogger(__name__)
 

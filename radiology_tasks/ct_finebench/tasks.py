@@ -32,12 +32,13 @@ from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.ct_finebench.extraction import qa_extraction
+from radiology_tasks.ct_finebench.family import FAMILY
 from radiology_tasks.ct_finebench.metrics import question_breakdown
 from radiology_tasks.ct_finebench.options import QAMode
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, qa_comparison
 from templates import template_hashes
 
-TASK_VERSION = "1.1.0"
+TASK_VERSION = FAMILY.version
 
 logger = logging.getLogger(__name__)
 

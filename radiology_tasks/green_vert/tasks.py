@@ -37,13 +37,14 @@ from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy
+from radiology_tasks.green_vert.family import FAMILY
 from radiology_tasks.green_vert.fewshot import Curated, few_shot_examples
 from radiology_tasks.green_vert.scorer import DETAILS, JUDGE_PROMPTS, JudgePrompt, ZeroMatched, report_judge, score_keys
 from scorers.green_vert.grammar import Detail
 from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
 from templates import template_hashes
 
-TASK_VERSION = "1.2.0"
+TASK_VERSION = FAMILY.version
 
 
 def _metrics(keys: list[str], pairs: list[ReportPair], generate: bool) -> list[Metric]:

@@ -36,6 +36,7 @@ from radiology_tasks.judge_sensitivity.dataset import (
     pick,
     planned_samples,
 )
+from radiology_tasks.judge_sensitivity.family import FAMILY
 from radiology_tasks.judge_sensitivity.metrics import (
     count_recovered,
     detection_by_type,
@@ -52,7 +53,7 @@ from scorers.green_vert.reading import score_keys
 from solvers.judge_sensitivity.variants import DEFAULT_CATEGORIES, VariantSpec, parse_categories, plan_variants
 from templates import template_hashes
 
-TASK_VERSION = "1.1.0"
+TASK_VERSION = FAMILY.version
 
 _GENERATION_DEFAULTS: dict[str, Any] = {
     "categories": None,

@@ -26,7 +26,8 @@ class JudgeCall:
 
 @dataclass(frozen=True)
 class SampleEvidence:
-    """One sample of the log: its scorer's value dict, metadata, the candidate and the judge calls it made."""
+    """One sample of the log: its scorer's value dict, metadata, the candidate (the score's answer), the target
+    (the reference) and the judge calls it made."""
 
     id: str
     epoch: int
@@ -36,6 +37,7 @@ class SampleEvidence:
     candidate: str | None
     judge_calls: list[JudgeCall]
     has_events: bool
+    target: str | None = None
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,12 @@ def _values(value: Any) -> dict[str, float | None]:
     return {"value": _number(value)}
 
 
+def _target(target: str | list[str]) -> str | None:
+    if isinstance(target, list):
+        return "\n".join(target) if target else None
+    return target
+
+
 def _judge_calls(events: list[Any]) -> list[JudgeCall]:
     calls = []
     for event in events:
@@ -147,6 +155,7 @@ def read_run(path: str | Path) -> RunEvidence:
                 candidate=score.answer if score else None,
                 judge_calls=_judge_calls(sample.events or []),
                 has_events=bool(sample.events),
+                target=_target(sample.target),
             )
         )
     results = {}

@@ -31,6 +31,7 @@ from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_d
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.ran_score.cache import cache_root
 from radiology_tasks.ran_score.extraction import Extraction
+from radiology_tasks.ran_score.family import FAMILY
 from radiology_tasks.ran_score.label_files import LabelTable, gold_from_metadata, read_label_file, rows_for
 from radiology_tasks.ran_score.metrics import extractor_f1, ran_f1, ran_per_label
 from radiology_tasks.ran_score.scorer import MAIN_KEY, finding_agreement
@@ -39,7 +40,7 @@ from radiology_tasks.ran_score.taxonomy import load_taxonomy, taxonomy_digest
 from scorers.ran_score.taxonomy import Taxonomy
 from templates import template_hashes
 
-TASK_VERSION = "1.1.0"
+TASK_VERSION = FAMILY.version
 DEMO_DATA = "ran-score-demo"
 
 

@@ -1,0 +1,11 @@
+"""The baselines as a family: lexical and RadEval metrics, and the suite that runs several metrics at once."""
+
+from radiology_tasks.core.family import Family
+
+FAMILY = Family(
+    name="baselines",
+    tasks_module="radiology_tasks.baselines.tasks",
+    tasks=("baselines", "metric_suite"),
+    version="1.1.0",
+    registers=("radiology_tasks.baselines.scorer",),
+)
