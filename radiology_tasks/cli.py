@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from radiology_tasks.core.cli_args import non_negative_int, positive_int, share
+
 if TYPE_CHECKING:
     from radiology_tasks.ct_finebench.construct.judging import JudgeOptions
 
@@ -95,7 +97,7 @@ _VARIANT_SFT_OPTIONS = (
     "exclude",
     "max_per_reference",
     "balance_categories",
-    "paraphrase_share",
+    "paraphraseshare",
     "on_bad_rows",
 )
 _PAIR_SFT_OPTIONS = ("candidates", "revision", "skip_incomplete")
@@ -121,7 +123,7 @@ def _export_variant_sft(args: argparse.Namespace) -> int:
         seed=args.seed,
         max_per_reference=args.max_per_reference,
         balance_categories=args.balance_categories,
-        paraphrase_share=args.paraphrase_share,
+        paraphraseshare=args.paraphraseshare,
         on_bad_rows=args.on_bad_rows or "error",
     )
     result = export_variant_sft(args.variants, Path(args.out), options)
@@ -141,7 +143,7 @@ def _export_variant_sft(args: argparse.Namespace) -> int:
         )
     for reason, count in left_out["no_known_answer"].items():
         print(f"left out {count} variants without a known answer: {reason}")
-    for control in ("max_per_reference", "balance_categories", "paraphrase_share"):
+    for control in ("max_per_reference", "balance_categories", "paraphraseshare"):
         if control in left_out:
             print(f"left out {left_out[control]} variants by --{control.replace('_', '-')}")
     for row in left_out["bad_rows"]:
@@ -222,19 +224,12 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return leaderboard_command(args)
 
 
-def _share(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a share between 0 and 1, got {text}")
-    return value
-
-
 def _max_unscored_argument(parser: argparse.ArgumentParser, what: str) -> None:
     from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
 
     parser.add_argument(
         "--max-unscored",
-        type=_share,
+        type=share,
         default=DEFAULT_MAX_UNSCORED,
         help=f"largest share of unscored samples {what} (default {DEFAULT_MAX_UNSCORED})",
     )
@@ -295,20 +290,6 @@ def _lm_eval_path(args: argparse.Namespace) -> int:
     return 0
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text}")
-    return value
-
-
-def _not_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 0, got {text}")
-    return value
-
-
 def _add_construction_run_arguments(parser: argparse.ArgumentParser) -> None:
     """The input, output and judge options of the two construction steps that call a model."""
     parser.add_argument(
@@ -327,10 +308,12 @@ def _add_construction_run_arguments(parser: argparse.ArgumentParser) -> None:
         choices=["auto", "off", "grammar", "structured_outputs", "response_format"],
         help="constrain the judge's answer to its format where the backend supports it (default: auto)",
     )
-    parser.add_argument("--max-tokens", type=_positive, help="token budget of each call (default: the contract's)")
-    parser.add_argument("--retries", type=_not_negative, default=1, help="re-asks of an unreadable answer (default 1)")
-    parser.add_argument("--max-connections", type=_positive, default=4, help="reports at a time (default 4)")
-    parser.add_argument("--limit", type=_positive, help="only the first N reports")
+    parser.add_argument("--max-tokens", type=positive_int, help="token budget of each call (default: the contract's)")
+    parser.add_argument(
+        "--retries", type=non_negative_int, default=1, help="re-asks of an unreadable answer (default 1)"
+    )
+    parser.add_argument("--max-connections", type=positive_int, default=4, help="reports at a time (default 4)")
+    parser.add_argument("--limit", type=positive_int, help="only the first N reports")
     parser.add_argument("--restart", action="store_true", help="start the output over instead of resuming it")
 
 
@@ -379,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--exclude", nargs="+", metavar="DATA", help="with --variants: leave out references these evaluation sets hold"
     )
     sft.add_argument(
-        "--max-per-reference", type=_positive, help="with --variants: keep at most N variants of a reference"
+        "--max-per-reference", type=positive_int, help="with --variants: keep at most N variants of a reference"
     )
     sft.add_argument(
         "--balance-categories",
@@ -387,7 +370,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --variants: as many variants of each error category as the rarest has",
     )
     sft.add_argument(
-        "--paraphrase-share", type=_share, help="with --variants: share of paraphrases among the variants kept"
+        "--paraphrase-share", type=share, help="with --variants: share of paraphrases among the variants kept"
     )
     sft.add_argument(
         "--on-bad-rows", choices=["error", "skip"], help="with --variants: stop at a bad row (error) or list it (skip)"
@@ -419,7 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
         "ctfb-triplets", help="CT-FineBench construction 1/3: the judge lists (finding, attribute, value) per report"
     )
     _add_construction_run_arguments(triplets)
-    triplets.add_argument("--max-triplets", type=_positive, help="triplets per report at most (default 20)")
+    triplets.add_argument("--max-triplets", type=positive_int, help="triplets per report at most (default 20)")
     triplets.set_defaults(run=_ctfb_triplets)
 
     schema = commands.add_parser(
@@ -428,7 +411,7 @@ def build_parser() -> argparse.ArgumentParser:
     schema.add_argument("triplets", help="the output of ctfb-triplets")
     schema.add_argument("--out", required=True, help="the schema file to write (YAML)")
     schema.add_argument(
-        "--min-count", type=_positive, help="keep findings and attributes found in at least N reports (default 50)"
+        "--min-count", type=positive_int, help="keep findings and attributes found in at least N reports (default 50)"
     )
     schema.add_argument("--force", action="store_true", help="overwrite an existing schema file")
     schema.set_defaults(run=_ctfb_schema)
@@ -463,9 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     board.add_argument("inputs", nargs="+", help="submission bundles (directories) or Inspect eval logs")
     board.add_argument("--out", required=True, help="directory for leaderboard.json/.csv/.md and index.html")
-    board.add_argument("--resamples", type=_positive, default=1000, help="bootstrap and randomization resamples")
+    board.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap and randomization resamples")
     board.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
-    board.add_argument("--confidence", type=_share, default=0.95, help="interval coverage (default 0.95)")
+    board.add_argument("--confidence", type=share, default=0.95, help="interval coverage (default 0.95)")
     _max_unscored_argument(board, "ranked")
     board.set_defaults(run=_leaderboard)
 
@@ -476,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     suite.add_argument("--out", required=True, help="directory for the CSV, Markdown and heatmap files")
     suite.add_argument("--keys", help="comma-separated score keys to tabulate (default: every numeric score)")
     suite.add_argument("--pairs-by-id", action="store_true", help="pair <id>-para/-pos rows with <id>-err/-neg")
-    suite.add_argument("--resamples", type=_not_negative, default=1000, help="bootstrap resamples for the intervals")
+    suite.add_argument("--resamples", type=non_negative_int, default=1000, help="bootstrap resamples for the intervals")
     suite.add_argument("--seed", type=int, default=0)
     suite.set_defaults(run=_suite_report)
 

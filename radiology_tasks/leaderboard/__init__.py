@@ -6,5 +6,6 @@ The two settings the command line shares with the code live here, where importin
 DEFAULT_MAX_UNSCORED = 0.02
 """The largest share of unscored samples a run may have to be submitted or ranked."""
 
-TRACKS = ("findings", "findings_impression")
-"""The report sections a submission can be generated for (ReXrank's tracks)."""
+TRACKS = ("findings", "findings_impression", "judges")
+"""The report sections a submission can be generated for (ReXrank's tracks), and `judges`: the run ranks its judge
+against experts, not a report generator."""
