@@ -1,0 +1,300 @@
+"""The judges' leaderboard: rank the judge of each run on the `judges` track, only among comparable runs.
+
+A family ranks judges one of two ways, through its `Rescoring`:
+
+- ``agreement``: per sample, (expert score, judge score) where experts rated the very candidate the judge saw.
+  One board per (task, score key, dataset), ranked by Kendall's tau-b against the experts ("VERT: Reliable LLM
+  Judges for Radiology Report Evaluation", section 5.1), with a bootstrap interval over samples and paired
+  bootstrap tests of the tau difference on the samples two judges share.
+- ``judge_measures``: per measure, the values of the units the family defines (judge_sensitivity: one per
+  reference). One board per (task, dataset), ranked by the first measure, each measure shown as the mean over
+  units with its bootstrap interval, and paired tests of the ranked measure on the units two judges share.
+
+Runs are ranked together only when they judged the same candidates of the same data with the same task version,
+templates and task configuration; the judge and its settings are what is compared. Each board holds the runs
+sharing its most common setting, every other run is listed as not ranked with the settings that differ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from radiology_tasks.core.family import Rescoring, family_of
+from radiology_tasks.leaderboard.board import Settings, Submission, _difference, comparability
+from radiology_tasks.leaderboard.bundle import judge_settings
+from radiology_tasks.leaderboard.evidence import RunEvidence
+
+TAU = "kendall_tau_b"
+AGREEMENT_NOTE = (
+    "Kendall's tau-b between the judge's and the experts' scores, over the samples where the experts rated the "
+    "very candidate the judge saw; intervals and paired tests resample samples."
+)
+MEASURES_NOTE = (
+    "Each measure is the mean over the units the task defines (judge_sensitivity: one per reference, its "
+    "variants' shares); intervals and paired tests resample units. Ranked by the first measure."
+)
+_CARD = ("institution", "paper", "code", "description")
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+
+def judge_comparability(run: RunEvidence) -> dict[str, Any]:
+    """What must be equal for two runs' judges to be ranked together: `board.comparability` without the judge,
+    plus the candidates the judge saw (variants an injector made in the run differ between runs)."""
+    setting = {name: value for name, value in comparability(run).items() if name != "judge"}
+    setting["candidates judged"] = _digest(sorted((s.id, s.candidate or "") for s in run.samples))
+    return setting
+
+
+def _rescoring(run: RunEvidence) -> Rescoring | None:
+    family = family_of(run.short_task)
+    return None if family is None else family.load_rescoring()
+
+
+def _not_ranked(submission: Submission, reasons: list[str], out: Path) -> dict[str, Any]:
+    run = submission.run
+    return {
+        "system": (run.judge if run is not None else None) or submission.system.get("name") or submission.log.name,
+        "task": run.short_task if run is not None else None,
+        "log": os.path.relpath(submission.log, out),
+        "reasons": reasons,
+    }
+
+
+def _entry_head(submission: Submission, out: Path) -> dict[str, Any]:
+    run = submission.run
+    assert run is not None and run.judge is not None
+    return {
+        "system": run.judge,
+        "submitted_as": submission.system.get("name"),
+        **{key: submission.system.get(key) for key in _CARD},
+        "judge": judge_settings(run),
+        "log": os.path.relpath(submission.log, out),
+        "log_sha256": run.sha256,
+    }
+
+
+def _dataset(run: RunEvidence, setting: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "name": run.dataset_name,
+        **{key: run.fingerprint.get(key) for key in ("layout", "data_sha256", "revision", "reports_sha256")},
+        "sample_ids_sha256": setting["sample set"],
+    }
+
+
+def _ranked(entries: list[dict[str, Any]], extras: list[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """Entries sorted by score (highest first) with competition ranks; names made unique by the log's stem."""
+    names = Counter(e["system"] for e in entries)
+    for entry in entries:
+        if names[entry["system"]] > 1:
+            entry["system"] = f"{entry['system']} ({Path(entry['log']).stem})"
+    order = sorted(range(len(entries)), key=lambda i: -entries[i]["score"])
+    entries, extras = [entries[i] for i in order], [extras[i] for i in order]
+    for entry in entries:
+        entry["rank"] = 1 + sum(1 for other in entries if other["score"] > entry["score"])
+    return entries, extras
+
+
+def _board(
+    kind: str,
+    members: list[Submission],
+    entries: list[dict[str, Any]],
+    score: str,
+    measures: list[str],
+    tests: list[dict[str, Any]],
+    settings: Settings,
+) -> dict[str, Any]:
+    first = members[0].run
+    assert first is not None
+    setting = judge_comparability(first)
+    return {
+        "id": f"judges-{first.short_task}-{score}-{first.dataset_name}",
+        "kind": kind,
+        "task": first.short_task,
+        "score": score,
+        "measures": measures,
+        "dataset": _dataset(first, setting),
+        "task_version": first.task_version,
+        "task_config": setting["task configuration"],
+        "n_samples": len(first.samples),
+        "entries": entries,
+        "significance": {"resamples": settings.resamples, "seed": settings.seed, "tests": tests},
+        "note": AGREEMENT_NOTE if kind == "agreement" else MEASURES_NOTE,
+    }
+
+
+def _agreement_board(
+    members: list[tuple[Submission, dict[str, tuple[float, float]]]], key: str, out: Path, settings: Settings
+) -> dict[str, Any]:
+    from scorers.leaderboard.agreement import tau_difference_test, tau_interval
+
+    entries = []
+    for submission, points in members:
+        interval = tau_interval(
+            [points[i] for i in sorted(points)],
+            confidence=settings.confidence,
+            resamples=settings.resamples,
+            seed=settings.seed,
+        )
+        shown = {"ci_low": interval.low, "ci_high": interval.high, "n": interval.n}
+        measures = {TAU: {"value": interval.tau, **shown}}
+        entries.append({**_entry_head(submission, out), "score": interval.tau, **shown, "measures": measures})
+    entries, ranked = _ranked(entries, members)
+    tests = []
+    for i in range(len(entries)):
+        for j in range(i + 1, len(entries)):
+            a, b = ranked[i][1], ranked[j][1]
+            common = sorted(set(a) & set(b))
+            if len(common) < 2:
+                continue
+            test = tau_difference_test(
+                [a[s] for s in common], [b[s] for s in common], resamples=settings.resamples, seed=settings.seed
+            )
+            tests.append(_test(entries[i], entries[j], test.difference, test.bootstrap_p, None, test.n))
+    return _board("agreement", [m for m, _ in ranked], entries, key, [TAU], tests, settings)
+
+
+def _test(
+    a: dict[str, Any], b: dict[str, Any], difference: float, p: float, randomization: float | None, n: int
+) -> dict[str, Any]:
+    return {
+        "a": a["system"],
+        "b": b["system"],
+        "difference": difference,
+        "paired_bootstrap_p": p,
+        "randomization_p": randomization,
+        "n": n,
+    }
+
+
+def _present(values: dict[str, float]) -> dict[str, float]:
+    return {unit: value for unit, value in values.items() if not math.isnan(value)}
+
+
+def _measures_board(
+    members: list[tuple[Submission, dict[str, dict[str, float]]]], out: Path, settings: Settings
+) -> dict[str, Any]:
+    from scorers.leaderboard.significance import mean_interval, paired_test
+
+    names = list(members[0][1])
+    entries = []
+    for submission, measures in members:
+        shown: dict[str, dict[str, Any] | None] = {}
+        for name in names:
+            values = _present(measures.get(name, {}))
+            if not values:
+                shown[name] = None
+                continue
+            interval = mean_interval(
+                [values[u] for u in sorted(values)],
+                confidence=settings.confidence,
+                resamples=settings.resamples,
+                seed=settings.seed,
+            )
+            shown[name] = {"value": interval.mean, "ci_low": interval.low, "ci_high": interval.high, "n": interval.n}
+        ranked_figure = shown[names[0]]
+        assert ranked_figure is not None
+        entries.append(
+            {
+                **_entry_head(submission, out),
+                "score": ranked_figure["value"],
+                **{k: ranked_figure[k] for k in ("ci_low", "ci_high", "n")},
+                "measures": shown,
+            }
+        )
+    entries, ranked = _ranked(entries, members)
+    tests = []
+    for i in range(len(entries)):
+        for j in range(i + 1, len(entries)):
+            a, b = _present(ranked[i][1][names[0]]), _present(ranked[j][1][names[0]])
+            common = sorted(set(a) & set(b))
+            if not common:
+                continue
+            test = paired_test(
+                [a[u] for u in common], [b[u] for u in common], resamples=settings.resamples, seed=settings.seed
+            )
+            tests.append(_test(entries[i], entries[j], test.difference, test.bootstrap_p, test.randomization_p, test.n))
+    return _board("measures", [m for m, _ in ranked], entries, names[0], names, tests, settings)
+
+
+def _figures(
+    submission: Submission,
+) -> tuple[str, tuple[str, ...], Any] | str:
+    """(kind, board key, the run's figures), or why the run cannot be ranked as a judge."""
+    run = submission.run
+    assert run is not None
+    if run.judge is None:
+        return "no judge named (--model-role grader=<judge model>): there is no judge to rank"
+    rescoring = _rescoring(run)
+    if rescoring is not None and rescoring.agreement is not None:
+        key = rescoring.ranked(run).key
+        points = {i: p for i, p in rescoring.agreement(run).items() if not any(math.isnan(v) for v in p)}
+        if not points:
+            return "no sample has both an expert score for the candidate the judge saw and a judge score"
+        if len({e for e, _ in points.values()}) < 2 or len({j for _, j in points.values()}) < 2:
+            return "Kendall's tau is undefined: the expert or the judge scores are all equal"
+        return "agreement", (run.short_task, key, run.dataset_name), points
+    if rescoring is not None and rescoring.judge_measures is not None:
+        measures = rescoring.judge_measures(run)
+        if not measures or not _present(next(iter(measures.values()))):
+            return "the run gives no unit a value of the measure judges are ranked by"
+        return "measures", (run.short_task, run.dataset_name), measures
+    return (
+        f"task {run.short_task} cannot rank judges: its family defines neither agreement with experts "
+        "nor judge measures"
+    )
+
+
+def _comparable(
+    group: list[tuple[Submission, Any]], out: Path
+) -> tuple[list[tuple[Submission, Any]], list[dict[str, Any]]]:
+    """The members sharing the group's most common setting, and a not-ranked row for each other one."""
+    seen = [judge_comparability(s.run) for s, _ in group if s.run is not None]
+    counts = Counter(_digest(s) for s in seen)
+    reference = next(s for s in seen if counts[_digest(s)] == max(counts.values()))
+    kept, refused = [], []
+    for member, setting in zip(group, seen, strict=True):
+        if setting == reference:
+            kept.append(member)
+        else:
+            refused.append(_not_ranked(member[0], [f"not comparable: {_difference(setting, reference)}"], out))
+    return kept, refused
+
+
+def judge_boards(
+    submissions: list[Submission], out: Path, settings: Settings
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Rank the judges of checked `judges`-track runs: (boards, not-ranked rows).
+
+    Submissions that already have problems are left to the caller, which lists them as not ranked.
+    """
+    groups: dict[tuple[str, tuple[str, ...]], list[tuple[Submission, Any]]] = {}
+    not_ranked = []
+    for submission in submissions:
+        if submission.problems or submission.run is None:
+            continue
+        figures = _figures(submission)
+        if isinstance(figures, str):
+            not_ranked.append(_not_ranked(submission, [figures], out))
+            continue
+        kind, key, values = figures
+        groups.setdefault((kind, key), []).append((submission, values))
+    boards = []
+    build: dict[str, Callable[..., dict[str, Any]]] = {
+        "agreement": lambda members, key: _agreement_board(members, key[1], out, settings),
+        "measures": lambda members, key: _measures_board(members, out, settings),
+    }
+    for (kind, key), group in groups.items():
+        kept, refused = _comparable(group, out)
+        not_ranked += refused
+        boards.append(build[kind](kept, key))
+    return boards, not_ranked
