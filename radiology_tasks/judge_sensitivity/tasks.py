@@ -24,8 +24,9 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge, require_role
 from radiology_tasks.core.judge_options import judge_options
 from radiology_tasks.core.loading import OnBadRows, load_pairs
-from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
+from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate
 from radiology_tasks.core.params import choice_param, int_param, text_param
+from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.green_vert.scorer import DETAILS, ZeroMatched
 from radiology_tasks.judge_sensitivity.dataset import (
@@ -108,6 +109,8 @@ def _samples(
 ) -> VariantSamples:
     """The variants to judge: read from a variants file, or planned for the injector to make."""
     loaded = load_pairs(data, revision=revision, layout=text_param("layout", layout), on_bad_rows=on_bad_rows)
+    options = DataOptions(data, revision=revision, layout=layout, on_bad_rows=on_bad_rows)
+    recorded = {**loaded.summary(), "fingerprint": data_fingerprint(options, loaded.data)}
     if is_variants_file(loaded):
         given = [f"-T {k}" for k, v in generation.items() if v != _GENERATION_DEFAULTS[k]]
         if given:
@@ -117,12 +120,12 @@ def _samples(
             )
         samples = file_samples(loaded, on_bad_rows=on_bad_rows, seed=seed, limit=limit)
         return VariantSamples(
-            samples.dataset, {"data": loaded.summary(), **samples.summary}, True, samples.categories, samples.max_n
+            samples.dataset, {"data": recorded, **samples.summary}, True, samples.categories, samples.max_n
         )
     require_role(INJECTOR_ROLE, NO_INJECTOR_MESSAGE)
     references = pick(distinct_references(loaded.pairs), seed=seed, limit=limit)
     dataset = planned_samples(references, plan)
-    summary = {"data": loaded.summary(), "references": len(references), "variants": len(dataset)}
+    summary = {"data": recorded, "references": len(references), "variants": len(dataset)}
     errors = [spec for spec in plan if spec.kind == "error"]
     categories = tuple(dict.fromkeys(str(spec.category) for spec in errors))
     return VariantSamples(dataset, summary, False, categories, max((s.n_changes for s in errors), default=0))
@@ -131,6 +134,7 @@ def _samples(
 def _metrics(prompt: SensitivityPrompt, samples: VariantSamples) -> list[Metric]:
     main = score_keys(prompt)[0]
     return [
+        mean_of(main),
         discrimination_robustness(main, compare_scores=prompt != "green"),
         score_monotonicity(main, samples.max_n),
         count_recovered(main, samples.max_n),

@@ -1,0 +1,163 @@
+"""How the leaderboard re-scores a judge_sensitivity log and ranks its judge (see `radiology_tasks.core.family`).
+
+Each variant's values are read again from the judge answer the log stores, with the GREEN/VERT reading code
+the scorer uses (the second answer of a two-pass judge is read the same way). The run's discrimination,
+robustness and balance are recomputed from the samples with the task's own metric, and on the judges' board
+every reference is one unit: its variants give it a discrimination, a robustness and their balance
+(`scorers.judge_sensitivity.sensitivity`), and the board shows their means over references.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from typing import Any
+
+from inspect_ai.scorer import SampleScore, Score
+
+from radiology_tasks.core.family import RankedScore, Rescoring
+from radiology_tasks.core.unscored import judged_score
+from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness, judged_variants
+from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
+from scorers.green_vert.reading import BOUNDED_KEYS, read_scores, score_keys
+from scorers.judge_sensitivity.answers import Differences, read_json_answer
+from scorers.judge_sensitivity.sensitivity import balance, discrimination, robustness
+
+_RUN_FIGURES = ("discrimination", "robustness", "balance", "discrimination_n", "robustness_n")
+_TOLERANCE = 1e-9
+
+
+def _prompt(run: RunEvidence) -> str:
+    return str(run.task_args.get("prompt") or "vert")
+
+
+def _compare_scores(run: RunEvidence) -> bool:
+    """Whether the prompt states a score that discrimination also compares (as the task's metric is set up)."""
+    return _prompt(run) != "green"
+
+
+def _excluded(sample: SampleEvidence) -> bool:
+    return (sample.metadata.get("variant") or {}).get("excluded") is not None
+
+
+def ranked(run: RunEvidence) -> RankedScore:
+    """The judge prompt's main score (``vert``, ``green``, ...), kept in [0, 1]."""
+    return RankedScore(score_keys(_prompt(run))[0])  # type: ignore[arg-type]
+
+
+def expected(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+    """The value dict the scorer gives for the sample's stored judge answer, under the run's settings."""
+    prompt = _prompt(run)
+    keys = score_keys(prompt)  # type: ignore[arg-type]
+    if _excluded(sample):
+        # A variant that could not be made is never judged: every value is missing, none filled in.
+        return dict.fromkeys(keys, math.nan)
+    answer = sample.metadata.get("judge_answer")
+    if answer is None:
+        values: dict[str, float | None] = dict.fromkeys(keys)
+        missing = {key: ("unscored", "") for key in keys}
+    else:
+        reading = read_scores(
+            answer,
+            prompt=prompt,  # type: ignore[arg-type]
+            candidate=sample.candidate or "",
+            missing_categories=run.task_args.get("missing_categories") or "zero",
+            zero_matched=run.task_args.get("zero_matched") or "perfect_if_no_errors",
+        )
+        values = reading.values
+        missing = {key: ("invalid_response_format", problem) for key, problem in reading.problems.items()}
+    policy = run.task_args.get("unscored") or "worst"
+    return dict(judged_score(values, missing, policy=policy, bounded=BOUNDED_KEYS).value)  # type: ignore[arg-type]
+
+
+def _attempts(sample: SampleEvidence) -> list[dict[str, Any]]:
+    metadata = sample.metadata
+    return [*(metadata.get("differences_attempts") or []), *(metadata.get("judge_attempts") or [])]
+
+
+def answers(sample: SampleEvidence) -> list[str]:
+    """Every judge answer the sample stores: the kept one, and each attempt's of one or both passes."""
+    found = []
+    if isinstance(sample.metadata.get("judge_answer"), str):
+        found.append(sample.metadata["judge_answer"])
+    for attempt in _attempts(sample):
+        # An attempt the provider rejected has no answer from the judge.
+        if attempt.get("stop_reason") != "error" and isinstance(attempt.get("answer"), str):
+            found.append(attempt["answer"])
+    return found
+
+
+def _sample_scores(run: RunEvidence) -> list[SampleScore]:
+    """The scored samples as the task's metrics take them."""
+    return [
+        SampleScore(score=Score(value=dict(s.values), metadata=s.metadata), sample_id=s.id)
+        for s in run.samples
+        if s.error is None and "variant" in s.metadata
+    ]
+
+
+def _same(logged: Any, recomputed: float) -> bool:
+    if not isinstance(logged, int | float) or math.isnan(logged):
+        return math.isnan(recomputed)
+    return not math.isnan(recomputed) and abs(logged - recomputed) <= _TOLERANCE
+
+
+def _shown(value: Any) -> str:
+    return "missing" if not isinstance(value, int | float) or math.isnan(value) else f"{value:.6g}"
+
+
+def _differences_lines(sample: SampleEvidence) -> list[str]:
+    """A two-pass sample's stored differences must be what its kept first-pass answer lists."""
+    kept = next((a for a in sample.metadata.get("differences_attempts") or [] if a.get("problem") is None), None)
+    if kept is None:
+        return []
+    reading = read_json_answer(str(kept.get("answer") or ""), Differences)
+    listed = reading.value.differences if reading.value is not None else None
+    if listed != sample.metadata.get("differences"):
+        return [f"sample {sample.id}: the stored differences are not what its first-pass judge answer lists"]
+    return []
+
+
+def run_checks(run: RunEvidence) -> list[str]:
+    """Discrimination, robustness and balance recomputed from the samples against the log's results; excluded
+    variants the judge was asked about; two-pass differences that do not follow from the first answer."""
+    lines = []
+    for sample in run.samples:
+        if _excluded(sample) and sample.judge_calls:
+            lines.append(f"sample {sample.id}: the variant is marked excluded but the judge was asked about it")
+        lines += _differences_lines(sample)
+    metric = discrimination_robustness(ranked(run).key, compare_scores=_compare_scores(run))
+    recomputed = metric(_sample_scores(run))  # type: ignore[arg-type]
+    assert isinstance(recomputed, dict)
+    for name in _RUN_FIGURES:
+        logged, value = run.results.get(name), float(recomputed[name])  # type: ignore[arg-type]
+        if not _same(logged, value):
+            lines.append(
+                f"results: {name} {_shown(logged)} is not what the samples' judge answers give ({_shown(value)})"
+            )
+    return lines
+
+
+def judge_measures(run: RunEvidence) -> dict[str, dict[str, float]]:
+    """Balance, discrimination and robustness of each reference (the unit), from its variants; NaN where a
+    reference has no scored variant of the kind a measure needs."""
+    by_reference = defaultdict(list)
+    for variant in judged_variants(_sample_scores(run), ranked(run).key):
+        by_reference[variant.source_id].append(variant)
+    measures: dict[str, dict[str, float]] = {"balance": {}, "discrimination": {}, "robustness": {}}
+    for reference, variants in sorted(by_reference.items()):
+        d, _ = discrimination(variants, compare_scores=_compare_scores(run))
+        r, _ = robustness(variants)
+        measures["balance"][reference] = balance(d, r)
+        measures["discrimination"][reference] = d
+        measures["robustness"][reference] = r
+    return measures
+
+
+RESCORING = Rescoring(
+    ranked=ranked,
+    expected=expected,
+    answers=answers,
+    run_checks=run_checks,
+    judge_measures=judge_measures,
+)

@@ -1,0 +1,139 @@
+"""Re-scoring a real judge_sensitivity log from the judge answers it stores, and ranking its judge per reference.
+
+The runs are the hand-worked set of `tests.judge_sensitivity.hand_worked`, judged by the stub served on
+127.0.0.1 (as in `test_task`); the checks mirror what the leaderboard does with a family's `Rescoring`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+
+from radiology_tasks.core.family import family_of
+from radiology_tasks.judge_sensitivity.family import FAMILY
+from radiology_tasks.judge_sensitivity.rescoring import RESCORING
+from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity
+from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
+from tests.conftest import write_jsonl
+from tests.judge_sensitivity.hand_worked import EXPECTED
+from tests.judge_sensitivity.test_task import REFERENCES, ROLES, stub
+from tests.leaderboard.runs import edited
+from tests.openai_stub import openai_stub
+
+
+def violations(run: RunEvidence) -> list[str]:
+    """What the leaderboard refuses in `run`, by the family's rules (values, stored answers, run checks)."""
+    lines = []
+    for sample in run.samples:
+        if sample.error is not None:
+            continue
+        for key, value in RESCORING.expected(run, sample).items():
+            logged = sample.values.get(key)
+            same = math.isnan(value) if logged is None else abs(logged - value) <= 1e-9
+            if not same:
+                lines.append(f"sample {sample.id}: logged {key} {logged} but its stored judge answer gives {value}")
+        returned = {call.completion for call in sample.judge_calls}
+        if sample.has_events and any(answer not in returned for answer in RESCORING.answers(sample)):
+            lines.append(f"sample {sample.id}: the stored judge answer is not one the judge returned in this run")
+    return lines + RESCORING.run_checks(run)
+
+
+def _run(root: Path, **args: object) -> Path:
+    rows = [{"id": k, "reference": v, "modality": "CT", "anatomy": "chest"} for k, v in REFERENCES.items()]
+    data = write_jsonl(root / "references.jsonl", rows)
+    with pytest.MonkeyPatch.context() as monkeypatch, openai_stub(stub()) as server:
+        monkeypatch.setenv("STUBSVC_BASE_URL", server.base_url)
+        monkeypatch.setenv("STUBSVC_API_KEY", "none")
+        (log,) = inspect_eval(
+            judge_sensitivity(data=str(data), **args),
+            model="none",
+            model_roles=ROLES,
+            display="none",
+            log_dir=str(root / "logs"),
+        )
+    assert log.status == "success", log.error
+    return Path(log.location)
+
+
+@pytest.fixture(scope="module")
+def one_pass(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield _run(tmp_path_factory.mktemp("one-pass"))
+
+
+@pytest.fixture(scope="module")
+def two_pass(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    yield _run(tmp_path_factory.mktemp("two-pass"), passes=2, categories="a", max_errors=1)
+
+
+def test_the_family_declares_its_rescoring_and_records_what_the_leaderboard_needs(one_pass):
+    assert family_of("judge_sensitivity").load_rescoring() is RESCORING
+    run = read_run(one_pass)
+    assert run.task_version == FAMILY.version == "1.2.0"
+    assert run.fingerprint["data_sha256"] and run.templates
+    assert RESCORING.ranked(run).key == "vert"
+    scored = [s.values["vert"] for s in run.samples if s.values.get("vert") is not None]
+    assert run.results["vert_mean"] == pytest.approx(sum(scored) / len(scored))
+
+
+@pytest.mark.parametrize("log", ["one_pass", "two_pass"])
+def test_an_honest_log_passes(log, request):
+    run = read_run(request.getfixturevalue(log))
+    assert violations(run) == []
+    assert all(RESCORING.answers(s) for s in run.samples if not (s.metadata.get("variant") or {}).get("excluded"))
+
+
+def test_an_edited_score_is_caught_naming_the_sample(one_pass):
+    def forge(log: EvalLog) -> None:
+        score = next(s for s in log.samples if s.id == "R2:error-a-1").scores["sensitivity_judge"]
+        score.value = {**score.value, "vert": 0.1}
+
+    lines = violations(read_run(edited(one_pass, forge, "forged.eval")))
+    # The forged score also makes R2 a1 penalised (0.1 < 0.70), so the samples give other run figures.
+    assert lines == [
+        "sample R2:error-a-1: logged vert 0.1 but its stored judge answer gives 0.7",
+        "results: discrimination 0.8 is not what the samples' judge answers give (0.9)",
+        f"results: balance {0.8 / 1.3:.6g} is not what the samples' judge answers give ({0.9 / 1.4:.6g})",
+    ]
+
+
+def test_an_edited_answer_is_caught_naming_the_sample(one_pass):
+    def rewrite(log: EvalLog) -> None:
+        score = next(s for s in log.samples if s.id == "R1:error-b-1").scores["sensitivity_judge"]
+        score.metadata["judge_answer"] = score.metadata["judge_answer"].replace("0.95", "0.55")
+
+    lines = violations(read_run(edited(one_pass, rewrite, "rewritten.eval")))
+    assert "sample R1:error-b-1: the stored judge answer is not one the judge returned in this run" in lines
+    assert "sample R1:error-b-1: logged vert 0.95 but its stored judge answer gives 0.55" in lines
+
+
+def test_an_edited_run_figure_is_caught(one_pass):
+    def inflate(log: EvalLog) -> None:
+        metrics = log.results.scores[0].metrics
+        metrics["balance"].value = 0.99
+
+    lines = violations(read_run(edited(one_pass, inflate, "inflated.eval")))
+    assert lines == [f"results: balance 0.99 is not what the samples' judge answers give ({EXPECTED['balance']:.6g})"]
+
+
+def test_edited_two_pass_differences_are_caught(two_pass):
+    def relist(log: EvalLog) -> None:
+        score = next(s for s in log.samples if s.id == "R1:error-a-1").scores["sensitivity_judge"]
+        score.metadata["differences"] = ["nothing differs"]
+
+    lines = violations(read_run(edited(two_pass, relist, "relisted.eval")))
+    assert lines == ["sample R1:error-a-1: the stored differences are not what its first-pass judge answer lists"]
+
+
+def test_judge_measures_are_per_reference_shares_as_worked_out_by_hand(one_pass):
+    # R1: a1, a2 (0.75 < 0.90), a3 and b2 penalised, b1 (0.95) not, b3 excluded: 4/5; its paraphrase is clean.
+    # R2: a1 (0.70, not below 0.70) not, a2, a3, b2, b3 penalised, b1 unreadable: 4/5; its paraphrase has (d).
+    measures = RESCORING.judge_measures(read_run(one_pass))
+    assert list(measures) == ["balance", "discrimination", "robustness"]
+    assert measures["discrimination"] == pytest.approx({"R1": 0.8, "R2": 0.8})
+    assert measures["robustness"] == {"R1": 1.0, "R2": 0.0}
+    assert measures["balance"] == pytest.approx({"R1": 2 * 0.8 / 1.8, "R2": 0.0})
