@@ -1,7 +1,7 @@
 """`radiology-tasks suite-report`: the metric suite's tables from Inspect logs, as CSV, Markdown and a heatmap.
 
-Reads a `metric_suite` log, or several logs of the same samples (one per metric task: green, vert, baselines,
-ct_finebench ...) joined by sample id. Every numeric score key of every scorer is a metric; a number that
+Reads a `metric_suite` log, or several logs of the same samples (one per metric task, `baselines` or any judge
+task) joined by sample id. Every numeric score key of every scorer is a metric; a number that
 ``-T unscored=worst`` filled in is left out, like a NaN.
 """
 

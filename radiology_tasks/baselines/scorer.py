@@ -26,6 +26,9 @@ logger = logging.getLogger(__name__)
 BASELINES_LABEL = "baselines"
 """Where `with_baselines` keeps the lexical scorer's metadata inside the judge's score metadata."""
 
+DEFAULT_BASELINES = "bleu,chrf,rouge_l"
+"""The lexical metrics computed when ``-T baselines`` is not given."""
+
 
 def metric_names(value: str | Sequence[str] | None, parameter: str) -> list[str]:
     """Split a ``-T`` list of metric names (``bleu,rouge_l`` or a YAML list) into names, without repeats.
@@ -76,8 +79,36 @@ def expert_score(pair: ReportPair) -> float | None:
     return pair.expert.normalized_score if pair.expert else None
 
 
+def lexical_score(
+    reference: str,
+    candidate: str | None,
+    keys: Sequence[str],
+    policy: UnscoredPolicy,
+    *,
+    problem: tuple[str, str] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> Score:
+    """The lexical scores of one candidate against its reference, or its unscored values when it has none.
+
+    Args:
+        reference: The reference report.
+        candidate: The candidate report; None or blank text leaves every key unscored.
+        keys: Lexical score keys (from `checked_lexical_keys`).
+        policy: What an unscored key is given (`radiology_tasks.core.unscored`).
+        problem: Why the candidate cannot be scored (reason code, detail); None: it can, unless it is blank.
+        metadata: Score metadata to start from.
+    """
+    metadata = dict(metadata or {})
+    if problem is None and candidate is not None and candidate.strip():
+        values, statistics = lexical_scores(reference, candidate, keys)
+        metadata["lexical_statistics"] = statistics
+        return judged_score(values, {}, policy=policy, bounded=keys, answer=candidate, metadata=metadata)
+    reasons = dict.fromkeys(keys, problem or ("no_response", "the candidate is empty"))
+    return judged_score(dict.fromkeys(keys), reasons, policy=policy, bounded=keys, metadata=metadata)
+
+
 @scorer(metrics=[corpus_lexical()])
-def lexical_baselines(baselines: str | list[str] = "bleu,chrf,rouge_l", unscored: UnscoredPolicy = "worst") -> Scorer:
+def lexical_baselines(baselines: str | list[str] = DEFAULT_BASELINES, unscored: UnscoredPolicy = "worst") -> Scorer:
     """BLEU-1..4, ReXrank's BLEU, chrF and ROUGE-L of the candidate against the reference: no model, no judge.
 
     Args:
@@ -90,21 +121,13 @@ def lexical_baselines(baselines: str | list[str] = "bleu,chrf,rouge_l", unscored
 
     async def score(state: TaskState, target: Target) -> Score:
         pair = state.metadata_as(ReportPair)
-        metadata: dict[str, Any] = {"expert_score": expert_score(pair)}
-        problem = candidate_problem(state)
-        if problem is not None:
-            return judged_score(
-                dict.fromkeys(keys), dict.fromkeys(keys, problem), policy=policy, bounded=keys, metadata=metadata
-            )
-        candidate = state.output.completion
-        values, statistics = lexical_scores(pair.reference, candidate, keys)
-        return judged_score(
-            values,
-            {},
-            policy=policy,
-            bounded=keys,
-            answer=candidate,
-            metadata={**metadata, "lexical_statistics": statistics},
+        return lexical_score(
+            pair.reference,
+            state.output.completion if state.output else None,
+            keys,
+            policy,
+            problem=candidate_problem(state),
+            metadata={"expert_score": expert_score(pair)},
         )
 
     return score

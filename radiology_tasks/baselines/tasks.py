@@ -7,15 +7,18 @@ LLM Judges for Radiology Report Evaluation" (arXiv 2604.03376), section 5.1 (Ken
 
     inspect eval radiology_tasks/baselines --model none
     inspect eval radiology_tasks/metric_suite --model none -T metrics=bleu,rouge_l
-    inspect eval radiology_tasks/metric_suite --model none -T metrics=bleu,rouge_l,vert -T sensitivity=sets/ \
+    inspect eval radiology_tasks/metric_suite --model none -T metrics=bleu,rouge_l,JUDGE -T sensitivity=sets/ \
         --model-role grader=openai-api/vllm/Qwen/Qwen3-8B
+
+where JUDGE names an LLM-judge metric that a family adds to the suite (see `metric_suite`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -27,6 +30,7 @@ from radiology_tasks.baselines.family import FAMILY
 from radiology_tasks.baselines.metrics import SENSITIVITY, corpus_lexical, metric_correlations, pos_neg
 from radiology_tasks.baselines.scorer import (
     BASELINES_LABEL,
+    DEFAULT_BASELINES,
     Part,
     checked_lexical_keys,
     expert_score,
@@ -37,19 +41,15 @@ from radiology_tasks.baselines.scorer import (
 )
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.family import SuiteMetric, families
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import expert_agreement, mean_of
-from radiology_tasks.core.params import choice_param, int_param
+from radiology_tasks.core.params import int_param
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
-from radiology_tasks.ct_finebench.extraction import qa_extraction
-from radiology_tasks.ct_finebench.options import QAMode
-from radiology_tasks.ct_finebench.scorer import SCORE_KEY as CT_FINEBENCH_KEY
-from radiology_tasks.ct_finebench.scorer import qa_comparison
-from radiology_tasks.green_vert.scorer import report_judge
 from scorers.baselines.lexical import is_lexical
 from scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
 from scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
@@ -58,22 +58,44 @@ TASK_VERSION = FAMILY.version
 
 logger = logging.getLogger(__name__)
 
-JUDGE_KEYS: dict[str, list[str]] = {
-    "green": ["green", "green_ec", "green_f1"],
-    "vert": ["vert"],
-    "ct_finebench": [CT_FINEBENCH_KEY],
-}
-"""The LLM-judge metrics of the suite and the score keys each contributes (all need ``--model-role grader``)."""
 
-ELSEWHERE: dict[str, str] = {
-    "ran_score": "ran_score is a corpus macro F1 over labels: run radiology_tasks/ran_score on the same rows and "
-    "join its log with `radiology-tasks suite-report`",
-}
+def judge_metrics() -> dict[str, SuiteMetric]:
+    """The LLM-judge metrics the families add to the suite, by name (all need ``--model-role grader``).
+
+    Raises:
+        ValueError: when two families add a metric of the same name.
+    """
+    found: dict[str, SuiteMetric] = {}
+    owner: dict[str, str] = {}
+    for family in families():
+        for name, metric in family.suite_metrics().items():
+            if name in found:
+                raise ValueError(f"suite metric {name} is added by both family {owner[name]} and family {family.name}")
+            found[name], owner[name] = metric, family.name
+    return found
+
+
+def refused_metrics() -> dict[str, str]:
+    """Names the suite refuses, each with the families' line saying where to run that metric instead."""
+    return {name: line for family in families() for name, line in family.suite_notes.items()}
+
+
+def judge_settings(
+    unscored: UnscoredPolicy, qa_mode: str, constrain: str, judge_retries: int, judge_max_tokens: int | None
+) -> dict[str, Any]:
+    """The settings every suite metric's scorer and solver factory is built from."""
+    return {
+        "unscored": unscored,
+        "constrain": constrain,
+        "judge_retries": judge_retries,
+        "judge_max_tokens": judge_max_tokens,
+        "qa_mode": qa_mode,
+    }
 
 
 @task
 def baselines(
-    baselines: str | list[str] = "bleu,chrf,rouge_l",
+    baselines: str | list[str] = DEFAULT_BASELINES,
     data: str | None = None,
     candidates: str | None = None,
     reports: str | None = None,
@@ -143,7 +165,8 @@ def baselines(
         solver=generate_report(report_max_tokens) if generate else replay_candidate(),
         scorer=lexical_baselines(keys, policy),
         metrics=lexical_metrics(keys, with_expert=with_expert),
-        metadata={"data": summary, "keys": keys},
+        # No prompt templates: the empty record is what the leaderboard's release check compares.
+        metadata={"data": summary, "keys": keys, "templates": {}},
         version=TASK_VERSION,
     )
 
@@ -197,7 +220,7 @@ def suite_scorer(
     radeval: list[str],
     judges: list[str],
     unscored: UnscoredPolicy = "worst",
-    qa_mode: QAMode = "batch",
+    qa_mode: str = "batch",
     constrain: ConstrainMode = "auto",
     judge_retries: int = 1,
     judge_max_tokens: int | None = None,
@@ -207,9 +230,9 @@ def suite_scorer(
     Args:
         lexical: Lexical score keys (`scorers.baselines.lexical`).
         radeval: RadEval metric names whose models are cached.
-        judges: LLM-judge metrics: ``green``, ``vert``, ``ct_finebench``.
+        judges: Names of LLM-judge metrics the families add to the suite (see `judge_metrics`).
         unscored: What a score that could not be had counts as in the means.
-        qa_mode: CT-FineBench's ``-T qa_mode``.
+        qa_mode: The question-answering judge's ``-T qa_mode``.
         constrain: How the judges' answers are constrained.
         judge_retries: Re-asks for an answer that leaves a score unreadable.
         judge_max_tokens: Upper bound on a judge answer's length.
@@ -219,20 +242,11 @@ def suite_scorer(
         parts.append((BASELINES_LABEL, lexical_baselines(lexical, unscored), None))
     if radeval:
         parts.append(("radeval", radeval_metrics(radeval, unscored), None))
-    judge = {
-        "constrain": constrain,
-        "judge_retries": judge_retries,
-        "unscored": unscored,
-        "max_tokens": judge_max_tokens,
-    }
+    settings = judge_settings(unscored, qa_mode, constrain, judge_retries, judge_max_tokens)
+    available = judge_metrics()
     for name in judges:
-        if name == "ct_finebench":
-            part = qa_comparison(
-                qa_mode, constrain=constrain, max_tokens=judge_max_tokens, retries=judge_retries, unscored=unscored
-            )
-        else:
-            part = report_judge(name, **judge)  # type: ignore[arg-type]
-        parts.append((name, part, JUDGE_KEYS[name]))
+        metric = available[name]
+        parts.append((name, metric.scorer(settings), list(metric.keys)))
 
     async def score(state: TaskState, target: Target) -> Score:
         merged = await score_all(parts, state, target)
@@ -262,22 +276,23 @@ def _check_pairs(pairs: list[ReportPair], sensitivity: str) -> None:
         logger.warning("metric_suite: pos/neg rows without a partner, left out of the table: %s", matched.unmatched)
 
 
-def _split(names: list[str]) -> tuple[list[str], list[str], list[str]]:
+def _split(names: list[str], available: Mapping[str, SuiteMetric]) -> tuple[list[str], list[str], list[str]]:
     """Lexical names, RadEval names and judge names; an `InputError` for anything else."""
     lexical: list[str] = []
     radeval: list[str] = []
     judges: list[str] = []
+    refused = refused_metrics()
     for name in names:
         if is_lexical(name):
             lexical.append(name)
         elif name in RADEVAL_METRICS:
             radeval.append(name)
-        elif name in JUDGE_KEYS:
+        elif name in available:
             judges.append(name)
-        elif name in ELSEWHERE:
-            raise InputError(f"-T metrics: {ELSEWHERE[name]}")
+        elif name in refused:
+            raise InputError(f"-T metrics: {refused[name]}")
         else:
-            known = ["bleu", "bleu_1..bleu_4", "bleu_rexrank", "chrf", "rouge_l", *RADEVAL_METRICS, *JUDGE_KEYS]
+            known = ["bleu", "bleu_1..bleu_4", "bleu_rexrank", "chrf", "rouge_l", *RADEVAL_METRICS, *available]
             raise InputError(f"-T metrics: unknown metric {name!r} (known: {', '.join(known)})")
     return lexical, radeval, judges
 
@@ -310,7 +325,7 @@ def metric_suite(
     image_root: str | None = None,
     expert_scale: str | None = None,
     sensitivity: str | None = None,
-    qa_mode: QAMode = "batch",
+    qa_mode: str = "batch",
     constrain: ConstrainMode = "auto",
     judge_retries: int = 1,
     judge_max_tokens: int | None = None,
@@ -320,8 +335,8 @@ def metric_suite(
 
     ``-T metrics`` mixes lexical metrics (``bleu``, ``bleu_1`` ... ``bleu_4``, ``chrf``, ``rouge_l``), RadEval
     metrics (``bertscore``, ``radgraph``, ``ratescore``, ``chexbert``, ``radcliq``, ``green_model``; a metric whose
-    model is not in the Hugging Face cache is left out with one warning line) and LLM judges (``green``, ``vert``,
-    ``ct_finebench``; they need ``--model-role grader=...``). ``-T sensitivity=DIR`` adds the ``pos.jsonl`` and
+    model is not in the Hugging Face cache is left out with one warning line) and the LLM judges the families add
+    (`judge_metrics`; they need ``--model-role grader=...``). ``-T sensitivity=DIR`` adds the ``pos.jsonl`` and
     ``neg.jsonl`` of `radiology-tasks sensitivity-set` and tabulates them; ``-T sensitivity=ids`` pairs the data's
     own ``<id>-para``/``-pos`` rows with ``<id>-err``/``-neg``. `radiology-tasks suite-report LOG --out DIR` writes
     the tables as CSV and Markdown.
@@ -364,13 +379,13 @@ def metric_suite(
             it as 0 in the means of [0, 1] scores (other scores stay excluded), `exclude` leaves it out.
     """
     policy = check_policy(unscored)
-    choice_param("qa_mode", qa_mode, get_args(QAMode))
-    lexical_names_, radeval_names, judges = _split(metric_names(metrics, "metrics"))
+    available = judge_metrics()
+    lexical_names_, radeval_names, judges = _split(metric_names(metrics, "metrics"), available)
     lexical = checked_lexical_keys(lexical_names_, "metrics") if lexical_names_ else []
     plan = plan_radeval(radeval_names)
     for line in plan.skipped:
         logger.warning("metric_suite: %s; the other metrics still run", line)
-    keys = [*lexical, *radeval_keys(plan.runnable), *(key for name in judges for key in JUDGE_KEYS[name])]
+    keys = [*lexical, *radeval_keys(plan.runnable), *(key for name in judges for key in available[name].keys)]
     if not keys:
         raise InputError("-T metrics: none of the metrics asked for can run here (see the lines above)")
     options = DataOptions(
@@ -382,17 +397,14 @@ def metric_suite(
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     if sensitivity is not None:
         _check_pairs(pairs, sensitivity)
-    if "ct_finebench" in judges:
-        without = [p.id for p in pairs if not p.qa]
-        if without:
-            raise InputError(
-                f"ct_finebench needs questions (a 'qa' list) on every row; {len(without)} of {len(pairs)} rows have "
-                f"none, the first '{without[0]}' (give -T data with questions, e.g. -T data=ct-finebench "
-                "-T reports=FILE)"
-            )
+    chosen = [available[name] for name in judges]
+    for metric in chosen:
+        problem = metric.check(pairs) if metric.check is not None else None
+        if problem is not None:
+            raise InputError(problem)
+    settings = judge_settings(policy, qa_mode, constrain, judge_retries, judge_max_tokens)
     solver: list[Solver] = [replay_candidate()]
-    if "ct_finebench" in judges:
-        solver.append(qa_extraction(qa_mode, constrain=constrain, max_tokens=judge_max_tokens, retries=judge_retries))
+    solver += [metric.solver(settings) for metric in chosen if metric.solver is not None]
     return Task(
         dataset=dataset,
         solver=solver,
