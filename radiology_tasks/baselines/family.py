@@ -6,6 +6,7 @@ FAMILY = Family(
     name="baselines",
     tasks_module="radiology_tasks.baselines.tasks",
     tasks=("baselines", "metric_suite"),
-    version="1.1.0",
+    version="1.2.0",
+    rescoring="radiology_tasks.baselines.rescoring:RESCORING",
     registers=("radiology_tasks.baselines.scorer",),
 )
