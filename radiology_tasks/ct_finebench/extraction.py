@@ -30,7 +30,8 @@ class QAExtraction(StoreModel):
         no_response: The candidate report was empty, so nothing was asked.
         answers: ``question id -> answer span``, or None when the candidate does not state it.
         unscored: ``question id -> [reason code, detail]`` for questions the judge gave no usable answer to.
-        judge: Calls, tokens and attempts of the extraction judge (`IdOutcome.judge_metadata`).
+        judge: Calls, tokens and attempts of the extraction judge (`IdOutcome.judge_metadata`), and under
+            ``read_from`` which attempt each answer was read from (`answer_sources`).
     """
 
     done: bool = False
@@ -38,6 +39,28 @@ class QAExtraction(StoreModel):
     answers: dict[str, str | None] = Field(default_factory=dict)
     unscored: dict[str, list[str]] = Field(default_factory=dict)
     judge: dict[str, Any] = Field(default_factory=dict)
+
+
+def answer_sources(outcome: IdOutcome[Any]) -> dict[str, int]:
+    """For each id the judge gave a value for, the index of the answer it was read from in the step's attempts.
+
+    The index counts the attempts in the order `IdOutcome.judge_metadata` lists them, so a stored log says which
+    of its stored answers each value came from, and the value can be read again from that answer alone.
+    """
+    sources: dict[str, int] = {}
+    offset = 0
+    for result in outcome.results:
+        if result.reading is not None and result.reading_attempt is not None:
+            for key in result.reading.values:
+                if key in outcome.values:
+                    sources[key] = offset + result.reading_attempt
+        offset += len(result.attempts)
+    return sources
+
+
+def step_metadata(outcome: IdOutcome[Any]) -> dict[str, Any]:
+    """A judge step's metadata for the log: `IdOutcome.judge_metadata` with ``read_from`` (`answer_sources`)."""
+    return outcome.judge_metadata() | {"read_from": answer_sources(outcome)}
 
 
 def extraction_prompt(questions: Sequence[Question], candidate: str) -> str:
@@ -126,7 +149,7 @@ def qa_extraction(
             )
             extraction.answers = outcome.values
             extraction.unscored = {key: list(reason) for key, reason in outcome.missing.items()}
-            extraction.judge = outcome.judge_metadata()
+            extraction.judge = step_metadata(outcome)
         extraction.done = True
         return state
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -15,13 +15,13 @@ from radiology_tasks.core.metrics import parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
 from radiology_tasks.ct_finebench.asking import IdOutcome, JudgeStep, ask_in_mode
-from radiology_tasks.ct_finebench.extraction import QAExtraction
+from radiology_tasks.ct_finebench.extraction import QAExtraction, step_metadata
 from radiology_tasks.ct_finebench.options import QAMode, check_judge_options
 from scorers.ct_finebench.answers import read_grades
 from scorers.ct_finebench.contracts import comparison_contract
 from scorers.ct_finebench.numeric import grade_numeric
 from scorers.ct_finebench.questions import Question, numbered_questions
-from scorers.ct_finebench.report import GradedQuestion, explanation_table, report_outcome
+from scorers.ct_finebench.report import GradedQuestion, ReportOutcome, explanation_table, report_outcome
 from scorers.untrusted import neutralize_candidate
 from templates import render
 
@@ -77,7 +77,8 @@ def graded_question(question: Question, extracted: str | None, **outcome: Any) -
     )
 
 
-def _unscored(question: Question, extracted: str | None, reason: str, detail: str) -> GradedQuestion:
+def unscored_question(question: Question, extracted: str | None, reason: str, detail: str) -> GradedQuestion:
+    """A question left without a grade, with the reason code and what went wrong."""
     return graded_question(
         question,
         extracted,
@@ -89,21 +90,37 @@ def _unscored(question: Question, extracted: str | None, reason: str, detail: st
     )
 
 
-def _graded_without_judge(question: Question, extraction: QAExtraction) -> GradedQuestion | None:
+def graded_without_judge(
+    question: Question, answers: Mapping[str, str | None], unscored: Mapping[str, Sequence[str]]
+) -> GradedQuestion | None:
     """The outcome of a question that needs no comparison call, or None when the judge must grade it.
 
     Unscored extractions stay unscored, unanswered questions are 0 and numeric answers are graded in code.
+
+    Args:
+        question: The question.
+        answers: ``id -> extracted answer`` (None: the candidate does not state it) for every extracted id.
+        unscored: ``id -> (reason code, detail)`` for every id the extraction judge gave no usable answer to.
     """
-    if question.id in extraction.unscored:
-        reason, detail = extraction.unscored[question.id]
-        return _unscored(question, None, reason, f"answer extraction: {detail}")
-    extracted = extraction.answers[question.id]
+    if question.id in unscored:
+        reason, detail = unscored[question.id]
+        return unscored_question(question, None, reason, f"answer extraction: {detail}")
+    extracted = answers[question.id]
     if extracted is None:
         return graded_question(question, None, answered=False, grade=0.0, graded_by="code")
     numeric = grade_numeric(question.qa.answer, extracted) if question.graded_in_code else None
     if numeric is None:
         return None
     return graded_question(question, extracted, answered=True, grade=numeric, graded_by="code")
+
+
+def report_missing(report: ReportOutcome) -> dict[str, tuple[str, str]]:
+    """The reason the report score is missing (`judged_score`'s ``missing``): none when a question is graded."""
+    return {} if report.score is not None else {SCORE_KEY: report.unscored_reason or ("no_questions", "")}
+
+
+NO_RESPONSE: dict[str, tuple[str, str]] = {SCORE_KEY: ("no_response", "the candidate report is empty")}
+"""`judged_score`'s ``missing`` for an empty candidate report, which no judge is asked about."""
 
 
 def _item(question: Question, extracted: str) -> dict[str, str]:
@@ -165,14 +182,13 @@ def qa_comparison(
         metadata: dict[str, Any] = {"qa_mode": qa_mode, "expert_score": expert}
         candidate = state.output.completion if state.output else ""
         if extraction.no_response:
-            missing = {SCORE_KEY: ("no_response", "the candidate report is empty")}
-            return judged_score({SCORE_KEY: None}, missing, policy=policy, bounded={SCORE_KEY}, metadata=metadata)
+            return judged_score({SCORE_KEY: None}, NO_RESPONSE, policy=policy, bounded={SCORE_KEY}, metadata=metadata)
 
         questions = numbered_questions(pair.qa)
         graded: dict[str, GradedQuestion] = {}
         to_judge: dict[str, Question] = {}
         for question in questions:
-            outcome = _graded_without_judge(question, extraction)
+            outcome = graded_without_judge(question, extraction.answers, extraction.unscored)
             if outcome is None:
                 to_judge[question.id] = question
             else:
@@ -188,14 +204,14 @@ def qa_comparison(
                 max_tokens=max_tokens,
                 retries=retries,
             )
-            steps["comparison"] = comparison.judge_metadata()
+            steps["comparison"] = step_metadata(comparison)
             for key, question in to_judge.items():
                 if key in comparison.values:
                     grade = comparison.values[key]
                     graded[key] = graded_question(question, answers[key], answered=True, grade=grade, graded_by="judge")
                 else:
                     reason, detail = comparison.missing[key]
-                    graded[key] = _unscored(question, answers[key], reason, f"answer comparison: {detail}")
+                    graded[key] = unscored_question(question, answers[key], reason, f"answer comparison: {detail}")
 
         ordered = [graded[question.id] for question in questions]
         report = report_outcome(ordered)
@@ -206,10 +222,9 @@ def qa_comparison(
             "extraction_judge": steps["extraction"],
             "comparison_judge": steps.get("comparison"),
         }
-        missing = {} if report.score is not None else {SCORE_KEY: report.unscored_reason or ("no_questions", "")}
         return judged_score(
             {SCORE_KEY: report.score},
-            missing,
+            report_missing(report),
             policy=policy,
             bounded={SCORE_KEY},
             answer=candidate,
