@@ -64,8 +64,73 @@ def _cell(text: str | None) -> str:
     return (text or "").replace("|", "\\|")
 
 
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:.3f}"
+
+
+def _breakdowns(entries: list[dict[str, Any]]) -> list[str]:
+    """The family's breakdown tables of a board: one per title, a row per label and a column per system."""
+    titles = list(dict.fromkeys(title for e in entries for title in e.get("breakdown") or {}))
+    lines = []
+    for title in titles:
+        shown = [e for e in entries if title in (e.get("breakdown") or {})]
+        rows = list(dict.fromkeys(row for e in shown for row in e["breakdown"][title]))
+        lines += ["", f"{title}:", "", "| | " + " | ".join(_cell(e["system"]) for e in shown) + " |"]
+        lines.append("|---|" + "---:|" * len(shown))
+        for row in rows:
+            values = " | ".join(_number(e["breakdown"][title].get(row)) for e in shown)
+            lines.append(f"| {_cell(row)} | {values} |")
+    return lines
+
+
+def _judges_markdown(boards: list[dict[str, Any]]) -> list[str]:
+    """The judges' boards: each judge's measures with intervals, then the paired tests of the ranked one."""
+    if not boards:
+        return []
+    lines = ["", "## Judges"]
+    for board in boards:
+        measures = board["measures"]
+        lines += [
+            "",
+            f"### {board['task']} · {board['score']} · {board['dataset']['name']}",
+            "",
+            f"Task version {board['task_version']}, {board['n_samples']} samples. {board['note'] or ''}".rstrip(),
+            "",
+            "| rank | judge | " + " | ".join(f"{m} | 95% interval | n" for m in measures) + " | log |",
+            "|---:|---|" + "---:|---|---:|" * len(measures) + "---|",
+        ]
+        for e in board["entries"]:
+            cells = []
+            for name in measures:
+                m = e["measures"].get(name)
+                shown = (
+                    ("", "", "")
+                    if m is None
+                    else (f"{m['value']:.3f}", f"{m['ci_low']:.3f} – {m['ci_high']:.3f}", m["n"])
+                )
+                cells.append(" | ".join(str(part) for part in shown))
+            lines.append(f"| {e['rank']} | {_cell(e['system'])} | " + " | ".join(cells) + f" | `{e['log']}` |")
+        tests = board["significance"]["tests"]
+        if tests:
+            lines += [
+                "",
+                f"Paired tests of {board['score']} ({board['significance']['resamples']} resamples, "
+                f"seed {board['significance']['seed']}):",
+                "",
+                "| a | b | a − b | paired bootstrap p | approximate randomization p | n |",
+                "|---|---|---:|---:|---:|---:|",
+            ]
+            lines += [
+                f"| {_cell(t['a'])} | {_cell(t['b'])} | {t['difference']:+.3f} | {_p(t['paired_bootstrap_p'])} "
+                f"| {'' if t['randomization_p'] is None else _p(t['randomization_p'])} | {t['n']} |"
+                for t in tests
+            ]
+    return lines
+
+
 def markdown(leaderboard: dict[str, Any]) -> str:
-    """Every board as a Markdown table with its significance matrix, then the runs not ranked."""
+    """Every board as a Markdown table with its breakdowns and paired tests, the judges' boards, then the runs not
+    ranked."""
     settings = leaderboard["settings"]
     lines = [
         "# Leaderboard",
@@ -89,6 +154,9 @@ def markdown(leaderboard: dict[str, Any]) -> str:
                 f"| {e['rank']} | {_cell(e['system'])} | {e['score']:.3f} | {e['ci_low']:.3f} – {e['ci_high']:.3f} "
                 f"| {e['n']} | {e['n_unscored']} | `{e['log']}` |"
             )
+        if board.get("note"):
+            lines += ["", f"Note: {board['note']}"]
+        lines += _breakdowns(board["entries"])
         tests = board["significance"]["tests"]
         if tests:
             lines += [
@@ -103,6 +171,7 @@ def markdown(leaderboard: dict[str, Any]) -> str:
                 f"| {_p(t['randomization_p'])} |"
                 for t in tests
             ]
+    lines += _judges_markdown(leaderboard.get("judge_boards") or [])
     if leaderboard["not_ranked"]:
         lines += ["", "## Not ranked", "", "| system | task | log | reasons |", "|---|---|---|---|"]
         for row in leaderboard["not_ranked"]:

@@ -87,8 +87,8 @@ def test_the_page_sorts_plots_and_logs_no_error(page_path, tmp_path):
             dots = board.query_selector_all("svg.interval-plot circle.score-dot")
             assert len(dots) == len(entries)
             assert all(d.bounding_box() and d.bounding_box()["width"] > 0 for d in dots)
-            profiles = [e for e in entries if e["error_profile"]]
-            assert len(board.query_selector_all("svg.error-profile rect.profile-bar")) == 6 * len(profiles)
+            titles = {title for e in entries for title in e.get("breakdown") or {}}
+            assert len(board.query_selector_all("table.breakdown-table")) == len(titles)
             points = sum(len(e["expert_points"] or []) for e in entries)
             assert len(board.query_selector_all("svg.expert-scatter circle.expert-point")) == points
             cells = board.query_selector_all("table.ranking td[data-log]")
@@ -105,3 +105,187 @@ def test_the_page_sorts_plots_and_logs_no_error(page_path, tmp_path):
         shutil.copyfile(shot, os.environ["LEADERBOARD_SCREENSHOT"])
     assert problems == []
     assert outside == [], "the page fetched something from the network"
+
+
+SHA = "ab" * 32
+JUDGE = {"model": "openai/judge", "temperatures": [0.0], "seeded": False}
+DATASET = {
+    "name": "demo",
+    "layout": None,
+    "data_sha256": SHA,
+    "revision": None,
+    "reports_sha256": None,
+    "sample_ids_sha256": SHA,
+}
+
+
+def _entry(rank: int, system: str, score: float, breakdown: dict[str, dict[str, float]] | None) -> dict[str, Any]:
+    card = dict.fromkeys(("institution", "paper", "code", "description"))
+    return {
+        "rank": rank,
+        "system": system,
+        **card,
+        "score": score,
+        "ci_low": score - 0.1,
+        "ci_high": score + 0.1,
+        "n": 4,
+        "n_unscored": 0,
+        "log": f"logs/{system}.eval",
+        "log_sha256": SHA,
+        "breakdown": breakdown,
+        "expert_points": None,
+    }
+
+
+def _judge_entry(rank: int, judge: str, measures: dict[str, float | None]) -> dict[str, Any]:
+    shown = {
+        m: None if v is None else {"value": v, "ci_low": v - 0.1, "ci_high": v + 0.05, "n": 8}
+        for m, v in measures.items()
+    }
+    first = next(iter(measures.values()))
+    card = dict.fromkeys(("institution", "paper", "code", "description"))
+    return {
+        "rank": rank,
+        "system": judge,
+        "submitted_as": f"{judge} team",
+        **card,
+        "judge": {**JUDGE, "model": judge},
+        "score": first,
+        "ci_low": first - 0.1,
+        "ci_high": first + 0.05,
+        "n": 8,
+        "measures": shown,
+        "log": f"logs/{judge.replace('/', '-')}.eval",
+        "log_sha256": SHA,
+    }
+
+
+def hand_built() -> dict[str, Any]:
+    """A leaderboard with a family breakdown, a board note and both kinds of judges' board (schema-valid)."""
+    categories = {"(a) false finding": 0.5, "(b) missed finding": 0.25}
+    report = {
+        "id": "ran_score-macro_f1-demo",
+        "task": "ran_score",
+        "score": "macro_f1",
+        "dataset": DATASET,
+        "track": None,
+        "task_version": "1.0.0",
+        "judge": JUDGE,
+        "task_config": {},
+        "n_samples": 4,
+        "note": "macro_f1 is a corpus statistic: intervals and tests resample reports",
+        "entries": [
+            _entry(1, "System A", 0.8, {"F1 per label": {"Effusion": 0.9, "Nodule": 0.7}, "Errors": categories}),
+            _entry(2, "System B", 0.6, {"F1 per label": {"Effusion": 0.5, "Nodule": 0.65}}),
+        ],
+        "significance": {
+            "resamples": 100,
+            "seed": 0,
+            "tests": [
+                {
+                    "a": "System A",
+                    "b": "System B",
+                    "difference": 0.2,
+                    "paired_bootstrap_p": 0.04,
+                    "randomization_p": 0.03,
+                    "n": 4,
+                }
+            ],
+        },
+    }
+    tests = [
+        {
+            "a": "openai/close",
+            "b": "openai/noisy",
+            "difference": 0.5,
+            "paired_bootstrap_p": 0.01,
+            "randomization_p": None,
+            "n": 8,
+        }
+    ]
+    agreement = {
+        "id": "judges-vert-vert-demo",
+        "kind": "agreement",
+        "task": "vert",
+        "score": "vert",
+        "measures": ["kendall_tau_b"],
+        "dataset": DATASET,
+        "task_version": "1.2.0",
+        "task_config": {},
+        "n_samples": 8,
+        "note": "tau against experts; intervals resample samples",
+        "entries": [
+            _judge_entry(1, "openai/close", {"kendall_tau_b": 0.9}),
+            _judge_entry(2, "openai/noisy", {"kendall_tau_b": 0.4}),
+        ],
+        "significance": {"resamples": 100, "seed": 0, "tests": tests},
+    }
+    measures = {
+        **agreement,
+        "id": "judges-judge_sensitivity-balance-demo",
+        "kind": "measures",
+        "task": "judge_sensitivity",
+        "score": "balance",
+        "measures": ["balance", "discrimination", "robustness"],
+        "note": None,
+        "entries": [_judge_entry(1, "openai/close", {"balance": 0.7, "discrimination": 0.8, "robustness": None})],
+        "significance": {"resamples": 100, "seed": 0, "tests": []},
+    }
+    return {
+        "schema_version": "1.1",
+        "generated": "2025-01-01T00:00:00+00:00",
+        "radiology_tasks_version": "0.0.0",
+        "settings": {"confidence": 0.95, "resamples": 100, "seed": 0, "max_unscored": 0.1, "unscored": "worst"},
+        "boards": [report],
+        "judge_boards": [agreement, measures],
+        "not_ranked": [],
+    }
+
+
+def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
+    import jsonschema
+
+    from radiology_tasks.leaderboard.outputs import markdown, schema
+
+    leaderboard = hand_built()
+    jsonschema.validate(leaderboard, schema())
+    broken = hand_built()
+    broken["judge_boards"][0]["entries"][0]["measures"]["kendall_tau_b"]["extra"] = 1
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema())
+    text = markdown(leaderboard)
+    assert "Note: macro_f1 is a corpus statistic" in text and "F1 per label:" in text and "## Judges" in text
+    assert "| 1 | openai/close | 0.900 | 0.800 – 0.950 | 8 | `logs/openai-close.eval` |" in text
+    assert "| Nodule | 0.700 | 0.650 |" in text and "| (a) false finding | 0.500 |" in text
+    page_file = write_outputs(leaderboard, tmp_path / "site")["page"]
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extra")
+    executable = _chromium()
+    problems: list[str] = []
+    with playwright.sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=executable, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+        page.on("pageerror", lambda e: problems.append(str(e)))
+        page.goto(page_file.as_uri())
+        board = page.query_selector("section.board")
+        assert board.query_selector("p.note").text_content() == leaderboard["boards"][0]["note"]
+        tables = board.query_selector_all("table.breakdown-table")
+        # The embedded JSON has its keys sorted (Jinja's tojson), so tables come in title order.
+        assert [t.get_attribute("data-title") for t in tables] == ["Errors", "F1 per label"]
+        cells = tables[1].eval_on_selector_all("tbody tr", "rows => rows.map(r => r.innerText.split('\\t'))")
+        assert cells == [["Effusion", "0.900", "0.500"], ["Nodule", "0.700", "0.650"]]
+        assert tables[0].eval_on_selector_all("thead th", "hs => hs.map(h => h.textContent)") == ["", "System A"]
+        judges = page.query_selector_all("section.judge-board")
+        assert [j.get_attribute("id") for j in judges] == [b["id"] for b in leaderboard["judge_boards"]]
+        rows = judges[0].eval_on_selector_all("table.judge-ranking tbody tr", "rs => rs.map(r => r.dataset.system)")
+        assert rows == ["openai/close", "openai/noisy"]
+        taus = judges[0].eval_on_selector_all('td[data-measure="kendall_tau_b"]', "cs => cs.map(c => c.textContent)")
+        assert taus == ["0.900", "0.400"]
+        assert judges[0].query_selector("p.note").text_content() == "tau against experts; intervals resample samples"
+        test_row = judges[0].eval_on_selector_all("table.judge-tests tbody td", "cs => cs.map(c => c.textContent)")
+        assert test_row == ["openai/close", "openai/noisy", "+0.500", "0.010", "", "8"]
+        shown = judges[1].eval_on_selector_all("td[data-measure]", "cs => cs.map(c => c.dataset.measure)")
+        assert shown == ["balance", "discrimination"], "a measure with no value is left blank"
+        assert judges[1].query_selector("table.judge-tests") is None
+        browser.close()
+    assert problems == []
