@@ -13,9 +13,9 @@ import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from inspect_ai.scorer import SampleScore, Score
+from inspect_ai.scorer import MetricProtocol, SampleScore, Score
 
 from radiology_tasks.core.family import RankedScore, Rescoring
 from radiology_tasks.core.metrics import parse_failure_rate
@@ -266,7 +266,8 @@ def run_level_values(rescored: list[Rescored]) -> dict[str, float]:
     scores = [SampleScore(score=r.score, sample_id=str(n)) for n, r in enumerate(rescored)]
     values: dict[str, float] = {}
     for metric in (question_breakdown(), parse_failure_rate(SCORE_KEY)):
-        values |= metric(scores)  # type: ignore[arg-type, operator]
+        computed = cast(MetricProtocol, metric)(scores)
+        values |= {str(key): float(value) for key, value in cast(dict[str, float], computed).items()}
     return values
 
 
