@@ -119,7 +119,7 @@ def test_a_family_metric_runs_in_the_suite_with_its_solver_check_and_keys(toy_fa
         expected, _ = lexical_scores(sample.target, sample.output.completion, ["bleu_2"])
         words = float(len(sample.output.completion.split()))
         assert score.value == {"bleu_2": pytest.approx(expected["bleu_2"]), "toy_words": words}
-        assert score.metadata["toy"] == {"toy": "ran"}
+        assert score.metadata["toy"]["toy"] == "ran"  # the metric's own metadata, under its name
         assert sample.metadata["toy_marker"] is True
     metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
     assert metrics["toy_words_mean"] == 7.0 and "bleu_2_vs_toy_words_kendall" in metrics
