@@ -8,5 +8,6 @@ FAMILY = Family(
     tasks=("baselines", "metric_suite"),
     version="1.2.0",
     rescoring="radiology_tasks.baselines.rescoring:RESCORING",
+    commands="radiology_tasks.baselines.commands:add_commands",
     registers=("radiology_tasks.baselines.scorer",),
 )

@@ -178,3 +178,21 @@ def test_ran_score_is_refused_with_its_family_line():
         pytest.skip("ran_score's family does not declare its suite note yet (family.suite_notes)")
     with pytest.raises(InputError, match="run radiology_tasks/ran_score on the same rows"):
         metric_suite(metrics="ran_score")
+
+
+def test_the_family_adds_suite_report_with_its_options(monkeypatch):
+    import argparse
+
+    import radiology_tasks.baselines.report as report
+    from radiology_tasks.baselines.commands import add_commands
+
+    assert family_of("metric_suite").commands == "radiology_tasks.baselines.commands:add_commands"
+    parser = argparse.ArgumentParser(prog="radiology-tasks")
+    add_commands(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(["suite-report", "a.eval", "b.eval", "--out", "o", "--keys", "k", "--pairs-by-id"])
+    calls = []
+    monkeypatch.setattr(report, "suite_report_command", lambda *a, **kw: calls.append((a, kw)) or 0)
+    assert args.run(args) == 0
+    assert calls == [((["a.eval", "b.eval"], "o"), {"keys": "k", "pairs_by_id": True, "resamples": 1000, "seed": 0})]
+    with pytest.raises(SystemExit):
+        parser.parse_args(["suite-report", "a.eval", "--out", "o", "--resamples", "-1"])
