@@ -86,11 +86,6 @@ def run_checks(run: RunEvidence) -> list[str]:
     whose candidates the model under test wrote (``-T generate=true``) is refused: the log's generated reports
     are not yet read back from the model's own events, so an edited report would go unnoticed.
     """
-    if run.short_task != SUBMITTABLE_TASK:
-        return [
-            f"task {run.short_task} cannot be submitted: only {SUBMITTABLE_TASK} runs can be re-scored from the log "
-            "(a suite's judge and model-based scores cannot)"
-        ]
     lines = []
     if not _keys(run):
         lines.append(f"-T baselines={run.task_args.get('baselines')!r} names no lexical metric the task computes")
@@ -128,4 +123,5 @@ RESCORING = Rescoring(
     answers=_no_answers,
     run_checks=run_checks,
     needs_judge=False,
+    tasks=(SUBMITTABLE_TASK,),
 )

@@ -37,11 +37,18 @@ class RankedScore:
         bounded: The task keeps the score in [0, 1] (a missing score then counts as 0 on the board).
         corpus: The board's figure is a statistic over the whole sample set (a macro F1), not a mean of
             per-sample values: intervals and paired tests resample reports and recompute it.
+        per_sample: For a corpus statistic, the per-sample key whose missing value marks a sample unscored.
     """
 
     key: str
     bounded: bool = True
     corpus: bool = False
+    per_sample: str | None = None
+
+    @property
+    def sample_key(self) -> str:
+        """The key each sample's value dict holds: the ranked key, or `per_sample` for a corpus statistic."""
+        return self.per_sample or self.key
 
 
 def _no_run_checks(run: RunEvidence) -> list[str]:
@@ -73,6 +80,7 @@ class Rescoring:
             very candidate the judge saw; None when the family's runs cannot be ranked as judges this way.
         judge_measures: For the judges' track: per measure name, the per-unit values its mean is taken over
             (units are resampled for intervals); None when not ranked by such measures.
+        tasks: The family's tasks these rules re-score; None for all of them.
     """
 
     ranked: Callable[[RunEvidence], RankedScore]
@@ -84,6 +92,7 @@ class Rescoring:
     needs_judge: bool = True
     agreement: Callable[[RunEvidence], dict[str, tuple[float, float]]] | None = None
     judge_measures: Callable[[RunEvidence], dict[str, dict[str, float]]] | None = None
+    tasks: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -121,6 +130,8 @@ class Family:
         layouts: Modules that each define a `LAYOUT` of a public dataset the family reads.
         commands: ``"module:attribute"`` of a function that adds the family's subcommands to `radiology-tasks`.
         registers: Further modules to import so Inspect registers their scorers and solvers by name.
+        side_args: Task settings that only add scores beside the ranked one, so runs that differ in them are
+            still compared (e.g. ``baselines``, which adds lexical scores).
     """
 
     name: str
@@ -135,6 +146,7 @@ class Family:
     layouts: tuple[str, ...] = ()
     commands: str | None = None
     registers: tuple[str, ...] = ()
+    side_args: tuple[str, ...] = ()
 
     def task_functions(self) -> dict[str, Any]:
         """The family's task functions by name (importing the tasks module registers them with Inspect)."""

@@ -23,4 +23,5 @@ FAMILY = Family(
     ),
     commands="radiology_tasks.green_vert.commands:add_commands",
     registers=("radiology_tasks.green_vert.scorer",),
+    side_args=("baselines",),
 )

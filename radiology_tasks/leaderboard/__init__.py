@@ -6,6 +6,8 @@ The two settings the command line shares with the code live here, where importin
 DEFAULT_MAX_UNSCORED = 0.02
 """The largest share of unscored samples a run may have to be submitted or ranked."""
 
-TRACKS = ("findings", "findings_impression", "judges")
-"""The report sections a submission can be generated for (ReXrank's tracks), and `judges`: the run ranks its judge
-against experts, not a report generator."""
+JUDGES_TRACK = "judges"
+"""The track whose runs rank their judge against experts (or by its sensitivity), not a report generator."""
+
+TRACKS = ("findings", "findings_impression", JUDGES_TRACK)
+"""The report sections a submission can be generated for (ReXrank's tracks), and the judges' track."""

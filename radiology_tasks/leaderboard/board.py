@@ -12,22 +12,24 @@ import hashlib
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.records import ERROR_CATEGORIES
-from radiology_tasks.core.unscored import WORST, is_filled_in
-from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
+from radiology_tasks.core.unscored import WORST
+from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED, JUDGES_TRACK
 from radiology_tasks.leaderboard.bundle import default_system_name, judge_settings, read_manifest, task_config
 from radiology_tasks.leaderboard.checks import run_violations, unscored_share
-from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
-from radiology_tasks.leaderboard.rescore import ranked_score
+from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
+from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
 
-SCHEMA_VERSION = "1.0"
-_GREEN_FAMILY = frozenset({"green", "vert"})
+if TYPE_CHECKING:
+    from scorers.leaderboard.significance import Interval, PairedTest
+
+SCHEMA_VERSION = "1.1"
 
 
 @dataclass
@@ -67,7 +69,7 @@ def _checked(
     if sha256 is not None and run.sha256 != sha256:
         problems.append("the log changed after it was bundled (its SHA-256 is not the manifest's)")
     problems += run_violations(run, max_unscored=settings.max_unscored)
-    if track is not None and run.data_track is not None and track != run.data_track:
+    if track not in (None, JUDGES_TRACK) and run.data_track is not None and track != run.data_track:
         problems.append(f"the data's track is {run.data_track}, the submission's {track}")
     track = track or run.data_track
     if system["name"] is None:
@@ -147,43 +149,68 @@ def ranked_values(run: RunEvidence, key: str) -> dict[str, float]:
     return {sample_id: sum(values) / len(values) for sample_id, values in by_id.items()}
 
 
-def error_profile(run: RunEvidence) -> dict[str, float] | None:
-    """Mean clinically significant errors per category (a)-(f) the judge found, for GREEN-family tasks."""
-    if run.short_task not in _GREEN_FAMILY:
-        return None
-    counted = [s.metadata["predicted_significant"] for s in run.samples if s.metadata.get("predicted_significant")]
-    if not counted:
-        return None
-    return {c: sum(counts.get(c, 0) for counts in counted) / len(counted) for c in ERROR_CATEGORIES}
+def samples_by_id(run: RunEvidence) -> dict[str, list[SampleEvidence]]:
+    """The run's samples grouped by id (several per id when the run had several epochs)."""
+    grouped: dict[str, list[SampleEvidence]] = {}
+    for sample in run.samples:
+        grouped.setdefault(sample.id, []).append(sample)
+    return grouped
 
 
-def expert_points(run: RunEvidence, key: str) -> list[list[float]] | None:
+def _corpus_statistic(run: RunEvidence) -> Callable[[list[list[SampleEvidence]]], float]:
+    statistic = rescoring(run).corpus_score
+    if statistic is None:
+        raise ValueError(f"task {run.short_task} ranks a corpus statistic but its family gives no corpus_score")
+    return lambda groups: statistic([sample for group in groups for sample in group])
+
+
+def expert_points(run: RunEvidence) -> list[list[float]] | None:
     """(expert score, judge score) per sample where the experts rated the very candidate the judge saw."""
-    args = run.task_args
-    if args.get("candidates") or args.get("generate") in (True, "true"):
-        return None
-    points = [
-        [float(s.metadata["expert_score"]), float(s.values[key])]  # type: ignore[arg-type]
-        for s in run.samples
-        if s.metadata.get("expert_score") is not None
-        and s.values.get(key) is not None
-        and not is_filled_in(s.metadata, key)
-    ]
+    agreement = rescoring(run).agreement
+    points = [[expert, judged] for expert, judged in agreement(run).values()] if agreement else []
     return points or None
 
 
-def _entry(submission: Submission, key: str, out: Path, settings: Settings) -> dict[str, Any]:
+def board_note(run: RunEvidence) -> str | None:
+    """What a reader must know to read the board's figures: how a corpus statistic is resampled."""
+    ranked = ranked_score(run)
+    if not ranked.corpus:
+        return None
+    return (
+        f"{ranked.key} is a statistic of the whole sample set, not a mean over reports: each interval and paired "
+        "test resamples reports and recomputes it."
+    )
+
+
+def _interval(run: RunEvidence, key: str, settings: Settings) -> Interval:
+    from scorers.leaderboard.corpus import statistic_interval
     from scorers.leaderboard.significance import mean_interval
 
+    options = {"confidence": settings.confidence, "resamples": settings.resamples, "seed": settings.seed}
+    if ranked_score(run).corpus:
+        groups = samples_by_id(run)
+        return statistic_interval([groups[i] for i in sorted(groups)], _corpus_statistic(run), **options)
+    values = ranked_values(run, key)
+    return mean_interval([values[i] for i in sorted(values)], **options)
+
+
+def _paired(first: RunEvidence, second: RunEvidence, key: str, ids: list[str], settings: Settings) -> PairedTest:
+    from scorers.leaderboard.corpus import paired_statistic_test
+    from scorers.leaderboard.significance import paired_test
+
+    options = {"resamples": settings.resamples, "seed": settings.seed}
+    if ranked_score(first).corpus:
+        a, b = samples_by_id(first), samples_by_id(second)
+        return paired_statistic_test([a[i] for i in ids], [b[i] for i in ids], _corpus_statistic(first), **options)
+    a_values, b_values = ranked_values(first, key), ranked_values(second, key)
+    return paired_test([a_values[i] for i in ids], [b_values[i] for i in ids], **options)
+
+
+def _entry(submission: Submission, key: str, out: Path, settings: Settings) -> dict[str, Any]:
     run = submission.run
     assert run is not None
-    values = ranked_values(run, key)
-    interval = mean_interval(
-        [values[i] for i in sorted(values)],
-        confidence=settings.confidence,
-        resamples=settings.resamples,
-        seed=settings.seed,
-    )
+    interval = _interval(run, key, settings)
+    breakdown = rescoring(run).breakdown
     missing, _ = unscored_share(run)
     return {
         "system": submission.system["name"],
@@ -195,8 +222,8 @@ def _entry(submission: Submission, key: str, out: Path, settings: Settings) -> d
         "n_unscored": missing,
         "log": os.path.relpath(submission.log, out),
         "log_sha256": run.sha256,
-        "error_profile": error_profile(run),
-        "expert_points": expert_points(run, key),
+        "breakdown": breakdown(run) if breakdown else None,
+        "expert_points": expert_points(run),
     }
 
 
@@ -206,8 +233,6 @@ def _ranks(scores: list[float]) -> list[int]:
 
 
 def _board(members: list[Submission], key_parts: tuple[str, ...], out: Path, settings: Settings) -> dict[str, Any]:
-    from scorers.leaderboard.significance import paired_test
-
     task, key, data, track = key_parts
     first = members[0].run
     assert first is not None
@@ -221,17 +246,12 @@ def _board(members: list[Submission], key_parts: tuple[str, ...], out: Path, set
     members = [members[i] for i in order]
     for entry, rank in zip(entries, _ranks([e["score"] for e in entries]), strict=True):
         entry["rank"] = rank
-    values = [ranked_values(m.run, key) for m in members if m.run is not None]
-    ids = sorted(values[0])
+    runs = [m.run for m in members if m.run is not None]
+    ids = sorted(samples_by_id(runs[0]))
     tests = []
     for i in range(len(entries)):
         for j in range(i + 1, len(entries)):
-            test = paired_test(
-                [values[i][s] for s in ids],
-                [values[j][s] for s in ids],
-                resamples=settings.resamples,
-                seed=settings.seed,
-            )
+            test = _paired(runs[i], runs[j], key, ids, settings)
             tests.append(
                 {
                     "a": entries[i]["system"],
@@ -257,6 +277,7 @@ def _board(members: list[Submission], key_parts: tuple[str, ...], out: Path, set
         "judge": setting["judge"],
         "task_config": setting["task configuration"],
         "n_samples": len(ids),
+        "note": board_note(first),
         "entries": entries,
         "significance": {"resamples": settings.resamples, "seed": settings.seed, "tests": tests},
     }
@@ -278,8 +299,9 @@ def build_leaderboard(paths: list[Path], out: Path, settings: Settings | None = 
     submissions = load_submissions(paths, settings)
     not_ranked = [_not_ranked(s, s.problems, out) for s in submissions if s.problems]
     groups: dict[tuple[str, str, str, str], list[Submission]] = {}
+    judged = [s for s in submissions if not s.problems and s.track == JUDGES_TRACK]
     for submission in submissions:
-        if not submission.problems:
+        if not submission.problems and submission.track != JUDGES_TRACK:
             groups.setdefault(_board_key(submission), []).append(submission)
     boards = []
     for key_parts, members in groups.items():
@@ -291,6 +313,12 @@ def build_leaderboard(paths: list[Path], out: Path, settings: Settings | None = 
             if setting != reference:
                 not_ranked.append(_not_ranked(member, [f"not comparable: {_difference(setting, reference)}"], out))
         boards.append(_board(ranked, key_parts, out, settings))
+    judge_boards: list[dict[str, Any]] = []
+    if judged:
+        from radiology_tasks.leaderboard.judges import judge_boards as rank_judges
+
+        judge_boards, judges_not_ranked = rank_judges(judged, out, settings)
+        not_ranked += judges_not_ranked
     return {
         "schema_version": SCHEMA_VERSION,
         "generated": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -303,5 +331,6 @@ def build_leaderboard(paths: list[Path], out: Path, settings: Settings | None = 
             "unscored": "worst",
         },
         "boards": boards,
+        "judge_boards": judge_boards,
         "not_ranked": not_ranked,
     }

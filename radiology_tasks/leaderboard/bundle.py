@@ -10,15 +10,16 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED, TRACKS
+from radiology_tasks.core.family import family_of
+from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED, JUDGES_TRACK, TRACKS
 from radiology_tasks.leaderboard.checks import run_violations, unscored_share
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
-from radiology_tasks.leaderboard.rescore import ranked_score
+from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
 
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = "1"
-# Task settings that describe the system under test or the sample selection, or add scores beside the ranked one
-# (`baselines`), rather than how the ranked score is given.
+# Task settings that describe the system under test or the sample selection rather than how the ranked score is
+# given; each family adds the settings that only add scores beside the ranked one (`Family.side_args`).
 SYSTEM_ARGS = frozenset(
     {
         "data",
@@ -34,7 +35,6 @@ SYSTEM_ARGS = frozenset(
         "on_bad_rows",
         "generate",
         "report_max_tokens",
-        "baselines",
     }
 )
 
@@ -106,14 +106,21 @@ def judge_settings(run: RunEvidence) -> dict[str, Any]:
 
 def task_config(run: RunEvidence) -> dict[str, Any]:
     """The task settings that change how a report is scored (everything but the system and sample selection)."""
-    return {k: v for k, v in sorted(run.task_args.items()) if k not in SYSTEM_ARGS}
+    family = family_of(run.short_task)
+    side = set(family.side_args) if family else set()
+    return {k: v for k, v in sorted(run.task_args.items()) if k not in SYSTEM_ARGS and k not in side}
 
 
 def run_entry(run: RunEvidence, log_name: str) -> dict[str, Any]:
     """The manifest's description of one checked run."""
-    key = ranked_score(run).key
-    values = [s.values.get(key) for s in run.samples]
-    present = [v for v in values if v is not None]
+    ranked = ranked_score(run)
+    key = ranked.key
+    if ranked.corpus:
+        statistic = rescoring(run).corpus_score
+        mean = statistic(run.samples) if statistic else None
+    else:
+        present = [v for v in (s.values.get(key) for s in run.samples) if v is not None]
+        mean = sum(present) / len(present) if present else None
     missing, total = unscored_share(run)
     return {
         "log": log_name,
@@ -121,7 +128,7 @@ def run_entry(run: RunEvidence, log_name: str) -> dict[str, Any]:
         "task": run.short_task,
         "task_version": run.task_version,
         "score": key,
-        "mean": sum(present) / len(present) if present else None,
+        "mean": mean,
         "n": total,
         "n_unscored": missing,
         "dataset": {
@@ -172,7 +179,7 @@ def write_bundle(paths: list[Path], out: Path, card: SystemCard, *, max_unscored
     mismatched = [
         f"{path.name}: the data's track is {run.data_track}, the submission's --track {card.track}"
         for path, run in zip(paths, runs, strict=True)
-        if run.data_track is not None and card.track is not None and run.data_track != card.track
+        if run.data_track is not None and card.track not in (None, JUDGES_TRACK) and run.data_track != card.track
     ]
     if mismatched:
         raise SubmissionRefused(mismatched)

@@ -4,30 +4,37 @@ from __future__ import annotations
 
 from collections import Counter
 
+from radiology_tasks.core.family import family_of
 from radiology_tasks.core.layouts import all_layouts
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
 from radiology_tasks.leaderboard.evidence import RunEvidence, ids_sha256
-from radiology_tasks.leaderboard.rescore import RESCORABLE_TASKS, ranked_score, rescoring_violations
+from radiology_tasks.leaderboard.rescore import ranked_score, rescoring, rescoring_violations, task_family
 
 _SHOWN_IDS = 5
-_FAMILY = {"green": "green_vert", "vert": "green_vert"}
 
 
 def released_version(short_task: str) -> str:
-    """The task version this installed package releases for `short_task`."""
-    if _FAMILY.get(short_task) == "green_vert":
-        from radiology_tasks.green_vert.tasks import TASK_VERSION
+    """The task version this installed package releases for `short_task`.
 
-        return TASK_VERSION
-    raise ValueError(f"task {short_task} cannot be submitted (supported: {', '.join(RESCORABLE_TASKS)})")
+    Raises:
+        ValueError: for a task of no family.
+    """
+    family = family_of(short_task)
+    if family is None:
+        raise ValueError(f"task {short_task} belongs to no installed family")
+    return family.version
 
 
 def released_templates(short_task: str) -> dict[str, str]:
-    """Template hashes this installed package releases for `short_task`'s family."""
+    """Template hashes this installed package releases for `short_task`'s family (every folder it declares)."""
     from templates import template_hashes
 
-    return template_hashes(_FAMILY[short_task])
+    family = family_of(short_task)
+    hashes: dict[str, str] = {}
+    for folder in family.templates if family else ():
+        hashes |= template_hashes(folder)
+    return hashes
 
 
 def _ids(ids: list[str]) -> str:
@@ -131,13 +138,16 @@ def _judge_violations(run: RunEvidence) -> list[str]:
 
 def unscored_share(run: RunEvidence) -> tuple[int, int]:
     """(samples whose ranked score is unscored, samples): a filled-in worst value counts as unscored."""
-    key = ranked_score(run).key
+    key = ranked_score(run).sample_key
     missing = sum(1 for s in run.samples if key in (s.metadata.get("unscored") or {}) or s.values.get(key) is None)
     return missing, len(run.samples)
 
 
 def _aggregate_violations(run: RunEvidence) -> list[str]:
-    key = ranked_score(run).key
+    ranked = ranked_score(run)
+    if ranked.corpus:
+        return []  # the family's run checks recompute a corpus statistic
+    key = ranked.key
     logged = run.results.get(f"{key}_mean")
     values = [s.values.get(key) for s in run.samples]
     present = [v for v in values if v is not None]
@@ -151,8 +161,10 @@ def _aggregate_violations(run: RunEvidence) -> list[str]:
 
 def run_violations(run: RunEvidence, *, max_unscored: float = DEFAULT_MAX_UNSCORED) -> list[str]:
     """Every reason `run` cannot be submitted or ranked; empty when it passes."""
-    if run.short_task not in RESCORABLE_TASKS:
-        return [f"task {run.task} cannot be submitted yet (supported: {', '.join(RESCORABLE_TASKS)})"]
+    try:
+        task_family(run)
+    except ValueError as error:
+        return [str(error)]
     lines = []
     if run.status != "success":
         lines.append(f"log status is {run.status}, not success")
@@ -161,7 +173,8 @@ def run_violations(run: RunEvidence, *, max_unscored: float = DEFAULT_MAX_UNSCOR
             lines.append(f"sample {sample.id}: error: {sample.error.splitlines()[0]}")
     lines += _sample_set_violations(run)
     lines += _release_violations(run)
-    lines += _judge_violations(run)
+    if rescoring(run).needs_judge:
+        lines += _judge_violations(run)
     missing, total = unscored_share(run)
     if total and missing / total > max_unscored:
         lines.append(

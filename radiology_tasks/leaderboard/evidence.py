@@ -59,7 +59,7 @@ class RunEvidence:
 
     @property
     def short_task(self) -> str:
-        """The task name without the package prefix (`vert`), the same from a wheel or an editable install."""
+        """The task name without the package prefix, the same from a wheel or an editable install."""
         return self.task.removeprefix(PACKAGE_PREFIX)
 
     @property

@@ -3,11 +3,11 @@
 A family ranks judges one of two ways, through its `Rescoring`:
 
 - ``agreement``: per sample, (expert score, judge score) where experts rated the very candidate the judge saw.
-  One board per (task, score key, dataset), ranked by Kendall's tau-b against the experts ("VERT: Reliable LLM
-  Judges for Radiology Report Evaluation", section 5.1), with a bootstrap interval over samples and paired
-  bootstrap tests of the tau difference on the samples two judges share.
-- ``judge_measures``: per measure, the values of the units the family defines (judge_sensitivity: one per
-  reference). One board per (task, dataset), ranked by the first measure, each measure shown as the mean over
+  One board per (task, score key, dataset), ranked by Kendall's tau-b against the experts (the comparison that
+  papers on report-evaluation judges tabulate), with a bootstrap interval over samples and paired bootstrap
+  tests of the tau difference on the samples two judges share.
+- ``judge_measures``: per measure, the values of the units the family defines (for instance one per reference).
+  One board per (task, dataset), ranked by the first measure, each measure shown as the mean over
   units with its bootstrap interval, and paired tests of the ranked measure on the units two judges share.
 
 Runs are ranked together only when they judged the same candidates of the same data with the same task version,
@@ -37,8 +37,8 @@ AGREEMENT_NOTE = (
     "very candidate the judge saw; intervals and paired tests resample samples."
 )
 MEASURES_NOTE = (
-    "Each measure is the mean over the units the task defines (judge_sensitivity: one per reference, its "
-    "variants' shares); intervals and paired tests resample units. Ranked by the first measure."
+    "Each measure is the mean over the units the task defines (for instance one per reference, over its "
+    "variants); intervals and paired tests resample units. Ranked by the first measure."
 )
 _CARD = ("institution", "paper", "code", "description")
 

@@ -10,6 +10,7 @@ import pytest
 
 from radiology_tasks.cli import main
 from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.core.records import CATEGORY_NAMES
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.outputs import schema, write_outputs
 from scorers.leaderboard.significance import mean_interval, paired_test
@@ -74,8 +75,11 @@ def test_entries_carry_provenance_profile_and_expert_points(board_fixture):
     )
     assert (first["institution"], first["paper"]) == ("Demo Hospital", "https://x.org")
     # The scripted judge finds one (b) error where it gives less than 0.7: for 3 of A's 8 reports, all of B's.
-    assert first["error_profile"] == {**{c: 0.0 for c in "abcdef"}, "b": 3 / 8}
-    assert second["error_profile"] == {**{c: 0.0 for c in "abcdef"}, "b": 1.0}
+    (title,) = first["breakdown"]
+    profile_a, profile_b = first["breakdown"][title], second["breakdown"][title]
+    assert list(profile_a) == [f"({c}) {CATEGORY_NAMES[c]}" for c in "abcdef"]
+    assert list(profile_a.values()) == [0.0, 3 / 8, 0.0, 0.0, 0.0, 0.0]
+    assert list(profile_b.values()) == [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]
     # Experts rated the data's own candidates (A's); B replaced them, so B has no judge-versus-expert points.
     pairs = load_pairs(str(board_fixture.root / "pairs.jsonl")).pairs
     expected = sorted((p.expert.normalized_score, float(SYSTEM_A[p.id][-5:-1])) for p in pairs)

@@ -120,7 +120,9 @@ def test_a_bundle_checks_every_log_and_names_each(runs, tmp_path, monkeypatch):
         "a.eval: given twice",
     ]
     assert not (tmp_path / "x").exists()
-    with pytest.raises(ValueError, match="--track must be one of findings, findings_impression; got 'impression'"):
+    with pytest.raises(
+        ValueError, match="--track must be one of findings, findings_impression, judges; got 'impression'"
+    ):
         write_bundle([runs["a.eval"]], tmp_path / "y", SystemCard(track="impression"))
     (tmp_path / "z").mkdir()
     (tmp_path / "z" / "old").write_text("x")

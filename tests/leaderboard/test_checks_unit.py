@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from radiology_tasks.core.family import RankedScore
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
+from radiology_tasks.green_vert.rescoring import error_profile
 from radiology_tasks.green_vert.tasks import TASK_VERSION
 from radiology_tasks.leaderboard import board, bundle, checks, rescore
 from radiology_tasks.leaderboard.evidence import JudgeCall, ids_sha256
@@ -77,13 +79,13 @@ def test_the_stored_answer_must_be_one_the_judge_returned(data_file):
 
 
 def test_green_ranks_on_green_and_vert_on_its_prompt(data_file):
-    assert rescore.ranked_score(_run(data_file)) == rescore.RankedScore("vert", True)
+    assert rescore.ranked_score(_run(data_file)) == RankedScore("vert", True)
     rubric = _run(data_file, task_args={"prompt": "rubric"})
     assert rescore.ranked_score(rubric).key == "rubric"
     assert rescore.ranked_score(_run(data_file, task="radiology_tasks/green")).key == "green"
     assert rescore.ranked_score(_run(data_file, task="vert")).key == "vert", "a name without the package prefix"
-    with pytest.raises(ValueError, match="cannot be re-scored from its log \\(supported: green, vert\\)"):
-        rescore.ranked_score(_run(data_file, task="radiology_tasks/ran_score"))
+    with pytest.raises(ValueError, match="task radiology_tasks/unknown cannot be submitted yet \\(supported: .*vert"):
+        rescore.ranked_score(_run(data_file, task="radiology_tasks/unknown"))
 
 
 def test_status_version_and_judge_lines(data_file):
@@ -188,11 +190,12 @@ def test_the_logged_mean_must_be_the_samples_mean(data_file):
 
 
 def test_other_tasks_cannot_be_submitted(data_file):
-    assert checks.run_violations(_run(data_file, task="radiology_tasks/ct_finebench")) == [
-        "task radiology_tasks/ct_finebench cannot be submitted yet (supported: green, vert)"
-    ]
-    with pytest.raises(ValueError, match="cannot be submitted"):
-        checks.released_version("ran_score")
+    (line,) = checks.run_violations(_run(data_file, task="radiology_tasks/unknown"))
+    supported = rescore.rescorable_tasks()
+    assert line == f"task radiology_tasks/unknown cannot be submitted yet (supported: {', '.join(supported)})"
+    assert {"green", "vert"} <= set(supported)
+    with pytest.raises(ValueError, match="task unknown belongs to no installed family"):
+        checks.released_version("unknown")
 
 
 def test_manifest_entry_and_comparability(data_file):
@@ -228,11 +231,12 @@ def test_ranked_values_profiles_and_expert_points(data_file):
     ]
     run = _run(data_file, samples)
     assert board.ranked_values(run, "vert") == {"s0": 0.7, "s1": 0.0, "s2": 0.0, "s3": 0.7}
-    assert board.error_profile(run) == {"a": 1.0, "b": 0.5, "c": 0.0, "d": 0.0, "e": 0.0, "f": 0.0}
-    assert board.expert_points(run, "vert") == [[0.5, 0.7]], "filled-in and missing scores are not the judge's"
-    assert board.expert_points(_run(data_file, samples, task_args={"candidates": "b.jsonl"}), "vert") is None
-    assert board.expert_points(_run(data_file, samples, task_args={"generate": True}), "vert") is None
-    assert board.error_profile(_run(data_file)) is None, "no counts recorded"
+    (profile,) = error_profile(run).values()
+    assert list(profile.values()) == [1.0, 0.5, 0.0, 0.0, 0.0, 0.0]
+    assert board.expert_points(run) == [[0.5, 0.7]], "filled-in and missing scores are not the judge's"
+    assert board.expert_points(_run(data_file, samples, task_args={"candidates": "b.jsonl"})) is None
+    assert board.expert_points(_run(data_file, samples, task_args={"generate": True})) is None
+    assert error_profile(_run(data_file)) is None, "no counts recorded"
 
 
 def test_differences_name_only_the_differing_fields():
@@ -291,9 +295,8 @@ def test_a_failed_sample_does_not_stop_the_rescoring_of_the_rest(data_file):
     forged = _sample("s3", values={**VALUES, "vert": 0.99})
     run = _run(data_file, [failed, _sample("s1"), _sample("s2"), forged])
     assert rescore.rescoring_violations(run) == ["sample s3: logged vert 0.99 but its stored judge answer gives 0.7"]
-    assert rescore.rescoring_violations(_run(data_file, task="radiology_tasks/ran_score")) == [
-        "task radiology_tasks/ran_score cannot be re-scored from its log (supported: green, vert)"
-    ]
+    (line,) = rescore.rescoring_violations(_run(data_file, task="radiology_tasks/unknown"))
+    assert line.startswith("task radiology_tasks/unknown cannot be submitted yet (supported: ")
 
 
 def test_the_rescoring_tolerance_is_tight(data_file):

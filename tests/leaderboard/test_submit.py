@@ -13,6 +13,7 @@ from radiology_tasks.cli import main
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.checks import run_violations
 from radiology_tasks.leaderboard.evidence import read_run
+from radiology_tasks.leaderboard.rescore import rescorable_tasks
 from tests.leaderboard.runs import (
     SYSTEM_A,
     UNREADABLE,
@@ -215,10 +216,11 @@ def test_a_changed_data_file_is_refused(tmp_path, monkeypatch):
 
 def test_an_unsupported_task_is_refused(clean_log):
     def rename(log: EvalLog) -> None:
-        log.eval.task = "radiology_tasks/judge_sensitivity"
+        log.eval.task = "radiology_tasks/unknown"
 
+    supported = ", ".join(rescorable_tasks())
     assert _refusal(edited(clean_log, rename, "other.eval")) == [
-        "other.eval: task radiology_tasks/judge_sensitivity cannot be submitted yet (supported: green, vert)"
+        f"other.eval: task radiology_tasks/unknown cannot be submitted yet (supported: {supported})"
     ]
 
 

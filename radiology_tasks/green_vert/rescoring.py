@@ -1,0 +1,81 @@
+"""How the leaderboard re-scores and ranks a stored GREEN or VERT log, with the scorer's own reading code."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from radiology_tasks.core.family import RankedScore, Rescoring
+from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
+from radiology_tasks.core.unscored import is_filled_in, judged_score
+from scorers.green_vert.reading import BOUNDED_KEYS, read_scores, score_keys
+
+if TYPE_CHECKING:
+    from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
+
+
+def _prompt(run: RunEvidence) -> str:
+    return "green" if run.short_task == "green" else str(run.task_args.get("prompt") or "vert")
+
+
+def expected_values(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+    """The value dict the GREEN/VERT scorer gives for this sample's stored judge answer, under the run's settings."""
+    prompt = _prompt(run)
+    keys = score_keys(prompt)  # type: ignore[arg-type]
+    policy = run.task_args.get("unscored") or "worst"
+    answer = sample.metadata.get("judge_answer")
+    logged_reasons = sample.metadata.get("unscored") or {}
+    if answer is None:
+        values: dict[str, float | None] = dict.fromkeys(keys)
+        missing = {key: (str(logged_reasons.get(key, "unscored")), "") for key in keys}
+    else:
+        reading = read_scores(
+            answer,
+            prompt=prompt,  # type: ignore[arg-type]
+            candidate=sample.candidate,
+            missing_categories=run.task_args.get("missing_categories") or "zero",
+            zero_matched=run.task_args.get("zero_matched") or "perfect_if_no_errors",
+        )
+        values = reading.values
+        missing = {key: ("invalid_response_format", problem) for key, problem in reading.problems.items()}
+    score = judged_score(values, missing, policy=policy, bounded=BOUNDED_KEYS)
+    return dict(score.value)  # type: ignore[arg-type]
+
+
+def ranked(run: RunEvidence) -> RankedScore:
+    """The prompt's main score: `green` for GREEN, `vert` (or the chosen prompt's) for VERT."""
+    return RankedScore(score_keys(_prompt(run))[0])  # type: ignore[arg-type]
+
+
+def error_profile(run: RunEvidence) -> dict[str, dict[str, float]] | None:
+    """Mean clinically significant errors per report in each category (a)-(f), as the judge counted them."""
+    counted = [s.metadata["predicted_significant"] for s in run.samples if s.metadata.get("predicted_significant")]
+    if not counted:
+        return None
+    profile = {
+        f"({c}) {CATEGORY_NAMES[c]}": sum(counts.get(c, 0) for counts in counted) / len(counted)
+        for c in ERROR_CATEGORIES
+    }
+    return {"Clinically significant errors per report, by category": profile}
+
+
+def expert_agreement(run: RunEvidence) -> dict[str, tuple[float, float]]:
+    """(expert score, judge score) per sample, where the experts rated the very candidate the judge saw."""
+    args = run.task_args
+    if args.get("candidates") or args.get("generate") in (True, "true"):
+        return {}
+    key = ranked(run).key
+    pairs: dict[str, tuple[float, float]] = {}
+    for sample in run.samples:
+        expert, judged = sample.metadata.get("expert_score"), sample.values.get(key)
+        if expert is None or judged is None or is_filled_in(sample.metadata, key):
+            continue
+        pairs[sample.id] = (float(expert), float(judged))
+    return pairs
+
+
+RESCORING = Rescoring(
+    ranked=ranked,
+    expected=expected_values,
+    breakdown=error_profile,
+    agreement=expert_agreement,
+)
