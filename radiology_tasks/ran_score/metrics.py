@@ -15,6 +15,8 @@ from scorers.ran_score.f1 import Labels, collect_decisions, f1_table
 REFERENCE_LABELS = "reference_labels"
 CANDIDATE_LABELS = "candidate_labels"
 GOLD_LABELS = "gold_labels"
+MACRO_F1 = "ran_score"
+"""The key of the Ran Score itself (macro F1 over labels) among `ran_f1`'s values."""
 
 
 def _by_key(sample: SampleScore, field: str, columns: list[str], keys: list[str]) -> Labels | None:
@@ -56,7 +58,7 @@ def ran_f1(columns: list[str], keys: list[str], unscored: str = "worst") -> Metr
         decisions = collect_decisions(pairs, keys, count_unknown_as_wrong=policy == "worst")
         table = f1_table(decisions)
         return {
-            "ran_score": table.macro_f1,
+            MACRO_F1: table.macro_f1,
             "micro_f1": table.micro_f1,
             "macro_precision": table.macro_precision,
             "macro_recall": table.macro_recall,

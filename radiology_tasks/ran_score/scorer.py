@@ -26,6 +26,8 @@ from scorers.ran_score.taxonomy import Taxonomy
 
 MAIN_KEY = "label_agreement"
 SIDES = ("reference", "candidate")
+UNSCORED_POLICY = "unscored_policy"
+"""Metadata key of the ``-T unscored`` policy the sample was scored under (the corpus F1 applies it too)."""
 
 
 def outcome(reference: int | None, candidate: int | None) -> str | None:
@@ -86,6 +88,47 @@ def _metadata(taxonomy: Taxonomy, sides: dict[str, ReportLabels], gold: dict[str
     return metadata
 
 
+def agreement_score(
+    taxonomy: Taxonomy,
+    sides: dict[str, ReportLabels],
+    gold: dict[str, int] | None,
+    policy: UnscoredPolicy,
+    answer: str | None,
+) -> Score:
+    """The `finding_agreement` score of one sample from its two sides' labels (also used to re-score a log).
+
+    Args:
+        taxonomy: The taxonomy the labels were read with.
+        sides: ``reference`` and ``candidate`` labels.
+        gold: Radiologists' labels of the reference by key, when known.
+        policy: The ``-T unscored`` policy (kept in the metadata, as the corpus F1 applies it too).
+        answer: The candidate report (`Score.answer`).
+    """
+    metadata = _metadata(taxonomy, sides, gold) | {UNSCORED_POLICY: policy}
+    outcomes = metadata["label_outcomes"]
+    missing: dict[str, tuple[str, str]] = {}
+    bounded: tuple[str, ...] = (MAIN_KEY,)
+    value: float | None = None
+    for side in SIDES:
+        if sides[side].unscored:
+            code, detail = next(iter(sides[side].unscored.values()))
+            missing[MAIN_KEY] = (code, f"{side}: {detail}")
+            # The generator is not to blame for an unreadable reference: never fill that one in.
+            bounded = () if side == "reference" else bounded
+            break
+    else:
+        value = sum(result in ("tp", "tn") for result in outcomes.values()) / len(outcomes)
+    return judged_score(
+        {MAIN_KEY: value},
+        missing,
+        policy=policy,
+        bounded=bounded,
+        answer=answer,
+        explanation=_explanation(taxonomy, sides, outcomes),
+        metadata=metadata,
+    )
+
+
 @scorer(metrics=[parse_failure_rate(MAIN_KEY), judge_calls()])
 def finding_agreement(taxonomy: str | None = None, unscored: UnscoredPolicy = "worst") -> Scorer:
     """Compare the labels `extract_findings` stored for each sample.
@@ -102,28 +145,7 @@ def finding_agreement(taxonomy: str | None = None, unscored: UnscoredPolicy = "w
             "reference": ReportLabels.model_validate(state.store.get(REFERENCE)),
             "candidate": ReportLabels.model_validate(state.store.get(CANDIDATE)),
         }
-        metadata = _metadata(labels, sides, state.store.get(GOLD))
-        outcomes = metadata["label_outcomes"]
-        missing: dict[str, tuple[str, str]] = {}
-        bounded: tuple[str, ...] = (MAIN_KEY,)
-        value: float | None = None
-        for side in SIDES:
-            if sides[side].unscored:
-                code, detail = next(iter(sides[side].unscored.values()))
-                missing[MAIN_KEY] = (code, f"{side}: {detail}")
-                # The generator is not to blame for an unreadable reference: never fill that one in.
-                bounded = () if side == "reference" else bounded
-                break
-        else:
-            value = sum(result in ("tp", "tn") for result in outcomes.values()) / len(outcomes)
-        return judged_score(
-            {MAIN_KEY: value},
-            missing,
-            policy=policy,
-            bounded=bounded,
-            answer=state.output.completion if state.output else None,
-            explanation=_explanation(labels, sides, outcomes),
-            metadata=metadata,
-        )
+        answer = state.output.completion if state.output else None
+        return agreement_score(labels, sides, state.store.get(GOLD), policy, answer)
 
     return score

@@ -53,6 +53,13 @@ def check_judge_options(extraction: object, constrain: object, judge_retries: ob
     int_param("judge_max_tokens", judge_max_tokens, minimum=1)
 
 
+async def read_candidate(reader: Extractor, text: str) -> ReportLabels:
+    """The candidate's labels as `reader` reads them; an empty candidate is unscored (``no_response``)."""
+    if text.strip():
+        return await reader.extract(text)
+    return unscored_report(reader.taxonomy, "no_response", "the candidate is empty")
+
+
 @solver
 def extract_findings(
     taxonomy: str | None = None,
@@ -140,11 +147,7 @@ def extract_findings(
         if tables["candidate"] is not None:
             candidate = _from_file(labels, tables["candidate"][sample_id])
         else:
-            text = state.output.completion if state.output else ""
-            if text.strip():
-                candidate = await extractor().extract(text)
-            else:
-                candidate = unscored_report(labels, "no_response", "the candidate is empty")
+            candidate = await read_candidate(extractor(), state.output.completion if state.output else "")
         gold_table = tables["gold"]
         if gold_table is not None:
             gold: dict[str, int] | None = {x.key: gold_table[sample_id][x.column] for x in labels.labels}
