@@ -81,6 +81,10 @@ class Rescoring:
         judge_measures: For the judges' track: per measure name, the per-unit values its mean is taken over
             (units are resampled for intervals); None when not ranked by such measures.
         tasks: The family's tasks these rules re-score; None for all of them.
+        sample_ids: The id of every sample the run's settings give, for a task whose samples are not the data's
+            pairs (variants made from them, say); None: the ids of the pairs the run's data options load.
+        left_out: Whether the task itself left a sample out by design, with its reason in the log (a variant the
+            injector could not make): such a sample is not counted as unscored. None: no sample is left out.
     """
 
     ranked: Callable[[RunEvidence], RankedScore]
@@ -93,6 +97,8 @@ class Rescoring:
     agreement: Callable[[RunEvidence], dict[str, tuple[float, float]]] | None = None
     judge_measures: Callable[[RunEvidence], dict[str, dict[str, float]]] | None = None
     tasks: tuple[str, ...] | None = None
+    sample_ids: Callable[[RunEvidence], list[str]] | None = None
+    left_out: Callable[[SampleEvidence], bool] | None = None
 
 
 @dataclass(frozen=True)

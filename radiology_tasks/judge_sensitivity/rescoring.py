@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from inspect import signature
 from typing import Any
 
 from inspect_ai.scorer import SampleScore, Score
@@ -154,10 +155,37 @@ def judge_measures(run: RunEvidence) -> dict[str, dict[str, float]]:
     return measures
 
 
+def sample_ids(run: RunEvidence) -> list[str]:
+    """Every variant id the run's settings give: a variants file's rows, or each reference's planned variants."""
+    from radiology_tasks.core.loading import load_pairs
+    from radiology_tasks.judge_sensitivity.dataset import (
+        distinct_references,
+        file_samples,
+        is_variants_file,
+        planned_samples,
+    )
+    from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity, variant_plan
+
+    args = run.task_args
+    defaults = {name: p.default for name, p in signature(judge_sensitivity).parameters.items()}
+    on_bad_rows = args.get("on_bad_rows") or defaults["on_bad_rows"]
+    loaded = load_pairs(
+        args.get("data"), revision=args.get("revision"), layout=args.get("layout"), on_bad_rows=on_bad_rows
+    )
+    if is_variants_file(loaded):
+        dataset = file_samples(loaded, on_bad_rows=on_bad_rows, seed=None, limit=None).dataset
+    else:
+        chosen = variant_plan(*(args.get(name, defaults[name]) for name in ("categories", "max_errors", "paraphrases")))
+        dataset = planned_samples(distinct_references(loaded.pairs), chosen)
+    return [str(sample.id) for sample in dataset]
+
+
 RESCORING = Rescoring(
     ranked=ranked,
     expected=expected,
     answers=answers,
     run_checks=run_checks,
     judge_measures=judge_measures,
+    sample_ids=sample_ids,
+    left_out=_excluded,
 )

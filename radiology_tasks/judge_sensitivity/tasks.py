@@ -87,7 +87,7 @@ def _check_types(values: dict[str, Any]) -> dict[str, Any]:
     return checked
 
 
-def _plan(categories: str | list[str] | None, max_errors: int, paraphrases: int) -> list[VariantSpec]:
+def variant_plan(categories: str | list[str] | None, max_errors: int, paraphrases: int) -> list[VariantSpec]:
     """The variants planned for each reference (validated even when a variants file makes them moot)."""
     try:
         chosen = DEFAULT_CATEGORIES if categories is None else parse_categories(categories)
@@ -227,7 +227,7 @@ def judge_sensitivity(
     checked = _check_types(locals())
     passes, max_errors, paraphrases, injector_attempts = (checked[name] for name in _WHOLE_NUMBERS)
     seed, limit, injector_max_tokens = checked["seed"], checked["limit"], checked["injector_max_tokens"]
-    plan = _plan(categories, max_errors, paraphrases)
+    plan = variant_plan(categories, max_errors, paraphrases)
     require_judge()
     generation = {
         "categories": categories,

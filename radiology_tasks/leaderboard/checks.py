@@ -55,6 +55,9 @@ def dataset_ids(run: RunEvidence) -> list[str]:
     Raises:
         ValueError: when the data cannot be loaded here.
     """
+    listed = rescoring(run).sample_ids
+    if listed is not None:
+        return listed(run)
     options = run_data_options(run)
     loaded = DataOptions(**{**options.__dict__, "candidates": None}).load()
     return [pair.id for pair in loaded.pairs]
@@ -137,10 +140,13 @@ def _judge_violations(run: RunEvidence) -> list[str]:
 
 
 def unscored_share(run: RunEvidence) -> tuple[int, int]:
-    """(samples whose ranked score is unscored, samples): a filled-in worst value counts as unscored."""
+    """(samples whose ranked score is unscored, samples): a filled-in worst value counts as unscored; samples the
+    task left out by design (`Rescoring.left_out`) count in neither."""
     key = ranked_score(run).sample_key
-    missing = sum(1 for s in run.samples if key in (s.metadata.get("unscored") or {}) or s.values.get(key) is None)
-    return missing, len(run.samples)
+    left_out = rescoring(run).left_out
+    counted = [s for s in run.samples if left_out is None or not left_out(s)]
+    missing = sum(1 for s in counted if key in (s.metadata.get("unscored") or {}) or s.values.get(key) is None)
+    return missing, len(counted)
 
 
 def _aggregate_violations(run: RunEvidence) -> list[str]:

@@ -6,7 +6,6 @@ The runs are the hand-worked set of `tests.judge_sensitivity.hand_worked`, judge
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,29 +17,16 @@ from radiology_tasks.core.family import family_of
 from radiology_tasks.judge_sensitivity.family import FAMILY
 from radiology_tasks.judge_sensitivity.rescoring import RESCORING
 from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity
-from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
+from radiology_tasks.leaderboard.checks import run_violations
+from radiology_tasks.leaderboard.evidence import read_run
+from radiology_tasks.leaderboard.rescore import rescoring_violations
 from tests.conftest import write_jsonl
 from tests.judge_sensitivity.hand_worked import EXPECTED
 from tests.judge_sensitivity.test_task import REFERENCES, ROLES, stub
 from tests.leaderboard.runs import edited
 from tests.openai_stub import openai_stub
 
-
-def violations(run: RunEvidence) -> list[str]:
-    """What the leaderboard refuses in `run`, by the family's rules (values, stored answers, run checks)."""
-    lines = []
-    for sample in run.samples:
-        if sample.error is not None:
-            continue
-        for key, value in RESCORING.expected(run, sample).items():
-            logged = sample.values.get(key)
-            same = math.isnan(value) if logged is None else abs(logged - value) <= 1e-9
-            if not same:
-                lines.append(f"sample {sample.id}: logged {key} {logged} but its stored judge answer gives {value}")
-        returned = {call.completion for call in sample.judge_calls}
-        if sample.has_events and any(answer not in returned for answer in RESCORING.answers(sample)):
-            lines.append(f"sample {sample.id}: the stored judge answer is not one the judge returned in this run")
-    return lines + RESCORING.run_checks(run)
+violations = rescoring_violations
 
 
 def _run(root: Path, **args: object) -> Path:
@@ -137,3 +123,11 @@ def test_judge_measures_are_per_reference_shares_as_worked_out_by_hand(one_pass)
     assert measures["discrimination"] == pytest.approx({"R1": 0.8, "R2": 0.8})
     assert measures["robustness"] == {"R1": 1.0, "R2": 0.0}
     assert measures["balance"] == pytest.approx({"R1": 2 * 0.8 / 1.8, "R2": 0.0})
+
+
+def test_honest_logs_pass_every_submission_check(one_pass, two_pass):
+    assert run_violations(read_run(two_pass)) == []
+    # The hand-worked set has one answer the judge left unreadable, and one variant the injector could not make:
+    # the first is unscored (the judge's failure counts), the second is left out of the count by design.
+    assert run_violations(read_run(one_pass)) == ["1 of 13 samples (7.7%) are unscored, above --max-unscored 2.0%"]
+    assert run_violations(read_run(one_pass), max_unscored=0.1) == []
