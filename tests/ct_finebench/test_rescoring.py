@@ -242,3 +242,40 @@ def test_a_sample_claiming_an_empty_candidate_with_judge_calls_is_named():
     forged = RunEvidence(**{**run.__dict__, "samples": [_empty({}, candidate="A report.", calls=2)]})
     assert [line for line in RESCORING.run_checks(honest) if line.startswith("sample")] == []
     assert any(line.startswith("sample e1: logged as an empty candidate") for line in RESCORING.run_checks(forged))
+
+
+ALL_DEMO = [pair for pair in load_pairs("demo").pairs if pair.qa]
+
+
+def oracle(body: dict[str, Any]) -> str:
+    """Extraction: every reference answer; comparison: 1 when the answers are equal."""
+    if is_extraction(body):
+        pair = next(p for p in ALL_DEMO if p.candidate == candidate_in(body))
+        return answer({key: pair.qa[int(key[1:]) - 1].answer for key in asked_ids(body)})
+    return answer({key: int(reference == candidate) for key, (_, reference, candidate) in items_in(body).items()})
+
+
+def test_the_leaderboard_s_checks_pass_a_whole_demo_run_and_name_an_edited_sample(tmp_path, monkeypatch):
+    from radiology_tasks.leaderboard.checks import run_violations
+
+    with openai_stub(oracle) as server:
+        monkeypatch.setenv("STUBSVC_BASE_URL", server.base_url)
+        monkeypatch.setenv("STUBSVC_API_KEY", "not-a-real-key")
+        (log,) = inspect_eval(
+            ct_finebench(),
+            model="none",
+            model_roles={"grader": "openai-api/stubsvc/stub-judge"},
+            log_dir=str(tmp_path),
+            display="none",
+        )
+    path = Path(log.location)
+    # Every demo row with questions is a sample; the X-ray and MRI rows without any are not expected.
+    assert run_violations(read_run(path)) == []
+
+    def edit(edited_log: EvalLog) -> None:
+        question = score_of(edited_log, 0).metadata["questions"][0]
+        question["grade"] = 0.0
+
+    assert run_violations(read_run(edited(path, edit, "edited.eval"))) == [
+        f"sample {DEMO[0].id}: question q1 logged grade 0.0 but its stored judge answers give 1.0"
+    ]
