@@ -42,6 +42,7 @@ def _parameter_text(parameter: inspect.Parameter) -> str:
 
 def format_task_list() -> str:
     """One block per task: name, one-line description, its `-T` parameters with defaults; then the datasets."""
+    from radiology_tasks.baselines.tasks import judge_metrics
     from radiology_tasks.core.catalog import dataset_names
     from radiology_tasks.core.layouts import all_layouts
 
@@ -55,6 +56,10 @@ def format_task_list() -> str:
     lines.append("Datasets (-T data=<name>, or a file or folder of your own):")
     for name, description in dataset_names():
         lines.append(f"  {name:<16}{description}")
+    lines.append("")
+    lines.append("LLM judges of metric_suite (-T metrics=<name>, with --model-role grader=...):")
+    for name, metric in sorted(judge_metrics().items()):
+        lines.append(f"  {name:<16}scores {', '.join(metric.keys)}")
     lines.append("")
     lines.append("Layouts (recognised from file names and columns, or forced with -T layout=<name>):")
     for layout in all_layouts().values():
@@ -123,7 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     submit.add_argument("--paper", help="link to the paper")
     submit.add_argument("--code", help="link to the code")
     submit.add_argument("--description", help="one line about the system")
-    submit.add_argument("--track", choices=TRACKS, help="the report section generated")
+    submit.add_argument("--track", choices=TRACKS, help="the report section generated, or judges: rank the run's judge")
     _max_unscored_argument(submit, "accepted")
     submit.set_defaults(run=_submit)
 

@@ -11,6 +11,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.cli import main
+from radiology_tasks.core.family import families
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.green_vert.ensemble import ensemble_report, format_report
 from radiology_tasks.green_vert.tasks import vert
@@ -252,17 +253,17 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
     heading = lines.index("Datasets (-T data=<name>, or a file or folder of your own):")
     assert lines[heading - 1] == ""
     # Only tasks are listed, in name order: not the package's scorers, solvers or metrics.
-    assert [line for line in lines[:heading] if line.startswith("  radiology_tasks/")] == [
-        "  radiology_tasks/baselines",
-        "  radiology_tasks/ct_finebench",
-        "  radiology_tasks/green",
-        "  radiology_tasks/judge_sensitivity",
-        "  radiology_tasks/metric_suite",
-        "  radiology_tasks/ran_score",
-        "  radiology_tasks/vert",
-    ]
+    listed = [line.strip() for line in lines[:heading] if line.startswith("  radiology_tasks/")]
+    assert listed == sorted(f"radiology_tasks/{task}" for family in families() for task in family.tasks)
+    assert {"radiology_tasks/green", "radiology_tasks/ct_finebench", "radiology_tasks/metric_suite"} <= set(listed)
+    judges_heading = lines.index("LLM judges of metric_suite (-T metrics=<name>, with --model-role grader=...):")
+    datasets = lines[heading + 1 : judges_heading - 1]
     layouts_heading = lines.index("Layouts (recognised from file names and columns, or forced with -T layout=<name>):")
-    datasets = lines[heading + 1 : layouts_heading - 1]
+    assert lines[judges_heading + 1 : layouts_heading - 1] == [
+        "  ct_finebench    scores ct_finebench",
+        "  green           scores green, green_ec, green_f1",
+        "  vert            scores vert",
+    ]
     assert [line[:18] for line in datasets] == [
         "  demo            ",
         "  ran-score-demo  ",
@@ -323,12 +324,12 @@ VARIANT_OPTIONS = [
 
 HELP = {
     (): [
-        "usage: radiology-tasks [-h] {list,ensemble,export-sft,perturb,sensitivity-set,ran-labels,ctfb-triplets,"
-        "ctfb-schema,ctfb-qa,submit,leaderboard,suite-report,lm-eval-path,task-docs} ...",
-        "The `radiology-tasks` command line: list tasks and datasets, combine judges, export fine-tuning data, "
-        "make or export benchmark data (Ran Score label tables, CT-FineBench questions from your own reports), "
-        "make variants of references once (judge sensitivity, CT-FineBench sensitivity sets), submit and rank "
-        "leaderboard runs, and write the README's parameter tables from the tasks' docstrings.",
+        "usage: radiology-tasks [-h] {list,ensemble,export-sft,ctfb-triplets,ctfb-schema,ctfb-qa,ran-labels,perturb,"
+        "sensitivity-set,suite-report,submit,leaderboard,lm-eval-path,task-docs} ...",
+        "The `radiology-tasks` command line: list tasks, datasets and layouts, submit and rank leaderboard runs, "
+        "print the lm-eval config directory, and write the README's parameter tables from the tasks' docstrings. "
+        "Each metric family adds its own subcommands (combining judges, exporting training or label data, making "
+        "variants and benchmark data): `radiology-tasks --help` lists them all.",
         "submit check eval logs and write them as a leaderboard submission bundle",
         "leaderboard rank the systems of submission bundles or logs: JSON, CSV, Markdown and a page",
         "perturb make error variants and paraphrases for judge_sensitivity",
@@ -360,12 +361,12 @@ HELP = {
     ],
     ("submit",): [
         "usage: radiology-tasks submit [-h] --out OUT [--system SYSTEM] [--institution INSTITUTION] [--paper PAPER] "
-        "[--code CODE] [--description DESCRIPTION] [--track {findings,findings_impression}] "
+        "[--code CODE] [--description DESCRIPTION] [--track {findings,findings_impression,judges}] "
         "[--max-unscored MAX_UNSCORED] logs [logs ...]",
         "logs Inspect eval logs of one system",
         "--out OUT the bundle directory to write (new or empty)",
         "--system SYSTEM system name (default: the model under test or the candidates file's name)",
-        "--track {findings,findings_impression} the report section generated",
+        "--track {findings,findings_impression,judges} the report section generated, or judges: rank the run's judge",
         "--max-unscored MAX_UNSCORED largest share of unscored samples accepted (default 0.02)",
     ],
     ("leaderboard",): [

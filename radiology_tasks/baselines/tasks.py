@@ -1,9 +1,7 @@
 """Classic baselines and the metric suite: BLEU/chrF/ROUGE-L offline, RadEval metrics, and the papers' tables.
 
-The tables are those of "CT-FineBench: A Diagnostic Fidelity Benchmark for Fine-Grained Evaluation of CT Report
-Generation" (arXiv 2604.24001): the inter-metric correlation of section 5.4 (figure 3) and the sensitivity
-analysis of section 5.2 (table 3, bottom half: paraphrases against clinically wrong edits); and of "VERT: Reliable
-LLM Judges for Radiology Report Evaluation" (arXiv 2604.03376), section 5.1 (Kendall tau against radiologists).
+The tables (metrics correlated with each other, their pos/neg sensitivity to paraphrases against clinically wrong
+edits, and Kendall tau against radiologists) are those of the papers the family's README cites, by section.
 
     inspect eval radiology_tasks/baselines --model none
     inspect eval radiology_tasks/metric_suite --model none -T metrics=bleu,rouge_l
@@ -336,15 +334,15 @@ def metric_suite(
     ``-T metrics`` mixes lexical metrics (``bleu``, ``bleu_1`` ... ``bleu_4``, ``chrf``, ``rouge_l``), RadEval
     metrics (``bertscore``, ``radgraph``, ``ratescore``, ``chexbert``, ``radcliq``, ``green_model``; a metric whose
     model is not in the Hugging Face cache is left out with one warning line) and the LLM judges the families add
-    (`judge_metrics`; they need ``--model-role grader=...``). ``-T sensitivity=DIR`` adds the ``pos.jsonl`` and
+    (`radiology-tasks list` names them; they need ``--model-role grader=...``). ``-T sensitivity=DIR`` adds the ``pos.jsonl`` and
     ``neg.jsonl`` of `radiology-tasks sensitivity-set` and tabulates them; ``-T sensitivity=ids`` pairs the data's
     own ``<id>-para``/``-pos`` rows with ``<id>-err``/``-neg``. `radiology-tasks suite-report LOG --out DIR` writes
     the tables as CSV and Markdown.
 
     Args:
         metrics: Comma-separated: lexical (`bleu`, `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`),
-            RadEval (`bertscore`, `radgraph`, `ratescore`, `chexbert`, `radcliq`, `green_model`) and LLM judges
-            (`green`, `vert`, `ct_finebench`, which need `--model-role grader=...`).
+            RadEval (`bertscore`, `radgraph`, `ratescore`, `chexbert`, `radcliq`, `green_model`) and the LLM judges
+            the metric families add (`radiology-tasks list` names them; they need `--model-role grader=...`).
         data: Registered dataset name (`radiology-tasks list`), a `.jsonl`/`.csv` file of report pairs or a public
             dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
             `demo` set, or only the sets of `sensitivity` when it names a directory.
@@ -369,7 +367,8 @@ def metric_suite(
         sensitivity: A directory written by `radiology-tasks sensitivity-set`, whose `pos.jsonl` and `neg.jsonl`
             are scored too and paired by `source_id`; or `ids`: pair the data's own `<id>-para`/`-pos` rows with
             `<id>-err`/`-neg`. Not set: no pos/neg table.
-        qa_mode: CT-FineBench's `qa_mode` for the `ct_finebench` judge: `batch` or `per_question`.
+        qa_mode: For a question-answering judge of the suite: `batch` (all of a report's questions in one call)
+            or `per_question`.
         constrain: Constrain the LLM judges' answers to their format, as in their own tasks: `auto`, `off`,
             `grammar`, `structured_outputs` or `response_format`.
         judge_retries: Re-asks of a judge answer that leaves a score unreadable, as in each judge's own task.

@@ -2,7 +2,7 @@
 
 Data flows one way: a file or folder (a local copy, or the files fetched from the Hugging Face hub) -> its
 layout (recognised here once, or forced with `-T layout=NAME`) -> flat rows (`rows.pair_from_row`'s columns)
--> report pairs -> samples. A layout lives in the package that owns it (listed in `_LAYOUT_MODULES`) and
+-> report pairs -> samples. A layout lives in the package that owns it (declared in its family's descriptor) and
 serves the hub path and the local path alike, so a dataset's mapping exists once.
 
 Recognition, for `-T data=PATH`:
@@ -35,13 +35,9 @@ TRACKS = ("findings", "findings_impression")
 """The report sections a reference can be built from (ReXrank's tracks)."""
 
 # The modules that define a `LAYOUT`; imported when layouts are first needed, never by the plugin registry.
-_LAYOUT_MODULES = (
-    "radiology_tasks.green_vert.layouts.rate_eval",
-    "radiology_tasks.green_vert.layouts.radeval_expert",
-    "radiology_tasks.green_vert.layouts.rexval",
-    "radiology_tasks.ct_finebench.layout",
-    "radiology_tasks.core.rexrank",
-)
+_SHARED_LAYOUT_MODULES = ("radiology_tasks.core.rexrank",)
+"""Layouts no single family owns (generators' outputs in another leaderboard's format); each family declares its
+own datasets' layouts in its descriptor (`radiology_tasks.core.family.Family.layouts`)."""
 
 
 @dataclass(frozen=True)
@@ -146,8 +142,11 @@ FLAT = Layout(
 @cache
 def all_layouts() -> dict[str, Layout]:
     """Every known layout by name, `flat` first."""
+    from radiology_tasks.core.family import families
+
+    modules = [module for family in families() for module in family.layouts]
     layouts = [FLAT]
-    for module in _LAYOUT_MODULES:
+    for module in (*modules, *_SHARED_LAYOUT_MODULES):
         layouts.append(importlib.import_module(module).LAYOUT)
     return {layout.name: layout for layout in layouts}
 
