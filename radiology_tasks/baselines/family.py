@@ -10,4 +10,5 @@ FAMILY = Family(
     rescoring="radiology_tasks.baselines.rescoring:RESCORING",
     commands="radiology_tasks.baselines.commands:add_commands",
     registers=("radiology_tasks.baselines.scorer",),
+    side_args=("baselines",),
 )

@@ -14,4 +14,5 @@ FAMILY = Family(
     layouts=("radiology_tasks.ct_finebench.layout",),
     commands="radiology_tasks.ct_finebench.commands:add_commands",
     registers=("radiology_tasks.ct_finebench.extraction", "radiology_tasks.ct_finebench.scorer"),
+    side_args=("baselines",),
 )

@@ -16,4 +16,5 @@ FAMILY = Family(
     lm_eval_configs=("radiology_ran_score_extraction.yaml",),
     commands="radiology_tasks.ran_score.commands:add_commands",
     registers=("radiology_tasks.ran_score.scorer", "radiology_tasks.ran_score.solver"),
+    side_args=("baselines",),
 )
