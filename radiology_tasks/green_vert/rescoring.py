@@ -37,7 +37,7 @@ def expected_values(run: RunEvidence, sample: SampleEvidence) -> dict[str, float
         )
         values = reading.values
         missing = {key: ("invalid_response_format", problem) for key, problem in reading.problems.items()}
-    score = judged_score(values, missing, policy=policy, bounded=BOUNDED_KEYS)
+    score = judged_score(values, missing, policy=policy, bounded=BOUNDED_KEYS)  # type: ignore[arg-type]
     return dict(score.value)  # type: ignore[arg-type]
 
 

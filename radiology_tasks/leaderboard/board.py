@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from radiology_tasks.core.unscored import WORST
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED, JUDGES_TRACK
-from radiology_tasks.leaderboard.bundle import default_system_name, judge_settings, read_manifest, task_config
+from radiology_tasks.leaderboard.bundle import (
+    default_system_name,
+    judge_settings,
+    mixed_generation_logs,
+    read_manifest,
+    task_config,
+)
 from radiology_tasks.leaderboard.checks import run_violations, unscored_share
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
@@ -86,8 +92,14 @@ def load_submissions(paths: list[Path], settings: Settings) -> list[Submission]:
             continue
         manifest = read_manifest(path)
         system = _system(**(manifest.get("system") or {}))
-        for entry in manifest["runs"]:
-            submissions.append(_checked(system, manifest.get("track"), path / entry["log"], settings, entry["sha256"]))
+        bundled = [
+            _checked(system, manifest.get("track"), path / entry["log"], settings, entry["sha256"])
+            for entry in manifest["runs"]
+        ]
+        mixed = mixed_generation_logs([(s.log.name, s.run) for s in bundled if s.run is not None])
+        for submission in bundled:
+            submission.problems += [line for line in mixed if line.startswith(f"{submission.log.name}: ")]
+        submissions += bundled
     return submissions
 
 
@@ -186,12 +198,13 @@ def _interval(run: RunEvidence, key: str, settings: Settings) -> Interval:
     from scorers.leaderboard.corpus import statistic_interval
     from scorers.leaderboard.significance import mean_interval
 
-    options = {"confidence": settings.confidence, "resamples": settings.resamples, "seed": settings.seed}
+    confidence, resamples, seed = settings.confidence, settings.resamples, settings.seed
     if ranked_score(run).corpus:
         groups = samples_by_id(run)
-        return statistic_interval([groups[i] for i in sorted(groups)], _corpus_statistic(run), **options)
+        units = [groups[i] for i in sorted(groups)]
+        return statistic_interval(units, _corpus_statistic(run), confidence=confidence, resamples=resamples, seed=seed)
     values = ranked_values(run, key)
-    return mean_interval([values[i] for i in sorted(values)], **options)
+    return mean_interval([values[i] for i in sorted(values)], confidence=confidence, resamples=resamples, seed=seed)
 
 
 def _paired(first: RunEvidence, second: RunEvidence, key: str, ids: list[str], settings: Settings) -> PairedTest:
