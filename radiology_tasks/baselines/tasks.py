@@ -335,9 +335,9 @@ def metric_suite(
     metrics (``bertscore``, ``radgraph``, ``ratescore``, ``chexbert``, ``radcliq``, ``green_model``; a metric whose
     model is not in the Hugging Face cache is left out with one warning line) and the LLM judges the families add
     (`radiology-tasks list` names them; they need ``--model-role grader=...``). ``-T sensitivity=DIR`` adds the
-    ``pos.jsonl`` and ``neg.jsonl`` of `radiology-tasks sensitivity-set` and tabulates them; ``-T sensitivity=ids`` pairs the data's
-    own ``<id>-para``/``-pos`` rows with ``<id>-err``/``-neg``. `radiology-tasks suite-report LOG --out DIR` writes
-    the tables as CSV and Markdown.
+    ``pos.jsonl`` and ``neg.jsonl`` of `radiology-tasks sensitivity-set` and tabulates them; ``-T sensitivity=ids``
+    pairs the data's own ``<id>-para``/``-pos`` rows with ``<id>-err``/``-neg``. `radiology-tasks suite-report LOG
+    --out DIR` writes the tables as CSV and Markdown.
 
     Args:
         metrics: Comma-separated: lexical (`bleu`, `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`),
