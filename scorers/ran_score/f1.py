@@ -1,7 +1,7 @@
 """Ran Score arithmetic: per-label precision, recall and F1 over all reports, and their macro and micro averages.
 
-As in the authors' evaluation, each label's scores come from scikit-learn's `precision_recall_fscore_support`
-with ``zero_division=0``: a label that no report has positive, in the reference or in the candidate, scores
+As in the authors' evaluation, each label's scores are those of scikit-learn's
+`precision_recall_fscore_support` with ``zero_division=0`` (counted here directly, and tested equal): a label that no report has positive, in the reference or in the candidate, scores
 F1 = 0 and still counts in the macro average. The Ran Score is the unweighted mean of the per-label F1 values;
 micro scores pool every label decision of every report.
 
@@ -105,13 +105,19 @@ class F1Table:
     absent: list[str]
 
 
-def _binary(truth: Sequence[int], predicted: Sequence[int]) -> tuple[float, float, float, int]:
-    from sklearn.metrics import precision_recall_fscore_support
+def binary_scores(truth: Sequence[int], predicted: Sequence[int]) -> tuple[float, float, float, int]:
+    """Precision, recall, F1 and support of the positive class, 0 where a ratio has nothing to divide by.
 
-    precision, recall, f1, support = precision_recall_fscore_support(
-        truth, predicted, labels=[1], average=None, zero_division=0
-    )
-    return float(precision[0]), float(recall[0]), float(f1[0]), int(support[0])
+    The same figures as scikit-learn's ``precision_recall_fscore_support(labels=[1], zero_division=0)`` (the tests
+    compare them), counted directly: the leaderboard recomputes them on every bootstrap resample.
+    """
+    tp = sum(1 for t, p in zip(truth, predicted, strict=True) if t and p)
+    fp = sum(1 for t, p in zip(truth, predicted, strict=True) if p and not t)
+    fn = sum(1 for t, p in zip(truth, predicted, strict=True) if t and not p)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
+    return precision, recall, f1, tp + fn
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -126,11 +132,11 @@ def f1_table(decisions: Decisions) -> F1Table:
         if not truth:
             per_label[key] = LabelScore(_NAN, _NAN, _NAN, 0, 0)
             continue
-        precision, recall, f1, support = _binary(truth, predicted)
+        precision, recall, f1, support = binary_scores(truth, predicted)
         per_label[key] = LabelScore(precision, recall, f1, support, len(truth))
     pooled_truth = [t for values in decisions.truth.values() for t in values]
     pooled_predicted = [p for values in decisions.predicted.values() for p in values]
-    micro = _binary(pooled_truth, pooled_predicted) if pooled_truth else (_NAN, _NAN, _NAN, 0)
+    micro = binary_scores(pooled_truth, pooled_predicted) if pooled_truth else (_NAN, _NAN, _NAN, 0)
     absent = [
         key
         for key, score in per_label.items()

@@ -82,3 +82,18 @@ def test_no_comparable_report_gives_nan_not_zero():
     only_unknown = [(labels(1, 0, 0), dict.fromkeys(KEYS))]
     table = f1_table(collect_decisions(only_unknown, KEYS, count_unknown_as_wrong=False))
     assert math.isnan(table.macro_f1) and table.per_label["effusion"].compared == 0
+
+
+def test_binary_scores_equal_scikit_learns_with_zero_division_0():
+    import random
+
+    from sklearn.metrics import precision_recall_fscore_support
+
+    from scorers.ran_score.f1 import binary_scores
+
+    rng = random.Random(0)
+    cases = [([0, 0, 0], [0, 0, 0]), ([1, 1], [0, 0]), ([0, 0], [1, 1]), ([1], [1])]
+    cases += [([rng.randint(0, 1) for _ in range(n)], [rng.randint(0, 1) for _ in range(n)]) for n in range(1, 40)]
+    for truth, predicted in cases:
+        expected = precision_recall_fscore_support(truth, predicted, labels=[1], average=None, zero_division=0)
+        assert binary_scores(truth, predicted) == pytest.approx(tuple(float(v[0]) for v in expected)), truth
