@@ -138,6 +138,7 @@ class Family:
         registers: Further modules to import so Inspect registers their scorers and solvers by name.
         side_args: Task settings that only add scores beside the ranked one, so runs that differ in them are
             still compared (e.g. ``baselines``, which adds lexical scores).
+        default_data: The dataset the tasks read when `-T data` is not given; None: the bundled ``demo`` set.
     """
 
     name: str
@@ -153,6 +154,7 @@ class Family:
     commands: str | None = None
     registers: tuple[str, ...] = ()
     side_args: tuple[str, ...] = ()
+    default_data: str | None = None
 
     def task_functions(self) -> dict[str, Any]:
         """The family's task functions by name (importing the tasks module registers them with Inspect)."""

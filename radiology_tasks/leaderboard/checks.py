@@ -45,8 +45,10 @@ def _ids(ids: list[str]) -> str:
 def run_data_options(run: RunEvidence) -> DataOptions:
     """The data options of the run, as its `-T` arguments gave them."""
     args = run.task_args
-    names = ("data", "candidates", "reports", "revision", "layout", "track", "image_root", "expert_scale")
-    return DataOptions(**{name: args.get(name) for name in names}, on_bad_rows=args.get("on_bad_rows") or "error")
+    names = ("candidates", "reports", "revision", "layout", "track", "image_root", "expert_scale")
+    return DataOptions(
+        run.data_name, **{name: args.get(name) for name in names}, on_bad_rows=args.get("on_bad_rows") or "error"
+    )
 
 
 def dataset_ids(run: RunEvidence) -> list[str]:
@@ -70,7 +72,7 @@ def _sample_set_violations(run: RunEvidence) -> list[str]:
         if count > 1:
             lines.append(f"sample {sample_id} (epoch {epoch}) appears {count} times")
     args = run.task_args
-    data = args.get("data") or "demo"
+    data = run.data_name
     recorded = run.fingerprint
     hub_layout = all_layouts().get(data)
     if hub_layout is not None and hub_layout.hub_repo and not (args.get("revision") or recorded.get("revision")):

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from radiology_tasks.core.family import family_of
 from radiology_tasks.core.tables import file_sha256
 
 JUDGE_ROLE = "grader"
@@ -74,7 +75,16 @@ class RunEvidence:
         layout = self.fingerprint.get("layout")
         if layout and layout != "flat":
             return str(layout)
-        return str(self.task_args.get("data") or "demo")
+        return self.data_name
+
+    @property
+    def data_name(self) -> str:
+        """`-T data` as the run gave it, else the dataset the task reads by default (its family's, or `demo`)."""
+        given = self.task_args.get("data")
+        if given:
+            return str(given)
+        family = family_of(self.short_task)
+        return (family.default_data if family else None) or "demo"
 
     @property
     def data_track(self) -> str | None:

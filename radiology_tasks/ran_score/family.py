@@ -17,4 +17,5 @@ FAMILY = Family(
     commands="radiology_tasks.ran_score.commands:add_commands",
     registers=("radiology_tasks.ran_score.scorer", "radiology_tasks.ran_score.solver"),
     side_args=("baselines",),
+    default_data="ran-score-demo",
 )

@@ -41,7 +41,7 @@ from scorers.ran_score.taxonomy import Taxonomy
 from templates import template_hashes
 
 TASK_VERSION = FAMILY.version
-DEMO_DATA = "ran-score-demo"
+DEMO_DATA = str(FAMILY.default_data)
 
 
 def _labels_only_dataset(

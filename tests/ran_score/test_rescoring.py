@@ -248,8 +248,10 @@ def test_a_whole_demo_run_passes_the_leaderboards_checks_and_a_forged_label_does
         report = report_in(body)
         return _answer(positives[report], report)
 
-    log = _run(tmp_path, reply, data="ran-score-demo", label_cache="off")
-    assert run_violations(read_run(log)) == []
+    log = _run(tmp_path, reply, label_cache="off")  # without -T data: the family's own default set
+    run = read_run(log)
+    assert run.dataset_name == "ran-score-demo"
+    assert run_violations(run) == []
 
     def change(log: EvalLog) -> None:
         labels = _sample(log, "cxr-ran-05").metadata["reference_labels"]
