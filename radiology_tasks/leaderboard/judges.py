@@ -92,11 +92,12 @@ def _dataset(run: RunEvidence, setting: dict[str, Any]) -> dict[str, Any]:
 
 
 def _ranked(entries: list[dict[str, Any]], extras: list[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
-    """Entries sorted by score (highest first) with competition ranks; names made unique by the log's stem."""
+    """Entries sorted by score (highest first) with competition ranks; a judge model that appears twice (in other
+    settings) is told apart by the name it was submitted as, else by its log's stem."""
     names = Counter(e["system"] for e in entries)
     for entry in entries:
         if names[entry["system"]] > 1:
-            entry["system"] = f"{entry['system']} ({Path(entry['log']).stem})"
+            entry["system"] = f"{entry['system']} ({entry['submitted_as'] or Path(entry['log']).stem})"
     order = sorted(range(len(entries)), key=lambda i: -entries[i]["score"])
     entries, extras = [entries[i] for i in order], [extras[i] for i in order]
     for entry in entries:

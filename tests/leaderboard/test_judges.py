@@ -155,3 +155,20 @@ def test_judge_measures_rank_by_the_first_measure_with_intervals_over_units(data
     (test,) = board["significance"]["tests"]
     assert test["difference"] == pytest.approx(0.8 - 0.225) and test["paired_bootstrap_p"] < 0.01
     assert test["randomization_p"] < 0.05
+
+
+def test_one_judge_model_in_two_settings_is_told_apart_by_its_submitted_name():
+    from radiology_tasks.leaderboard.judges import _ranked
+
+    entries = [
+        {"system": "llama-cpp/smollm2-135m", "submitted_as": "greedy", "log": "a/x.eval", "score": 0.1},
+        {"system": "llama-cpp/smollm2-135m", "submitted_as": None, "log": "b/y.eval", "score": 0.3},
+        {"system": "openai/gpt-4.1", "submitted_as": "api", "log": "c/z.eval", "score": 0.2},
+    ]
+    ranked, extras = _ranked(entries, ["x", "y", "z"])
+    assert [(e["system"], e["rank"]) for e in ranked] == [
+        ("llama-cpp/smollm2-135m (y)", 1),
+        ("openai/gpt-4.1", 2),
+        ("llama-cpp/smollm2-135m (greedy)", 3),
+    ]
+    assert extras == ["y", "z", "x"]
