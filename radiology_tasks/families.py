@@ -10,4 +10,5 @@ FAMILY_MODULES = (
     "radiology_tasks.ran_score.family",
     "radiology_tasks.judge_sensitivity.family",
     "radiology_tasks.baselines.family",
+    "radiology_tasks.report_generation.family",
 )

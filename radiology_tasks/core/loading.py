@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from radiology_tasks.core.catalog import bundled_dataset
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.generation_log import is_inspect_log, join_generated, read_generation_log
 from radiology_tasks.core.layouts import FLAT, TRACKS, ReadOptions, ResolvedData, Row, all_layouts, resolve_local
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.rows import pair_from_row
@@ -60,6 +61,7 @@ class LoadedPairs:
     expert_scale: ExpertScale | None = None
     track: str | None = None
     left_out: list[dict[str, Any]] = field(default_factory=list)
+    generation: dict[str, Any] | None = None
 
     def unreadable_annotations(self) -> list[dict[str, Any]]:
         """The pairs judged without an expert annotation because theirs could not be read, with the reason."""
@@ -72,6 +74,7 @@ class LoadedPairs:
     def summary(self) -> dict[str, Any]:
         """A JSON-able summary for the task's log metadata."""
         unreadable = self.unreadable_annotations()
+        generation = {} if self.generation is None else {"generation": self.generation}
         return {
             "source": self.source,
             "layout": self.data.layout.name,
@@ -86,6 +89,7 @@ class LoadedPairs:
             "left_out": self.left_out,
             "annotations_unreadable": len(unreadable),
             "unreadable_annotations": unreadable,
+            **generation,
         }
 
 
@@ -288,8 +292,8 @@ def load_pairs(
 
     Args:
         data: Registered dataset name (see `radiology-tasks list`), a file, or a folder; None: the demo set.
-        candidates: Optional file with the candidates to judge (`id` and `candidate`, or a ReXrank prediction
-            file), joined onto the data by id.
+        candidates: Optional file with the candidates to judge (`id` and `candidate`, a ReXrank prediction
+            file, or a `report_generation` log), joined onto the data by id.
         reports: Report file that question-only datasets (CT-FineBench) are joined with.
         revision: Dataset revision for Hugging Face datasets.
         layout: Read the data with this layout instead of recognising it.
@@ -328,7 +332,14 @@ def load_pairs(
     # Question-only data: the rows are the user's reports file, and its problems are named by that file.
     source = str(options.reports) if resolved.layout.takes_reports and options.reports else resolved.label
     pairs, rows_read = _pairs_from_rows(rows, source, collector, base_dir, require_candidate and not candidates)
-    if candidates is not None:
+    generation = None
+    if candidates is not None and is_inspect_log(Path(candidates).expanduser()):
+        log = read_generation_log(Path(candidates).expanduser())
+        joined = join_generated(pairs, log, resolved.fingerprint()["data_sha256"])
+        # Rows the generation run's own seed and limit left out: no report was written for them.
+        generation = {**log.record(), "rows_not_generated": len(pairs) - len(joined)}
+        pairs = joined
+    elif candidates is not None:
         pairs = _join_candidates(pairs, Path(candidates).expanduser(), collector)
     if not pairs:
         raise DataError(resolved.label, None, None, "no usable rows")
@@ -341,4 +352,5 @@ def load_pairs(
         expert_scale=scale,
         track=options.track if resolved.layout.uses_track else None,
         left_out=layout_input.left_out,
+        generation=generation,
     )

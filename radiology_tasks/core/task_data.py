@@ -8,6 +8,7 @@ from typing import Any, get_args
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from radiology_tasks.core.generation_log import generator_of
 from radiology_tasks.core.layouts import TRACKS, ResolvedData
 from radiology_tasks.core.loading import LoadedPairs, OnBadRows, load_pairs, parse_expert_scale, resolve_data
 from radiology_tasks.core.params import choice_param, int_param, text_param
@@ -67,13 +68,22 @@ REPLAYED_INPUT = "Candidate report (replayed, judged against the target):"
 """How the log viewer's input column labels a replayed candidate (kept short: the list shows the first lines)."""
 
 
+def generated_input(generator: str) -> str:
+    """How the viewer labels a candidate replayed from a `report_generation` log: by the model that wrote it."""
+    return f"Candidate report by {generator} (replayed from its generation log, judged against the target):"
+
+
 def sample_input(pair: ReportPair) -> str:
     """What a sample shows as its input: what is judged.
 
     A replayed candidate (`--model none`, candidates from the data) is shown as itself, labelled, since no
-    model was asked to write it; a pair without a candidate is shown with the prompt the model under test is
-    given to write its report (`-T generate=true`).
+    model was asked to write it; one from a generation log is labelled with the model that wrote it. A pair
+    without a candidate is shown with the prompt the model under test is given to write its report
+    (`-T generate=true`), unless it comes from a generation log whose generator wrote no report.
     """
+    generator = generator_of(pair.metadata)
+    if generator is not None:
+        return f"{generated_input(generator)}\n{pair.candidate or '(the generator wrote no report)'}"
     if pair.candidate is None:
         return generation_prompt(pair)
     return f"{REPLAYED_INPUT}\n{pair.candidate}"

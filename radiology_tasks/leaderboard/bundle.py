@@ -84,8 +84,36 @@ def read_manifest(bundle: Path) -> dict[str, Any]:
     return manifest
 
 
+def generation_of(run: RunEvidence) -> dict[str, Any] | None:
+    """What the run recorded about the `report_generation` log its candidates came from, or None."""
+    generation = (run.metadata.get("data") or {}).get("generation")
+    return generation if isinstance(generation, dict) else None
+
+
+def mixed_generation_logs(runs: list[tuple[str, RunEvidence]]) -> list[str]:
+    """One line per run when one system's runs (named by log) judge different generated reports, else none.
+
+    Runs whose candidates came from `report_generation` logs must all name the same log (by SHA-256), and runs
+    without such a log may not stand beside them: each would score other reports under one system's name.
+    """
+    sources = {name: (generation_of(run) or {}).get("log_sha256") for name, run in runs}
+    if not any(sources.values()) or len(set(sources.values())) == 1:
+        return []
+    rule = "one system's runs must judge the reports of one generation log"
+    return [
+        f"{name}: candidates from generation log {sha}; {rule}"
+        if sha
+        else f"{name}: candidates not from a generation log, beside runs that judge one; {rule}"
+        for name, sha in sources.items()
+    ]
+
+
 def default_system_name(run: RunEvidence) -> str:
-    """The model under test, or the candidates file's name for replayed candidates."""
+    """The model under test, the generator of the `report_generation` log the candidates came from, or the
+    candidates file's name for other replayed candidates."""
+    generation = generation_of(run)
+    if generation is not None and generation.get("model"):
+        return str(generation["model"])
     candidates = run.task_args.get("candidates")
     if candidates:
         return Path(str(candidates)).stem
@@ -181,6 +209,7 @@ def write_bundle(paths: list[Path], out: Path, card: SystemCard, *, max_unscored
         for path, run in zip(paths, runs, strict=True)
         if run.data_track is not None and card.track not in (None, JUDGES_TRACK) and run.data_track != card.track
     ]
+    mismatched += mixed_generation_logs([(path.name, run) for path, run in zip(paths, runs, strict=True)])
     if mismatched:
         raise SubmissionRefused(mismatched)
     (out / "logs").mkdir(parents=True, exist_ok=True)
