@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,11 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
 from radiology_tasks.core.catalog import bundled_path
+from radiology_tasks.leaderboard.board import Settings, build_leaderboard
+from radiology_tasks.leaderboard.bundle import SystemCard, write_bundle
 from radiology_tasks.leaderboard.checks import run_violations
-from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
+from radiology_tasks.leaderboard.evidence import read_run
+from radiology_tasks.leaderboard.rescore import rescoring_violations
 from radiology_tasks.ran_score.commands import add_commands
 from radiology_tasks.ran_score.rescoring import BREAKDOWN_TITLE, RESCORING
 from radiology_tasks.ran_score.tasks import ran_score
@@ -72,21 +74,7 @@ def demo_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return _run(tmp_path_factory.mktemp("demo"), demo_reply, data="ran-score-demo", limit=4, label_cache="off")
 
 
-def violations(run: RunEvidence) -> list[str]:
-    """What the leaderboard's generic checks make of the family's hooks (as the family descriptor describes them)."""
-    lines = []
-    for sample in run.samples:
-        if sample.error is not None:
-            continue
-        for key, value in RESCORING.expected(run, sample).items():
-            logged = sample.values.get(key)
-            same = math.isnan(value) if logged is None else abs(logged - value) <= 1e-9
-            if not same:
-                lines.append(f"sample {sample.id}: logged {key} {logged} but its stored judge answer gives {value}")
-        returned = {call.completion for call in sample.judge_calls}
-        if sample.has_events and not set(RESCORING.answers(sample)) <= returned:
-            lines.append(f"sample {sample.id}: the stored judge answer is not one the judge returned in this run")
-    return lines + RESCORING.run_checks(run)
+violations = rescoring_violations
 
 
 def _sample(log: EvalLog, sample_id: str) -> Any:
@@ -123,7 +111,7 @@ def test_an_edited_label_agreement_is_refused_naming_the_sample(demo_log):
 
     lines = violations(read_run(edited(demo_log, change, "agreement.eval")))
     assert lines == [
-        f"sample cxr-ran-03: logged label_agreement 1.0 but its stored judge answer gives {20 / 21}",
+        f"sample cxr-ran-03: logged label_agreement 1 but its stored judge answer gives {20 / 21:.6g}",
         # The logged mean is still that of the honest values.
         f"results: logged label_agreement_mean {(20 / 21 + 1 + 20 / 21) / 4:.6g} but the samples give "
         f"{(20 / 21 + 1 + 1) / 4:.6g}",
@@ -239,16 +227,24 @@ def test_ran_labels_subcommand(demo_log, tmp_path, capsys):
     assert out[2].startswith("skipped cxr-ran-04: unknown candidate labels: Atelectasis, ")
 
 
-def test_a_whole_demo_run_passes_the_leaderboards_checks_and_a_forged_label_does_not(tmp_path):
-    gold = {row["reference"]: {c for c, v in row["gold_labels"].items() if v and c != "No Finding"} for row in DEMO}
-    # Each candidate is read as its reference's gold labels without the first: some disagreement, nothing unread.
-    positives = gold | {row["candidate"]: set(sorted(gold[row["reference"]])[1:]) for row in DEMO}
+GOLD = {row["reference"]: {c for c, v in row["gold_labels"].items() if v and c != "No Finding"} for row in DEMO}
+# Each candidate is read as its reference's gold labels without the first: some disagreement, nothing unread.
+WHOLE = GOLD | {row["candidate"]: set(sorted(GOLD[row["reference"]])[1:]) for row in DEMO}
 
-    def reply(body: dict[str, Any]) -> str:
-        report = report_in(body)
-        return _answer(positives[report], report)
 
-    log = _run(tmp_path, reply, label_cache="off")  # without -T data: the family's own default set
+def whole_reply(body: dict[str, Any]) -> str:
+    report = report_in(body)
+    return _answer(WHOLE[report], report)
+
+
+@pytest.fixture(scope="module")
+def whole_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Without -T data: the family's own default set.
+    return _run(tmp_path_factory.mktemp("whole"), whole_reply, label_cache="off")
+
+
+def test_a_whole_demo_run_passes_the_leaderboards_checks_and_a_forged_label_does_not(whole_log):
+    log = whole_log
     run = read_run(log)
     assert run.dataset_name == "ran-score-demo"
     assert run_violations(run) == []
@@ -260,3 +256,27 @@ def test_a_whole_demo_run_passes_the_leaderboards_checks_and_a_forged_label_does
     lines = run_violations(read_run(edited(log, change, "forged.eval")))
     assert lines[0].startswith("sample cxr-ran-05: its stored reference labels are not what its stored judge answers")
     assert any(line.startswith("results: logged ran_score ") for line in lines[1:])
+
+
+def test_two_systems_are_ranked_on_the_corpus_macro_f1_with_reports_resampled(whole_log, tmp_path):
+    # System B writes each reference back as its candidate: the scripted judge labels it as the reference.
+    perfect = write_jsonl(tmp_path / "perfect.jsonl", [{"id": r["id"], "candidate": r["reference"]} for r in DEMO])
+    other = _run(tmp_path / "b", whole_reply, label_cache="off", candidates=str(perfect))
+    bundles = []
+    for name, log in (("A", whole_log), ("B", other)):
+        bundles.append(tmp_path / f"bundle-{name}")
+        write_bundle([log], bundles[-1], SystemCard(name=f"system {name}"))
+    leaderboard = build_leaderboard(bundles, tmp_path / "site", Settings(resamples=50))
+    assert leaderboard["not_ranked"] == []
+    (board,) = leaderboard["boards"]
+    assert (board["task"], board["score"], board["dataset"]["name"]) == ("ran_score", "ran_score", "ran-score-demo")
+    assert "resamples reports" in board["note"]
+    first, second = board["entries"]
+    assert (first["system"], second["system"]) == ("system B", "system A")
+    a, b = read_run(whole_log), read_run(other)
+    assert (first["score"], second["score"]) == pytest.approx((b.results["ran_score"], a.results["ran_score"]))
+    assert first["score"] > second["score"]
+    assert second["ci_low"] <= second["score"] <= second["ci_high"] and second["n"] == len(DEMO)
+    assert len(second["breakdown"][BREAKDOWN_TITLE]) == 21
+    (test,) = board["significance"]["tests"]
+    assert test["difference"] == pytest.approx(first["score"] - second["score"]) and test["n"] == len(DEMO)
