@@ -6,6 +6,7 @@ the leaderboard reads it (`read_run`) and checked with the family's `Rescoring` 
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -15,12 +16,13 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from radiology_tasks.core.family import Rescoring
+from radiology_tasks.core.family import Rescoring, family_of
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.ct_finebench.family import FAMILY
 from radiology_tasks.ct_finebench.rescoring import RESCORING
 from radiology_tasks.ct_finebench.tasks import ct_finebench
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
+from radiology_tasks.leaderboard.rescore import rescoring_violations
 from tests.ct_finebench.stub_judge import SCORER, answer, asked_ids, candidate_in, is_extraction, items_in
 from tests.leaderboard.runs import edited
 from tests.openai_stub import openai_stub
@@ -71,23 +73,15 @@ def batch_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def differences(run: RunEvidence, rescoring: Rescoring = RESCORING) -> list[str]:
-    """What the leaderboard refuses in `run`, with the family's hooks as the generic checks use them."""
-    lines = []
-    for sample in run.samples:
-        if sample.error is not None:
-            continue
-        for key, value in rescoring.expected(run, sample).items():
-            logged = sample.values.get(key)
-            same = math.isnan(value) if logged is None else abs(logged - value) <= 1e-9
-            if not same:
-                lines.append(f"sample {sample.id}: logged {key} {logged} but its stored judge answer gives {value}")
-        returned = {call.completion for call in sample.judge_calls}
-        if sample.has_events and any(text not in returned for text in rescoring.answers(sample)):
-            lines.append(f"sample {sample.id}: the stored judge answer is not one the judge returned in this run")
+    """What the leaderboard's re-scoring refuses in `run`, then a line when the logged run mean is not the samples'."""
+    assert rescoring is family_of(run.short_task).load_rescoring()
+    run_level = rescoring.run_checks(run)
+    lines = rescoring_violations(run)  # the samples' lines, then the run-level ones
+    assert lines[len(lines) - len(run_level) :] == run_level
     mean = [s.values[rescoring.ranked(run).key] for s in run.samples if s.error is None]
     if abs(run.results["ct_finebench_mean"] - sum(v for v in mean if v is not None) / len(mean)) > 1e-9:
-        lines.append("run: ct_finebench_mean")
-    return lines + rescoring.run_checks(run)
+        lines.insert(len(lines) - len(run_level), "run: ct_finebench_mean")
+    return lines
 
 
 def change(path: Path, name: str, edit: Callable[[EvalLog], None]) -> RunEvidence:
@@ -244,13 +238,17 @@ def test_a_sample_claiming_an_empty_candidate_with_judge_calls_is_named():
     assert any(line.startswith("sample e1: logged as an empty candidate") for line in RESCORING.run_checks(forged))
 
 
-ALL_DEMO = [pair for pair in load_pairs("demo").pairs if pair.qa]
+DEMO_ALL = load_pairs("demo").pairs
+ALL_DEMO = [pair for pair in DEMO_ALL if pair.qa]
 
 
 def oracle(body: dict[str, Any]) -> str:
-    """Extraction: every reference answer; comparison: 1 when the answers are equal."""
+    """Extraction: every reference answer for the demo's own candidates, "unclear" for any other candidate;
+    comparison: 1 when the answers are equal."""
     if is_extraction(body):
-        pair = next(p for p in ALL_DEMO if p.candidate == candidate_in(body))
+        pair = next((p for p in ALL_DEMO if p.candidate == candidate_in(body)), None)
+        if pair is None:
+            return answer(dict.fromkeys(asked_ids(body), "unclear"))
         return answer({key: pair.qa[int(key[1:]) - 1].answer for key in asked_ids(body)})
     return answer({key: int(reference == candidate) for key, (_, reference, candidate) in items_in(body).items()})
 
@@ -279,3 +277,35 @@ def test_the_leaderboard_s_checks_pass_a_whole_demo_run_and_name_an_edited_sampl
     assert run_violations(read_run(edited(path, edit, "edited.eval"))) == [
         f"sample {DEMO[0].id}: question q1 logged grade 0.0 but its stored judge answers give 1.0"
     ]
+
+
+def test_two_systems_on_the_demo_questions_are_submitted_and_ranked_with_their_breakdown(tmp_path, monkeypatch):
+    from radiology_tasks.leaderboard.board import Settings, build_leaderboard
+    from radiology_tasks.leaderboard.bundle import SystemCard, write_bundle
+
+    # System B writes the same terse report for every study: the oracle cannot answer from it.
+    terse = tmp_path / "terse.jsonl"
+    terse.write_text("".join(json.dumps({"id": p.id, "candidate": "No acute findings."}) + "\n" for p in DEMO_ALL))
+    bundles = []
+    with openai_stub(oracle) as server:
+        monkeypatch.setenv("STUBSVC_BASE_URL", server.base_url)
+        monkeypatch.setenv("STUBSVC_API_KEY", "not-a-real-key")
+        for name, args in (("A", {}), ("B", {"candidates": str(terse)})):
+            (log,) = inspect_eval(
+                ct_finebench(**args),
+                model="none",
+                model_roles={"grader": "openai-api/stubsvc/stub-judge"},
+                log_dir=str(tmp_path / name),
+                display="none",
+            )
+            bundles.append(tmp_path / f"bundle-{name}")
+            write_bundle([Path(log.location)], bundles[-1], SystemCard(name=f"system {name}"))
+    leaderboard = build_leaderboard(bundles, tmp_path / "site", Settings(resamples=50))
+    assert leaderboard["not_ranked"] == []
+    (board,) = leaderboard["boards"]
+    assert (board["task"], board["score"], board["n_samples"]) == ("ct_finebench", "ct_finebench", len(ALL_DEMO))
+    first, second = board["entries"]
+    assert (first["system"], first["score"]) == ("system A", 1.0), "the oracle answers the demo's own candidates"
+    assert second["system"] == "system B" and second["score"] < 0.5
+    assert set(first["breakdown"]) == {"Mean grade by answer type", "Mean grade by attribute"}
+    assert first["breakdown"]["Mean grade by attribute"]["size"] == 1.0
