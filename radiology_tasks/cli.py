@@ -123,7 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
     submit = commands.add_parser("submit", help="check eval logs and write them as a leaderboard submission bundle")
     submit.add_argument("logs", nargs="+", help="Inspect eval logs of one system")
     submit.add_argument("--out", required=True, help="the bundle directory to write (new or empty)")
-    submit.add_argument("--system", help="system name (default: the model under test or the candidates file's name)")
+    submit.add_argument(
+        "--system",
+        help="system name (default: the model under test, a generation log's generator, or the candidates file)",
+    )
     submit.add_argument("--institution")
     submit.add_argument("--paper", help="link to the paper")
     submit.add_argument("--code", help="link to the code")

@@ -365,7 +365,8 @@ HELP = {
         "[--max-unscored MAX_UNSCORED] logs [logs ...]",
         "logs Inspect eval logs of one system",
         "--out OUT the bundle directory to write (new or empty)",
-        "--system SYSTEM system name (default: the model under test or the candidates file's name)",
+        "--system SYSTEM system name (default: the model under test, a generation log's generator, or the candidates "
+        "file)",
         "--track {findings,findings_impression,judges} the report section generated, or judges: rank the run's judge",
         "--max-unscored MAX_UNSCORED largest share of unscored samples accepted (default 0.02)",
     ],

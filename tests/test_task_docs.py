@@ -27,7 +27,16 @@ from radiology_tasks.task_docs import (
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
-TASKS = {"baselines", "ct_finebench", "green", "judge_sensitivity", "metric_suite", "ran_score", "vert"}
+TASKS = {
+    "baselines",
+    "ct_finebench",
+    "green",
+    "judge_sensitivity",
+    "metric_suite",
+    "ran_score",
+    "report_generation",
+    "vert",
+}
 
 
 @pytest.fixture(scope="module")

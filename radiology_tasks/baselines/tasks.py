@@ -46,7 +46,7 @@ from radiology_tasks.core.metrics import expert_agreement, mean_of
 from radiology_tasks.core.params import int_param
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report, replay_candidate
-from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
+from radiology_tasks.core.task_data import DataOptions, check_report_source, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from scorers.baselines.lexical import is_lexical
 from scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
@@ -121,7 +121,8 @@ def baselines(
             dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
             `demo` set.
         candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+            `candidate`, a ReXrank prediction file, or the `.eval` log of a `report_generation` run (its
+            generator and settings are recorded). Not set: the data's own candidates.
         reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
         revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
             commit.
@@ -148,6 +149,7 @@ def baselines(
     keys = checked_lexical_keys(metric_names(baselines, "baselines"), "baselines")
     policy = check_policy(unscored)
     report_max_tokens = int_param("report_max_tokens", report_max_tokens, minimum=1, required=True)
+    check_report_source(generate, candidates)
     options = DataOptions(
         data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
     )
@@ -347,7 +349,8 @@ def metric_suite(
             dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
             `demo` set, or only the sets of `sensitivity` when it names a directory.
         candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+            `candidate`, a ReXrank prediction file, or the `.eval` log of a `report_generation` run (its
+            generator and settings are recorded). Not set: the data's own candidates.
         reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
         revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
             commit.

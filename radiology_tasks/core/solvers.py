@@ -8,6 +8,7 @@ from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput,
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.generation_log import PAIR_KEY
 from radiology_tasks.core.inspect_compat import active_generate_config
 from radiology_tasks.core.judge import rejected_request
 from radiology_tasks.core.records import ReportPair
@@ -35,13 +36,21 @@ GENERATOR_REQUEST_REJECTED = "generator_request_rejected"
 
 @solver
 def replay_candidate() -> Solver:
-    """Use the candidate report stored with the sample (from the data or `-T candidates=FILE`).
+    """Use the candidate report stored with the sample (from the data, `-T candidates=FILE` or a generation log).
 
-    No model is called: run it with `--model none` and bind the judge with `--model-role grader=...`.
+    No model is called: run it with `--model none` and bind the judge with `--model-role grader=...`. A report
+    from a generation log brings its generation outcome along (`state.metadata["generation"]`), so a report the
+    generator did not write is replayed as empty and scored against the generator, as with `-T generate=true`.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         pair = state.metadata_as(ReportPair)
+        joined = pair.metadata.get(PAIR_KEY)
+        if isinstance(joined, dict) and joined.get("generation") is not None:
+            state.metadata[GENERATION_KEY] = joined["generation"]
+            if pair.candidate is None:
+                state.output = ModelOutput.from_content(model=REPLAY_MODEL, content="")
+                return state
         if pair.candidate is None:
             raise ValueError(
                 f"sample '{pair.id}', field 'candidate': no candidate report to replay; "

@@ -8,6 +8,7 @@ from typing import Any, get_args
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.generation_log import generator_of
 from radiology_tasks.core.layouts import TRACKS, ResolvedData
 from radiology_tasks.core.loading import LoadedPairs, OnBadRows, load_pairs, parse_expert_scale, resolve_data
@@ -113,6 +114,19 @@ def data_fingerprint(options: DataOptions, data: ResolvedData | None = None) -> 
         "candidates_sha256": sha(options.candidates),
         "reports_sha256": sha(options.reports),
     }
+
+
+def check_report_source(generate: bool, candidates: str | None) -> None:
+    """Refuse `-T generate=true` with `-T candidates`: both say where the reports come from.
+
+    Raises:
+        InputError: one line naming both settings.
+    """
+    if generate and candidates:
+        raise InputError(
+            f"-T generate=true has the model under test write the reports, and -T candidates={candidates} gives "
+            "them: use one (a report_generation log as -T candidates judges reports generated once)"
+        )
 
 
 def report_dataset(options: DataOptions, *, require_candidate: bool) -> tuple[MemoryDataset, dict[str, Any]]:

@@ -29,7 +29,7 @@ from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import expert_agreement, judge_calls, mean_of, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
-from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
+from radiology_tasks.core.task_data import DataOptions, check_report_source, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.ct_finebench.extraction import qa_extraction
 from radiology_tasks.ct_finebench.family import FAMILY
@@ -116,7 +116,8 @@ def ct_finebench(
             public dataset, as in every task; only reports with questions (a `qa` list) are kept, before `seed`
             and `limit` apply. Not set: the bundled `demo` set, whose CT reports have questions.
         candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+            `candidate`, a ReXrank prediction file, or the `.eval` log of a `report_generation` run (its
+            generator and settings are recorded). Not set: the data's own candidates.
         reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
         revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
             commit.
@@ -154,6 +155,7 @@ def ct_finebench(
     }
     solver = qa_extraction(qa_mode, **judge_options)
     scorer = qa_comparison(qa_mode, **judge_options, unscored=unscored)
+    check_report_source(generate, candidates)
     dataset, summary = _dataset_with_questions(
         DataOptions(
             data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale

@@ -35,7 +35,7 @@ from radiology_tasks.core.metrics import (
 from radiology_tasks.core.params import bool_param, choice_param, int_param, text_param
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report, replay_candidate
-from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
+from radiology_tasks.core.task_data import DataOptions, check_report_source, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.green_vert.family import FAMILY
 from radiology_tasks.green_vert.fewshot import Curated, few_shot_examples
@@ -121,6 +121,7 @@ def judge_task(
         choice_param(name, value, allowed)
     if prompt == "score" and (shots or curated != "none" or error_descriptions):
         raise InputError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
+    check_report_source(generate, candidates)
     options = DataOptions(
         data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
     )
@@ -207,7 +208,8 @@ def green(
             dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
             `demo` set.
         candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+            `candidate`, a ReXrank prediction file, or the `.eval` log of a `report_generation` run (its
+            generator and settings are recorded). Not set: the data's own candidates.
         reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
         revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
             commit.
@@ -301,7 +303,8 @@ def vert(
             dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
             `demo` set.
         candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+            `candidate`, a ReXrank prediction file, or the `.eval` log of a `report_generation` run (its
+            generator and settings are recorded). Not set: the data's own candidates.
         reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
         revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
             commit.

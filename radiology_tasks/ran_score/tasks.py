@@ -27,7 +27,7 @@ from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate, report_truncated
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
-from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
+from radiology_tasks.core.task_data import DataOptions, check_report_source, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.ran_score.cache import cache_root
 from radiology_tasks.ran_score.extraction import Extraction
@@ -124,7 +124,8 @@ def ran_score(
             public dataset, as in every task. Not set: the bundled `ran-score-demo` set, or, with both
             `reference_labels` and `candidate_labels`, the studies of those two tables.
         candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, or a ReXrank prediction file. Not set: the data's own candidates.
+            `candidate`, a ReXrank prediction file, or the `.eval` log of a `report_generation` run (its
+            generator and settings are recorded). Not set: the data's own candidates.
         reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
         revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
             commit.
@@ -179,6 +180,7 @@ def ran_score(
             (reference_labels, tables[reference_labels]), (candidate_labels, tables[candidate_labels]), seed, limit
         )
     else:
+        check_report_source(generate, candidates)
         options = DataOptions(
             data or DEMO_DATA,
             candidates,

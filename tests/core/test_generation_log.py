@@ -139,3 +139,20 @@ def test_the_scorer_records_length_truncation_and_missing_reports() -> None:
     assert isinstance(empty.value, dict) and empty.value["empty"] == 1.0
     failed = report_score("", {"truncated": False, "output_tokens": None, "error": "generator_request_rejected: 400"})
     assert failed.reason == "no_response" and failed.metadata["unscored"]["words"] == "generator_request_rejected"
+
+
+def test_a_missing_generated_report_is_scored_against_the_generator(generated: Path, tmp_path: Path) -> None:
+    def empty(log: EvalLog) -> None:
+        sample = next(s for s in log.samples or [] if s.id == DEMO_IDS[0])
+        sample.output = ModelOutput.from_content(model="mockllm/model", content="")
+        sample.metadata["generation"] = {**sample.metadata["generation"], "error": "generator_context_exceeded: x"}
+
+    log_path = _edited(generated, tmp_path / "n.eval", empty)
+    (log,) = inspect_eval(
+        baselines(candidates=str(log_path), baselines="rouge_l"), model="none", display="none", log_dir=str(tmp_path)
+    )
+    assert log.status == "success", log.error
+    scores = {str(s.id): s.scores["lexical_baselines"] for s in log.samples or []}
+    assert scores[DEMO_IDS[0]].reason == "no_response", "the generator's failure, not a judge's"
+    assert scores[DEMO_IDS[0]].metadata["unscored"]["rouge_l"].startswith("generator_context_exceeded")
+    assert all(scores[i].reason is None for i in DEMO_IDS[1:3])
