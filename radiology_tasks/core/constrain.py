@@ -107,9 +107,25 @@ def constrained_config(
         The config, the request shape used and a one-line description.
 
     Raises:
-        ValueError: A forced mode needs a contract form the contract lacks, or a JSON
-            schema uses keywords Inspect's ``response_schema`` would drop.
+        ValueError: A forced mode needs a contract form the contract lacks, a JSON schema uses
+            keywords Inspect's ``response_schema`` would drop, or the shape travels in ``extra_body``
+            while the judge is in batch mode.
     """
+    chosen = _shaped(model, contract, mode)
+    if chosen.method in _EXTRA_BODY_METHODS and model.config.batch:
+        raise ValueError(
+            f"constrain={chosen.method} cannot be sent in batch mode: Inspect's OpenAI batcher nests extra_body in "
+            "each batch line, so the constraint would not reach the provider; use constrain=auto or "
+            "response_format, or turn batch mode off"
+        )
+    return chosen
+
+
+_EXTRA_BODY_METHODS = ("grammar", "structured_outputs")
+"""Request shapes that travel in ``extra_body``, which batch requests do not carry as a direct call does."""
+
+
+def _shaped(model: Model, contract: OutputContract | None, mode: ConstrainMode) -> ConstrainedConfig:
     backend = judge_backend(model)
     label = str(model)
     if mode == "off":
