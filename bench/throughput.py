@@ -1,0 +1,274 @@
+"""How fast `vert` scores replayed pairs against a judge of fixed latency, and what CPU the plugin adds.
+
+The judge is scripted: an Inspect model API registered here (``benchjudge/scripted``) that sleeps ``--latency``
+seconds per request (an ``asyncio.sleep``, so it occupies a connection but no CPU) and answers in the
+GREEN/VERT contract with an answer of realistic length (or, for Inspect's own `model_graded_qa`, the same
+explanation ending in ``GRADE: C``). With ``--max-connections C`` (which also caps concurrent samples) and one
+judge call per sample, the ideal rate is C / L samples per second.
+
+The plugin's own CPU time per sample is measured as the process CPU time (`time.process_time`, every thread
+of this process) over an `eval()` of `vert`, minus the same over an `eval()` of a bare Inspect task
+(`model_graded_qa` on the same pairs, same judge, same concurrency), divided by the number of samples. Both
+tasks are first run once on a few samples so that module imports and first-use set-up are not counted; what
+remains per run (task construction, log writing) is included in both and mostly cancels.
+
+Usage::
+
+    python bench/throughput.py [--samples N] [--max-connections C] [--latency L] [--log-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspect_ai import Task, eval
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.log import EvalLog
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    Model,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+    modelapi,
+)
+from inspect_ai.scorer import model_graded_qa
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "radiology_tasks" / "data" / "demo_reports.jsonl"
+JUDGE = "benchjudge/scripted"
+CATEGORIES = {
+    "a": "False report of a finding in the candidate",
+    "b": "Missing a finding present in the reference",
+    "c": "Misidentification of a finding's anatomic location/position",
+    "d": "Misassessment of the severity of a finding",
+    "e": "Mentioning a comparison that isn't in the reference",
+    "f": "Omitting a comparison detailing a change from a prior study",
+}
+EXPERT_FIELDS = (
+    "expert_score",
+    "expert_score_min",
+    "expert_score_max",
+    *(f"{kind}_{code}" for kind in ("significant", "insignificant") for code in CATEGORIES),
+)
+EXPLANATION = (
+    "The candidate and the reference were compared finding by finding. Most findings agree in presence, "
+    "location and severity, and the comparison with the prior study is stated in both. The candidate omits "
+    "one finding that the reference reports and that would change follow-up, which counts as a clinically "
+    "significant omission. The remaining differences are in wording only: synonyms for the same anatomy, "
+    "a different order of the findings, and measurements rounded to the same value. No finding is invented "
+    "and no comparison is added that the reference does not make."
+)
+
+
+def vert_answer(seed: int) -> str:
+    """A well-formed VERT answer of about 200 words: explanation, described errors, matched findings, score."""
+    rng = random.Random(seed)
+    matched = rng.randint(3, 7)
+    lines = ["[Explanation]:", EXPLANATION, "", "[Clinically Significant Errors]:"]
+    for code, name in CATEGORIES.items():
+        lines.append(
+            f"({code}) {name}: 1. The finding reported in the reference's third sentence is absent."
+            if code == "b"
+            else f"({code}) {name}: 0."
+        )
+    lines += ["", "[Clinically Insignificant Errors]:"]
+    lines += [f"({code}) {name}: 0." for code, name in CATEGORIES.items()]
+    findings = "; ".join(f"finding {i + 1} stated with the same location and severity" for i in range(matched))
+    lines += ["", "[Matched Findings]:", f"{matched}. {findings}", "", "[Overall Accuracy Score]:"]
+    lines.append(f"{matched / (matched + 2):.2f}")
+    return "\n".join(lines) + "\n"
+
+
+def qa_answer() -> str:
+    """The bare grader's answer: the same explanation, then Inspect's grade line."""
+    return f"{EXPLANATION}\n\nGRADE: C"
+
+
+@modelapi(name="benchjudge")
+class ScriptedJudge(ModelAPI):
+    """A judge that waits `latency` seconds per request and answers by the prompt's kind."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig | None = None,
+        latency: float = 0.0,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+        self.latency = float(latency)
+        self.calls = 0
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        """Sleep, then answer in the GREEN/VERT contract or with a ``GRADE:`` line."""
+        self.calls += 1
+        await asyncio.sleep(self.latency)
+        prompt = input[-1].text
+        text = vert_answer(self.calls) if "[Overall Accuracy Score]" in prompt else qa_answer()
+        output = ModelOutput.from_content(model=self.model_name, content=text)
+        words_in, words_out = len(prompt.split()), len(text.split())
+        output.usage = ModelUsage(input_tokens=words_in, output_tokens=words_out, total_tokens=words_in + words_out)
+        return output
+
+    def max_connections(self) -> int:
+        """Default concurrency when `--max-connections` is not given."""
+        return 10
+
+
+def judge_model(latency: float) -> Model:
+    """The scripted judge with the given latency per request."""
+    return get_model(JUDGE, latency=latency)
+
+
+def synthesize_pairs(count: int, path: Path, seed: int = 0) -> Path:
+    """Write `count` report pairs of 150-250 words each, stitched from the demo set's references and candidates.
+
+    Each pair takes demo pairs in a random order and joins their references (and the same pairs' candidates)
+    until the reference reaches a length drawn from 150-250 words, so the two reports stay alike. The expert's
+    score and error counts of the first demo pair taken go with it, as a rated dataset would have them (they
+    switch on the task's agreement and per-category metrics).
+    """
+    demo = [json.loads(line) for line in DEMO.read_text().splitlines() if line.strip()]
+    demo = [d for d in demo if d.get("candidate")]
+    rng = random.Random(seed)
+    with path.open("w") as out:
+        for i in range(count):
+            target = rng.randint(150, 250)
+            order = rng.sample(demo, len(demo))
+            reference: list[str] = []
+            candidate: list[str] = []
+            for row in order:
+                if len(" ".join(reference).split()) >= target:
+                    break
+                reference.append(row["reference"])
+                candidate.append(row["candidate"])
+            words = " ".join(reference).split()[:target]
+            row = {"id": f"pair-{i:05d}", "reference": " ".join(words), "candidate": " ".join(candidate)}
+            row |= {key: order[0][key] for key in EXPERT_FIELDS if key in order[0]}
+            out.write(json.dumps(row) + "\n")
+    return path
+
+
+@solver
+def replay() -> Solver:
+    """The bare task's solver: the stored candidate is the output, no model is called."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.output = ModelOutput.from_content(model="replay", content=state.metadata["candidate"])
+        return state
+
+    return solve
+
+
+def bare_task(pairs: Path) -> Task:
+    """Inspect's `model_graded_qa` on the same pairs: the reference is the target, the candidate is replayed."""
+    rows = [json.loads(line) for line in pairs.read_text().splitlines()]
+    samples = [
+        Sample(
+            id=r["id"],
+            input="Write the findings section of this study's report.",
+            target=r["reference"],
+            metadata={"candidate": r["candidate"]},
+        )
+        for r in rows
+    ]
+    return Task(dataset=MemoryDataset(samples, name="bench-pairs"), solver=replay(), scorer=model_graded_qa())
+
+
+def plugin_task(pairs: Path) -> Task:
+    """The `vert` task on the same pairs (replayed candidates)."""
+    from radiology_tasks.green_vert.tasks import vert
+
+    return vert(data=str(pairs))
+
+
+def run(task: Task, judge: Model, max_connections: int, log_dir: str) -> EvalLog:
+    """Evaluate `task` with `judge` as the grader and no model under test."""
+    (log,) = eval(
+        task,
+        model="none",
+        model_roles={"grader": judge},
+        max_connections=max_connections,
+        log_dir=log_dir,
+        display="none",
+    )
+    if log.status != "success":
+        raise RuntimeError(f"{log.eval.task} ended {log.status}: {log.error}")
+    return log
+
+
+@dataclass(frozen=True)
+class Timing:
+    """One measured run: wall-clock and process CPU seconds."""
+
+    name: str
+    samples: int
+    wall: float
+    cpu: float
+
+    @property
+    def rate(self) -> float:
+        """Samples per second of wall-clock time."""
+        return self.samples / self.wall
+
+
+def timed(name: str, task: Task, judge: Model, samples: int, max_connections: int, log_dir: str) -> Timing:
+    """Run `task` and time it."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    run(task, judge, max_connections, log_dir)
+    return Timing(name, samples, time.perf_counter() - wall, time.process_time() - cpu)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Print samples per second against C / L, and the plugin's CPU milliseconds per sample."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--samples", type=int, default=200, help="pairs scored per run (N)")
+    parser.add_argument("--max-connections", type=int, default=20, help="concurrent judge requests (C)")
+    parser.add_argument("--latency", type=float, default=0.5, help="judge seconds per request (L)")
+    parser.add_argument("--log-dir", default=None, help="where the logs go (default: a temporary folder)")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        log_dir = args.log_dir or tmp
+        pairs = synthesize_pairs(args.samples, Path(tmp) / "pairs.jsonl")
+        warm = synthesize_pairs(4, Path(tmp) / "warm.jsonl", seed=1)
+        judge = judge_model(args.latency)
+        for build in (bare_task, plugin_task):
+            run(build(warm), judge, args.max_connections, log_dir)
+        timings = [
+            timed(name, build(pairs), judge, args.samples, args.max_connections, log_dir)
+            for name, build in (("bare model_graded_qa", bare_task), ("vert", plugin_task))
+        ]
+    ideal = args.max_connections / args.latency if args.latency > 0 else float("inf")
+    print(f"N={args.samples} samples, C={args.max_connections} connections, L={args.latency:g} s per judge call")
+    print(f"ideal rate C/L: {ideal:.1f} samples/s")
+    for t in timings:
+        print(
+            f"{t.name:>22}: {t.rate:7.1f} samples/s ({t.rate / ideal:6.1%} of ideal), "
+            f"wall {t.wall:6.2f} s, process CPU {t.cpu:6.2f} s ({1000 * t.cpu / t.samples:.2f} ms/sample)"
+        )
+    bare, plugin = timings
+    extra = 1000 * (plugin.cpu - bare.cpu) / args.samples
+    print(f"plugin's own CPU time: {extra:.2f} ms/sample (vert's process CPU minus the bare run's, per sample)")
+
+
+if __name__ == "__main__":
+    main()
