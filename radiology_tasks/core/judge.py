@@ -186,15 +186,49 @@ class JudgeResult(Generic[R]):
         return sum(a.output_tokens or 0 for a in self.attempts)
 
     def metadata(self) -> dict[str, Any]:
-        """The judge's side of `Score.metadata`: attempts, retry and truncation flags, token totals."""
+        """The judge's side of `Score.metadata`: the kept answer, attempts, retry and truncation flags, tokens.
+
+        The answer a reading was made from is stored once, under ``judge_answer``; its attempt in
+        ``judge_attempts`` (at index ``judge_answer_attempt``) has ``answer`` None. `attempt_answers` gives every
+        attempt's answer back.
+        """
+        attempts = [a.as_dict() for a in self.attempts]
+        kept = self.kept
+        if self.reading_attempt is not None:
+            attempts[self.reading_attempt]["answer"] = None
         return {
-            "judge_attempts": [a.as_dict() for a in self.attempts],
+            "judge_answer": None if kept is None else kept.answer,
+            "judge_answer_attempt": self.reading_attempt,
+            "judge_attempts": attempts,
             "judge_retried": self.retried,
             "judge_truncated": self.truncated,
             "judge_calls": len(self.attempts),
             "judge_input_tokens": self.input_tokens,
             "judge_output_tokens": self.output_tokens,
         }
+
+
+def attempt_answers(metadata: Mapping[str, Any]) -> list[str | None]:
+    """Every attempt's answer from `JudgeResult.metadata` as a log stores it, the kept one read from
+    ``judge_answer``; None for an attempt without one."""
+    attempts = metadata.get("judge_attempts") or []
+    kept = metadata.get("judge_answer_attempt")
+    answers: list[str | None] = []
+    for index, attempt in enumerate(attempts):
+        answer = metadata.get("judge_answer") if index == kept else attempt.get("answer")
+        answers.append(answer if isinstance(answer, str) else None)
+    return answers
+
+
+def judge_explanation(result: JudgeResult[Any]) -> str:
+    """A `Score.explanation` that points to where the judge's answer is stored instead of repeating it."""
+    calls = len(result.attempts)
+    if result.reading_attempt is not None:
+        return (
+            f"Read from the judge's answer in metadata judge_answer (attempt {result.reading_attempt + 1} of {calls}"
+            "; all attempts in judge_attempts)."
+        )
+    return f"No answer to read ({result.failure}); the provider's message is in metadata judge_attempts."
 
 
 Rejection = Literal["context_exceeded", "request_rejected"]

@@ -10,7 +10,7 @@ from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge, grader_model
+from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge, grader_model, judge_explanation
 from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
@@ -216,7 +216,6 @@ def report_judge(
         metadata |= {
             "judge": str(judge),
             "constraint": constrained.description,
-            "judge_answer": reading.answer if reading else None,
             **result.metadata(),
             **(_parts_metadata(reading) if reading else {}),
         }
@@ -227,7 +226,7 @@ def report_judge(
             policy=policy,
             bounded=BOUNDED_KEYS,
             answer=candidate,
-            explanation=reading.answer if reading else result.failure_detail,
+            explanation=judge_explanation(result),
             metadata=metadata,
         )
 

@@ -20,7 +20,7 @@ from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge, grader_model
+from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge, grader_model, judge_explanation
 from radiology_tasks.core.metrics import judge_calls
 from radiology_tasks.core.records import ErrorCounts, ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
@@ -211,7 +211,6 @@ def sensitivity_judge(
         reading = second.reading
         metadata |= {
             "constraint": classifying.description,
-            "judge_answer": reading.answer if reading else None,
             **second.metadata(),
             **_cost(first, second),
             **_counts(reading),
@@ -222,7 +221,7 @@ def sensitivity_judge(
             policy=policy,
             bounded=BOUNDED_KEYS,
             answer=candidate,
-            explanation=reading.answer if reading else second.failure_detail,
+            explanation=judge_explanation(second),
             metadata=metadata,
         )
 

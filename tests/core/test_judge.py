@@ -17,6 +17,8 @@ from radiology_tasks.core.judge import (
     Attempt,
     JudgeResult,
     ask_judge,
+    attempt_answers,
+    judge_explanation,
     judge_generate,
     rejected_request,
 )
@@ -76,9 +78,11 @@ async def test_a_readable_first_answer_is_one_call_with_the_cache_left_to_the_us
     assert result.reading == Read("fine") and result.reading_attempt == 0 and result.failure is None
     assert [c.cache for c in judge.calls] == ["not given"]
     assert result.metadata() == {
+        "judge_answer": "fine",
+        "judge_answer_attempt": 0,
         "judge_attempts": [
             {
-                "answer": "fine",
+                "answer": None,
                 "stop_reason": "stop",
                 "max_tokens": 100,
                 "temperature": 0.0,
@@ -176,6 +180,28 @@ async def test_a_failure_after_a_reading_keeps_the_reading() -> None:
     result = await ask_judge(judge, "p", CONFIG, Read, retries=1)  # type: ignore[arg-type]
     assert result.reading == Read("bad") and result.failure is None
     assert [a.problem for a in result.attempts] == ["bad part", "judge_refused"]
+
+
+async def test_the_kept_answer_is_stored_once_and_every_attempt_s_answer_reads_back() -> None:
+    judge = ScriptedJudge([out("bad worse"), out("bad"), out("worse bad")])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=2)  # type: ignore[arg-type]
+    metadata = result.metadata()
+    assert metadata["judge_answer"] == "bad" and metadata["judge_answer_attempt"] == 1
+    assert [a["answer"] for a in metadata["judge_attempts"]] == ["bad worse", None, "worse bad"]
+    assert attempt_answers(metadata) == ["bad worse", "bad", "worse bad"]
+    assert judge_explanation(result) == (
+        "Read from the judge's answer in metadata judge_answer (attempt 2 of 3; all attempts in judge_attempts)."
+    )
+
+
+async def test_without_a_reading_no_answer_is_kept_and_the_provider_s_message_stays_in_its_attempt() -> None:
+    judge = ScriptedJudge([HTTPError(413, "request entity too large")])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=1)  # type: ignore[arg-type]
+    metadata = result.metadata()
+    assert metadata["judge_answer"] is None and metadata["judge_answer_attempt"] is None
+    assert attempt_answers(metadata) == ["request entity too large"]
+    explanation = judge_explanation(result)
+    assert "judge_request_rejected" in explanation and "request entity too large" not in explanation
 
 
 async def test_a_rejected_request_is_recorded_with_the_config_it_was_sent_with() -> None:

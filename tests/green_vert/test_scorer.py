@@ -12,6 +12,7 @@ from inspect_ai import eval as inspect_eval
 from scipy.stats import kendalltau
 
 from radiology_tasks.core.catalog import bundled_path
+from radiology_tasks.core.judge import attempt_answers
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.green_vert.tasks import green, vert
 from tests.conftest import GOOD_ROWS
@@ -88,7 +89,9 @@ def test_fixed_answers_give_exact_scores_and_exact_unscored_reasons(monkeypatch,
     for sample_id in ("broken", "empty"):
         attempts = scores[sample_id].metadata["judge_attempts"]
         expected = answers[rows[["clean", "odd", "broken", "empty"].index(sample_id)]["candidate"]]
-        assert [a["answer"] for a in attempts] == [expected, expected]  # asked again once, same answer
+        assert [a["answer"] for a in attempts] == [None, expected]  # asked again once, same answer
+        assert scores[sample_id].metadata["judge_answer"] == expected  # the first is kept, stored once
+        assert scores[sample_id].metadata["judge_answer_attempt"] == 0
         assert all(a["problem"] for a in attempts)
         assert scores[sample_id].metadata["judge_retried"] is True
     metrics = log.results.scores[0].metrics
@@ -272,7 +275,11 @@ def test_a_retry_that_succeeds_replaces_the_unreadable_answer(monkeypatch, pairs
     score = log.samples[0].scores[SCORER]
     assert score.value == {"vert": 0.90, "green": 1.0, "green_ec": 0.0, "green_f1": 1.0}
     attempts = score.metadata["judge_attempts"]
-    assert [a["answer"] for a in attempts] == ["Sorry, I am not sure.", assessment({}, 2, 0.90)]
+    assert [a["answer"] for a in attempts] == ["Sorry, I am not sure.", None]
+    assert score.metadata["judge_answer"] == assessment({}, 2, 0.90) and score.metadata["judge_answer_attempt"] == 1
+    assert attempt_answers(score.metadata) == ["Sorry, I am not sure.", assessment({}, 2, 0.90)]
+    assert score.explanation is not None and "judge_answer" in score.explanation
+    assert assessment({}, 2, 0.90) not in score.model_dump_json(exclude={"metadata"})  # stored once
     assert attempts[0]["problem"].startswith("empty_answer") or "missing" in attempts[0]["problem"]
     assert attempts[1]["problem"] is None
     first, second = server.requests
