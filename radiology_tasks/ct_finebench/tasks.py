@@ -116,8 +116,8 @@ def ct_finebench(
             public dataset, as in every task; only reports with questions (a `qa` list) are kept, before `seed`
             and `limit` apply. Not set: the bundled `demo` set, whose CT reports have questions.
         candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, a ReXrank prediction file, or the `.eval` log of a `report_generation` run (its
-            generator and settings are recorded). Not set: the data's own candidates.
+            `candidate`, a ReXrank prediction file, or a generation log (the `.eval` log of the task that only
+            writes reports; its generator and settings are recorded). Not set: the data's own candidates.
         reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
         revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
             commit.

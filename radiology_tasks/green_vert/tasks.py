@@ -208,8 +208,8 @@ def green(
             dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
             `demo` set.
         candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, a ReXrank prediction file, or the `.eval` log of a `report_generation` run (its
-            generator and settings are recorded). Not set: the data's own candidates.
+            `candidate`, a ReXrank prediction file, or a generation log (the `.eval` log of the task that only
+            writes reports; its generator and settings are recorded). Not set: the data's own candidates.
         reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
         revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
             commit.
@@ -303,8 +303,8 @@ def vert(
             dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
             `demo` set.
         candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, a ReXrank prediction file, or the `.eval` log of a `report_generation` run (its
-            generator and settings are recorded). Not set: the data's own candidates.
+            `candidate`, a ReXrank prediction file, or a generation log (the `.eval` log of the task that only
+            writes reports; its generator and settings are recorded). Not set: the data's own candidates.
         reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
         revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
             commit.

@@ -85,7 +85,7 @@ def read_manifest(bundle: Path) -> dict[str, Any]:
 
 
 def generation_of(run: RunEvidence) -> dict[str, Any] | None:
-    """What the run recorded about the `report_generation` log its candidates came from, or None."""
+    """What the run recorded about the generation log its candidates came from, or None."""
     generation = (run.metadata.get("data") or {}).get("generation")
     return generation if isinstance(generation, dict) else None
 
@@ -93,7 +93,7 @@ def generation_of(run: RunEvidence) -> dict[str, Any] | None:
 def mixed_generation_logs(runs: list[tuple[str, RunEvidence]]) -> list[str]:
     """One line per run when one system's runs (named by log) judge different generated reports, else none.
 
-    Runs whose candidates came from `report_generation` logs must all name the same log (by SHA-256), and runs
+    Runs whose candidates came from generation logs must all name the same log (by SHA-256), and runs
     without such a log may not stand beside them: each would score other reports under one system's name.
     """
     sources = {name: (generation_of(run) or {}).get("log_sha256") for name, run in runs}
@@ -109,7 +109,7 @@ def mixed_generation_logs(runs: list[tuple[str, RunEvidence]]) -> list[str]:
 
 
 def default_system_name(run: RunEvidence) -> str:
-    """The model under test, the generator of the `report_generation` log the candidates came from, or the
+    """The model under test, the generator of the generation log the candidates came from, or the
     candidates file's name for other replayed candidates."""
     generation = generation_of(run)
     if generation is not None and generation.get("model"):

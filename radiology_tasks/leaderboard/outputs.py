@@ -180,7 +180,7 @@ def markdown(leaderboard: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def page(leaderboard: dict[str, Any], title: str = "Radiology report generation leaderboard") -> str:
+def page(leaderboard: dict[str, Any], title: str = "Radiology report metrics leaderboard") -> str:
     """The self-contained results page: the data is embedded, and nothing is fetched when it is viewed."""
     from jinja2 import Environment
 

@@ -124,8 +124,8 @@ def ran_score(
             public dataset, as in every task. Not set: the bundled `ran-score-demo` set, or, with both
             `reference_labels` and `candidate_labels`, the studies of those two tables.
         candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, a ReXrank prediction file, or the `.eval` log of a `report_generation` run (its
-            generator and settings are recorded). Not set: the data's own candidates.
+            `candidate`, a ReXrank prediction file, or a generation log (the `.eval` log of the task that only
+            writes reports; its generator and settings are recorded). Not set: the data's own candidates.
         reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
         revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
             commit.
