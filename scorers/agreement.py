@@ -148,6 +148,10 @@ def _correlations(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float
     )
 
 
+_CHUNK_ELEMENTS = 1 << 17
+"""Resampled indices per chunk of the bootstrap (each array of a chunk then takes about 1 MiB)."""
+
+
 def _bootstrap_intervals(
     x: NDArray[np.float64], y: NDArray[np.float64], *, n_resamples: int, confidence: float, seed: int
 ) -> list[tuple[float, float]]:
@@ -156,8 +160,17 @@ def _bootstrap_intervals(
     n = len(x)
     if n < 2 or n_resamples == 0:
         return [(_NAN, _NAN)] * 3
-    resamples = np.random.default_rng(seed).integers(n, size=(n_resamples, n))
-    draws = _resampled_correlations(x, y, resamples)
+    # Drawn and correlated a chunk of resamples at a time, so each array stays near _CHUNK_ELEMENTS whatever the
+    # number of reports (Inspect recomputes metrics while a run goes on); numpy's generator gives the same
+    # indices drawn in chunks as in one draw.
+    rng = np.random.default_rng(seed)
+    rows = max(1, _CHUNK_ELEMENTS // n)
+    draws = np.concatenate(
+        [
+            _resampled_correlations(x, y, rng.integers(n, size=(min(rows, n_resamples - start), n)))
+            for start in range(0, n_resamples, rows)
+        ]
+    )
     tail = 100.0 * (1.0 - confidence) / 2.0
     intervals: list[tuple[float, float]] = []
     for column in draws.T:

@@ -366,3 +366,17 @@ def test_one_constant_side_is_undefined_without_warnings() -> None:
         flat = agreement.as_dict()
         for name in ("kendall_tau", "spearman", "pearson"):
             assert all(math.isnan(flat[f"{name}{part}"]) for part in ("", "_ci_low", "_ci_high"))
+
+
+def test_the_bootstrap_in_chunks_gives_the_intervals_of_one_draw(monkeypatch):
+    import numpy as np
+
+    import scorers.agreement as agreement
+
+    rng = np.random.default_rng(3)
+    x, y = rng.normal(size=300), rng.normal(size=300)
+    monkeypatch.setattr(agreement, "_CHUNK_ELEMENTS", 10**9)  # every resample in one draw
+    whole = agreement._bootstrap_intervals(x, y, n_resamples=500, confidence=0.95, seed=1)
+    monkeypatch.setattr(agreement, "_CHUNK_ELEMENTS", 300 * 7)  # chunks of 7 resamples, the last one shorter
+    chunked = agreement._bootstrap_intervals(x, y, n_resamples=500, confidence=0.95, seed=1)
+    assert chunked == whole
