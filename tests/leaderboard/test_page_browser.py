@@ -99,6 +99,11 @@ def test_the_page_sorts_plots_and_logs_no_error(page_path, tmp_path):
             assert links == [url for url in submitted if url.lower().startswith(("http://", "https://"))]
             if len(entries) > 1:
                 assert board.query_selector("table.significance") is not None
+        judges = page.query_selector_all("section.judge-board")
+        assert [j.get_attribute("id") for j in judges] == [b["id"] for b in data["judge_boards"]]
+        for board_data, board in zip(data["judge_boards"], judges, strict=True):
+            rows = board.eval_on_selector_all("table.judge-ranking tbody tr", "rs => rs.map(r => r.dataset.system)")
+            assert rows == [e["system"] for e in board_data["entries"]]
         browser.close()
     assert shot.stat().st_size > 10_000
     if os.environ.get("LEADERBOARD_SCREENSHOT"):
