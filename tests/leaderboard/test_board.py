@@ -153,3 +153,31 @@ def test_leaderboard_command_writes_every_output(board_fixture, tmp_path, capsys
         "leaderboard.md",
     ]
     assert json.loads((out / "leaderboard.json").read_text())["settings"]["resamples"] == 100
+
+
+def test_two_judges_of_the_same_candidates_are_ranked_on_the_judges_track(board_fixture, tmp_path):
+    from scipy.stats import kendalltau
+
+    from radiology_tasks.leaderboard.bundle import SystemCard, write_bundle
+
+    bundles = [
+        write_bundle([board_fixture.logs[name]], tmp_path / name.replace(" ", "-"), SystemCard(track="judges")).parent
+        for name in ("A", "other judge")
+    ]
+    leaderboard = build_leaderboard(bundles, tmp_path / "site", Settings(resamples=RESAMPLES, seed=0))
+    assert leaderboard["boards"] == [] and leaderboard["not_ranked"] == []
+    (board,) = leaderboard["judge_boards"]
+    assert (board["kind"], board["task"], board["score"]) == ("agreement", "vert", "vert")
+    assert {e["system"] for e in board["entries"]} == {
+        "openai-api/stubsvc/stub-judge",
+        "openai-api/stubsvc/other-judge",
+    }
+    # Both judges answer alike (one scripted reply): the same tau, the scipy figure over the expert-rated samples.
+    pairs = load_pairs(str(board_fixture.root / "pairs.jsonl")).pairs
+    experts = [p.expert.normalized_score for p in pairs]
+    judged = [float(SYSTEM_A[p.id][-5:-1]) for p in pairs]
+    for entry in board["entries"]:
+        assert entry["measures"]["kendall_tau_b"]["value"] == pytest.approx(kendalltau(experts, judged).statistic)
+    (test,) = board["significance"]["tests"]
+    assert test["difference"] == pytest.approx(0.0)
+    jsonschema.validate(leaderboard, schema())
