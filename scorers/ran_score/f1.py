@@ -1,8 +1,9 @@
 """Ran Score arithmetic: per-label precision, recall and F1 over all reports, and their macro and micro averages.
 
 As in the authors' evaluation, each label's scores are those of scikit-learn's
-`precision_recall_fscore_support` with ``zero_division=0`` (counted here directly, and tested equal): a label that no report has positive, in the reference or in the candidate, scores
-F1 = 0 and still counts in the macro average. The Ran Score is the unweighted mean of the per-label F1 values;
+`precision_recall_fscore_support` with ``zero_division=0`` (counted here directly, and tested equal): a label
+that no report has positive, in the reference or in the candidate, scores F1 = 0 and still counts in the macro
+average. The Ran Score is the unweighted mean of the per-label F1 values;
 micro scores pool every label decision of every report.
 
 Labels that could not be had (an unreadable judge answer) are handled before the arithmetic, label by label:
