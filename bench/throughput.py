@@ -45,17 +45,12 @@ from inspect_ai.scorer import model_graded_qa
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from radiology_tasks.core.records import CATEGORY_NAMES
+
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "radiology_tasks" / "data" / "demo_reports.jsonl"
 JUDGE = "benchjudge/scripted"
-CATEGORIES = {
-    "a": "False report of a finding in the candidate",
-    "b": "Missing a finding present in the reference",
-    "c": "Misidentification of a finding's anatomic location/position",
-    "d": "Misassessment of the severity of a finding",
-    "e": "Mentioning a comparison that isn't in the reference",
-    "f": "Omitting a comparison detailing a change from a prior study",
-}
+CATEGORIES = CATEGORY_NAMES
 EXPERT_FIELDS = (
     "expert_score",
     "expert_score_min",
