@@ -34,9 +34,20 @@ def _first_line(doc: str | None) -> str:
     return lines[0] if lines else ""
 
 
-def _parameter_text(parameter: inspect.Parameter) -> str:
+def default_dataset(task_name: str) -> str:
+    """The dataset a registered task reads when `-T data` is not given: its family's own, else the bundled demo."""
+    from radiology_tasks.core.family import family_of
+
+    family = family_of(task_name.rsplit("/", 1)[-1])
+    return (family.default_data if family else None) or "demo"
+
+
+def _parameter_text(parameter: inspect.Parameter, task_name: str) -> str:
     if parameter.default is inspect.Parameter.empty:
         return parameter.name
+    if parameter.name == "data" and parameter.default is None:
+        # Not set means the task's default dataset: show which one.
+        return f"data={default_dataset(task_name)!r}"
     return f"{parameter.name}={parameter.default!r}"
 
 
@@ -50,7 +61,7 @@ def format_task_list() -> str:
     for name, task_fn in registered_tasks():
         lines.append(f"  {name}")
         lines.append(f"      {_first_line(task_fn.__doc__)}")
-        params = [_parameter_text(p) for p in inspect.signature(task_fn).parameters.values()]
+        params = [_parameter_text(p, name) for p in inspect.signature(task_fn).parameters.values()]
         lines.append(f"      -T {', '.join(params)}")
     lines.append("")
     lines.append("Datasets (-T data=<name>, or a file or folder of your own):")

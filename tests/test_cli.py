@@ -61,7 +61,7 @@ def test_export_sft_on_the_demo_set(tmp_path, capsys):
     train = (tmp_path / "train.jsonl").read_text().splitlines()
     validation = (tmp_path / "validation.jsonl").read_text().splitlines()
     assert len(train) + len(validation) == len(load_pairs(None).pairs)
-    assert len(validation) == 4
+    assert len(validation) == 3  # every pair of round(14 references x 0.1) = 1 reference: the split is by reference
     first = json.loads(train[0])
     assert [m["role"] for m in first["messages"]] == ["user", "assistant"]
     assert len(first["messages"][1]["content"]) == 3  # one decimal: "0.7"
@@ -247,7 +247,11 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
     assert (
         lines[start + 1] == "      VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1]."
     )
-    assert lines[start + 2].startswith("      -T prompt='vert', data=None, candidates=None, ")
+    # `data` shows the dataset read when it is not given: the demo for most tasks, Ran Score's own demo for it.
+    assert lines[start + 2].startswith("      -T prompt='vert', data='demo', candidates=None, ")
+    ran_score = lines.index("  radiology_tasks/ran_score")
+    assert lines[ran_score + 2].startswith("      -T data='ran-score-demo', candidates=None, ")
+    assert all("data=None" not in line for line in lines)
     assert lines[start + 2].endswith(", unscored='worst', judge_max_tokens=None, baselines=None")
     assert "on_bad_rows='error', layout=None, track=None, image_root=None, expert_scale=None," in lines[start + 2]
     heading = lines.index("Datasets (-T data=<name>, or a file or folder of your own):")
@@ -295,8 +299,21 @@ def test_list_shows_required_parameters_and_missing_docstrings():
         pass
 
     first, second = inspect.signature(task).parameters.values()
-    assert (_parameter_text(first), _parameter_text(second)) == ("data", "limit=3")
+    assert (_parameter_text(first, "toy"), _parameter_text(second, "toy")) == ("data", "limit=3")
     assert [_first_line(d) for d in (None, "", "  \n ", "  One.\n  Two.")] == ["", "", "", "One."]
+
+
+def test_list_names_each_tasks_own_default_dataset():
+    import inspect
+
+    from radiology_tasks.cli import _parameter_text, default_dataset
+    from radiology_tasks.ran_score.tasks import ran_score
+
+    assert default_dataset("radiology_tasks/ran_score") == "ran-score-demo"
+    assert default_dataset("radiology_tasks/vert") == default_dataset("radiology_tasks/no_such_task") == "demo"
+    data = inspect.signature(ran_score).parameters["data"]
+    assert _parameter_text(data, "radiology_tasks/ran_score") == "data='ran-score-demo'"
+    assert _parameter_text(data, "radiology_tasks/report_generation") == "data='demo'"
 
 
 def test_a_command_is_required(capsys):
