@@ -1,14 +1,18 @@
 """Mutation testing of the core logic with mutmut, scored per module.
 
-Copies the repository into a work directory (so the `mutants/` tree mutmut writes never lands in the checkout),
-runs ``mutmut run`` there with the ``[tool.mutmut]`` settings of ``pyproject.toml`` (which modules to mutate, and
-the fast tests only), and prints for each module how many mutants the tests killed out of how many were made.
-A mutant counts as killed when a test fails or times out on it; one that no test even runs ("no tests") counts
-against the score like a survivor.
+Copies the repository's committed tree (``HEAD``) into a work directory, so the `mutants/` tree mutmut writes
+never lands in the checkout and half-done edits of others sharing the checkout cannot fail the baseline test run;
+``--with PATH`` adds files or folders from the working tree on top (the tests being written, say), and
+``--worktree`` copies the working tree as it is instead. It then runs ``mutmut run`` there with the
+``[tool.mutmut]`` settings of ``pyproject.toml`` (which modules to mutate, and the fast tests only), and
+prints for each module how many mutants the tests killed out of how many were made. A mutant counts as killed
+when a test fails or times out on it; one that no test even runs ("no tests") counts against the score like a
+survivor.
 
 Usage::
 
     python bench/mutation.py [MODULE ...] [--workdir DIR] [--max-children N] [--survivors] [--fail-under PCT]
+                             [--with PATH ...] [--worktree]
 
 MODULE is a file path as listed in ``only_mutate``, e.g. ``radiology_tasks/core/rows.py``; without any, every
 configured module is run. Without ``--workdir`` the copy is made in a temporary directory and removed at the end;
@@ -18,12 +22,15 @@ with it the copy is kept, so ``mutmut show NAME`` can be run there afterwards to
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,11 +84,27 @@ def module_of(mutant: str) -> str:
     return function.rpartition(".")[0].replace(".", "/") + ".py"
 
 
-def copy_repository(workdir: Path) -> None:
-    """Replace `workdir` with a fresh copy of the repository."""
+def copy_repository(workdir: Path, *, overlay: Sequence[str] = (), worktree: bool = False) -> None:
+    """Replace `workdir` with a fresh copy of the repository: its committed tree, then each `overlay` path (a file or
+    folder relative to the repository root) as the working tree has it; with `worktree`, the working tree whole."""
     if workdir.exists():
         shutil.rmtree(workdir)
-    shutil.copytree(ROOT, workdir, ignore=IGNORED)
+    if worktree:
+        shutil.copytree(ROOT, workdir, ignore=IGNORED)
+        return
+    workdir.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", "--format=tar", "HEAD"], cwd=ROOT, capture_output=True, check=True)
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(workdir, filter="data")
+    for relative in overlay:
+        source, target = ROOT / relative, workdir / relative
+        if source.is_dir():
+            shutil.copytree(source, target, ignore=IGNORED, dirs_exist_ok=True)
+        elif source.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
+        else:
+            raise SystemExit(f"--with {relative}: no such file or folder in {ROOT}")
 
 
 def run_mutmut(workdir: Path, modules: list[str], max_children: int) -> None:
@@ -139,12 +162,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 1, help="parallel test workers")
     parser.add_argument("--survivors", action="store_true", help="list the mutants no test detected")
     parser.add_argument("--fail-under", type=float, help="exit 1 when a module scores below this percentage")
+    parser.add_argument(
+        "--with",
+        dest="overlay",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a file or folder to take from the working tree instead of HEAD (repeatable)",
+    )
+    parser.add_argument("--worktree", action="store_true", help="copy the working tree as it is, not HEAD")
     args = parser.parse_args(argv)
 
     temporary = None if args.workdir else tempfile.TemporaryDirectory(prefix="mutation-")
     workdir = (args.workdir or Path(temporary.name) / "repo").resolve()
     try:
-        copy_repository(workdir)
+        copy_repository(workdir, overlay=args.overlay, worktree=args.worktree)
         run_mutmut(workdir, args.modules, args.max_children)
         found = read_results(workdir)
     finally:
