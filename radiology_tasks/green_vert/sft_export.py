@@ -2,14 +2,16 @@
 
 Each expert-rated report pair becomes one conversation: the user turn states the task and gives
 both reports (template ``sft_judge``), the assistant turn is the expert score normalised to
-[0, 1] with one decimal. The pairs are split at random (seeded) into ``train.jsonl`` and
-``validation.jsonl``, the layout that TRL, Axolotl and similar trainers read.
+[0, 1] with one decimal. The pairs are split into ``train.jsonl`` and ``validation.jsonl`` (the layout that
+TRL, Axolotl and similar trainers read) by reference, as ``export-sft --variants`` splits its variants
+(`variant_split.split_by_reference`): the pairs of one reference text (several candidates of one study) all go
+to the same file, so a judge is never validated on a reference it was trained on. The written folder is read
+back (`variant_check.reference_leaks`) before the export counts as done.
 """
 
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
@@ -17,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from radiology_tasks.core.records import ReportPair
+from radiology_tasks.green_vert.variant_check import reference_leaks
+from radiology_tasks.green_vert.variant_split import group_by_reference, split_by_reference
 from scorers.untrusted import neutralize_candidate
 from templates import render
 
@@ -32,6 +36,8 @@ class SftExport:
         validation: Path of ``validation.jsonl``.
         n_train: Conversations in the training file.
         n_validation: Conversations in the validation file.
+        train_references: Distinct references in the training file.
+        validation_references: Distinct references in the validation file.
         skipped: Ids of the pairs left out, with the reason (only with ``skip_incomplete``).
     """
 
@@ -39,6 +45,8 @@ class SftExport:
     validation: Path
     n_train: int
     n_validation: int
+    train_references: int = 0
+    validation_references: int = 0
     skipped: dict[str, str] = field(default_factory=dict)
 
 
@@ -86,8 +94,9 @@ def export_sft(
     Args:
         pairs: Expert-rated report pairs, each with a candidate report.
         out_dir: Directory to write into (created if needed; existing files are replaced).
-        val_fraction: Share of the pairs, rounded to a whole number, put in the validation file.
-        seed: Seed of the random split.
+        val_fraction: Share of the references (not of the pairs), rounded to a whole number, whose pairs go to
+            the validation file.
+        seed: Seed of the shuffle of the references.
         skip_incomplete: Leave out pairs without a candidate or an expert score and list them in
             `SftExport.skipped`, instead of raising.
 
@@ -95,8 +104,9 @@ def export_sft(
         The paths written and how many conversations each holds.
 
     Raises:
-        ValueError: On an incomplete pair (unless skipped), a repeated id, no usable pair, or a
-            `val_fraction` outside [0, 1).
+        ValueError: On an incomplete pair (unless skipped), a repeated id, no usable pair, a `val_fraction`
+            outside [0, 1) or one that leaves no reference for training.
+        RuntimeError: The files written put one reference in both files (the read-back check).
     """
     if not 0.0 <= val_fraction < 1.0:
         raise ValueError(f"val_fraction must lie in [0, 1), got {val_fraction}")
@@ -120,20 +130,31 @@ def export_sft(
     if not usable:
         raise ValueError("no pair has both a candidate report and an expert score")
 
-    random.Random(seed).shuffle(usable)
-    n_validation = round(len(usable) * val_fraction)
-    if n_validation >= len(usable):
-        raise ValueError(f"val_fraction {val_fraction} leaves no training pair out of {len(usable)}")
+    # Written in the shuffled order, as before the split went by reference: with one pair per reference the
+    # files are the same as a split by pair.
+    split = split_by_reference(usable, val_fraction, seed, groups=_by_reference_text, shuffled_order=True)
     out_dir.mkdir(parents=True, exist_ok=True)
-    train = _write(out_dir / "train.jsonl", usable[n_validation:])
-    validation = _write(out_dir / "validation.jsonl", usable[:n_validation])
+    train = _write(out_dir / "train.jsonl", split.train)
+    validation = _write(out_dir / "validation.jsonl", split.validation)
+    leaks = reference_leaks({"train": train, "validation": validation})
+    if leaks:
+        train.unlink()
+        validation.unlink()
+        raise RuntimeError(f"the files written put a reference in both, so they were removed: {'; '.join(leaks[:5])}")
     return SftExport(
         train=train,
         validation=validation,
-        n_train=len(usable) - n_validation,
-        n_validation=n_validation,
+        n_train=len(split.train),
+        n_validation=len(split.validation),
+        train_references=split.train_references,
+        validation_references=split.validation_references,
         skipped=skipped,
     )
+
+
+def _by_reference_text(pairs: Sequence[ReportPair]) -> list[list[ReportPair]]:
+    """The pairs grouped by reference text (whitespace and case folded): one group per study."""
+    return group_by_reference(pairs, lambda pair: pair.reference)
 
 
 def _incomplete(pair: ReportPair) -> str | None:

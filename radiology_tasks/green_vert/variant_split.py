@@ -1,4 +1,4 @@
-"""Which variants a training export keeps, and how it splits them without leaking a reference.
+"""Which variants a training export keeps, and how it splits them (or expert-rated pairs) without leaking a reference.
 
 - **Evaluation sets.** A reference that an evaluation set holds is left out with all its variants: by id (the
   variant's ``source_id`` is an id of the set) or by text (its text, whitespace and case folded, is a report of
@@ -19,13 +19,15 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.green_vert.variant_sft import Variant
+
+T = TypeVar("T")
 
 
 def report_key(text: str) -> str:
@@ -114,28 +116,41 @@ def leave_out_evaluation(variants: Sequence[Variant], sets: EvaluationSets) -> t
     return kept, overlap
 
 
-def reference_groups(variants: Sequence[Variant]) -> list[list[Variant]]:
-    """The variants grouped by reference: a shared ``source_id`` within a file, or a shared reference text.
+def group_by_reference(
+    items: Sequence[T], reference: Callable[[T], str], name: Callable[[T], Hashable] | None = None
+) -> list[list[T]]:
+    """Items grouped by reference: the same reference text (folded by `report_key`), or the same `name`.
 
-    Groups come in the order of their first variant, and keep their variants' order.
+    Groups come in the order of their first item, and keep their items' order.
     """
-    parent: dict[tuple[str, ...], tuple[str, ...]] = {}
+    parent: dict[tuple[Hashable, ...], tuple[Hashable, ...]] = {}
 
-    def root(key: tuple[str, ...]) -> tuple[str, ...]:
+    def root(key: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
         parent.setdefault(key, key)
         while parent[key] != key:
             parent[key] = parent[parent[key]]
             key = parent[key]
         return key
 
-    for variant in variants:
-        by_id, by_text = root(("id", variant.file, variant.source_id)), root(("text", report_key(variant.reference)))
-        if by_id != by_text:
-            parent[by_text] = by_id
-    groups: dict[tuple[str, ...], list[Variant]] = {}
-    for variant in variants:
-        groups.setdefault(root(("id", variant.file, variant.source_id)), []).append(variant)
+    def first_key(item: T) -> tuple[Hashable, ...]:
+        return ("name", name(item)) if name is not None else ("text", report_key(reference(item)))
+
+    for item in items:
+        by_name, by_text = root(first_key(item)), root(("text", report_key(reference(item))))
+        if by_name != by_text:
+            parent[by_text] = by_name
+    groups: dict[tuple[Hashable, ...], list[T]] = {}
+    for item in items:
+        groups.setdefault(root(first_key(item)), []).append(item)
     return list(groups.values())
+
+
+def reference_groups(variants: Sequence[Variant]) -> list[list[Variant]]:
+    """The variants grouped by reference: a shared ``source_id`` within a file, or a shared reference text.
+
+    Groups come in the order of their first variant, and keep their variants' order.
+    """
+    return group_by_reference(variants, lambda v: v.reference, lambda v: (v.file, v.source_id))
 
 
 def _in_turn(variants: Sequence[Variant], rng: random.Random) -> list[Variant]:
@@ -153,10 +168,10 @@ def _in_turn(variants: Sequence[Variant], rng: random.Random) -> list[Variant]:
     return ordered
 
 
-def _keeping(variants: Sequence[Variant], chosen: Iterable[Variant]) -> list[Variant]:
-    """`variants` filtered to `chosen`, in their original order."""
-    keep = {id(variant) for variant in chosen}
-    return [variant for variant in variants if id(variant) in keep]
+def _keeping(items: Sequence[T], chosen: Iterable[T]) -> list[T]:
+    """`items` filtered to `chosen`, in their original order."""
+    keep = {id(item) for item in chosen}
+    return [item for item in items if id(item) in keep]
 
 
 def cap_per_reference(variants: Sequence[Variant], limit: int, seed: int) -> list[Variant]:
@@ -205,38 +220,55 @@ def apply_paraphrase_share(variants: Sequence[Variant], share: float, seed: int)
 
 
 @dataclass(frozen=True)
-class Split:
-    """Variants of whole references in two parts.
+class Split(Generic[T]):
+    """Items of whole references in two parts.
 
     Attributes:
-        train: Training variants.
-        validation: Validation variants.
+        train: Training items.
+        validation: Validation items.
         train_references: References in the training part.
         validation_references: References in the validation part.
     """
 
-    train: list[Variant]
-    validation: list[Variant]
+    train: list[T]
+    validation: list[T]
     train_references: int
     validation_references: int
 
 
-def split_by_reference(variants: Sequence[Variant], val_fraction: float, seed: int) -> Split:
+def split_by_reference(
+    items: Sequence[T],
+    val_fraction: float,
+    seed: int,
+    groups: Callable[[Sequence[T]], list[list[T]]] = reference_groups,  # type: ignore[assignment]
+    *,
+    shuffled_order: bool = False,
+) -> Split[T]:
     """Shuffle the references with ``random.Random(seed)`` and put the first ``round(n * val_fraction)`` in validation.
+
+    Args:
+        items: Variants, or anything `groups` groups by reference.
+        val_fraction: Share of the references (not of the items) that go to validation.
+        seed: Seed of the shuffle.
+        groups: How the items are grouped by reference (`reference_groups` for variants; report pairs are grouped
+            by their reference text with `group_by_reference`).
+        shuffled_order: Give each part in the shuffled order of its references instead of the order read.
 
     Raises:
         ValueError: `val_fraction` outside [0, 1), or a fraction that leaves no reference for training.
     """
     if not 0.0 <= val_fraction < 1.0:
         raise ValueError(f"--val-fraction must lie in [0, 1), got {val_fraction}")
-    groups = reference_groups(variants)
-    random.Random(seed).shuffle(groups)
-    n_validation = round(len(groups) * val_fraction)
-    if groups and n_validation >= len(groups):
-        raise ValueError(f"--val-fraction {val_fraction} leaves no training reference out of {len(groups)}")
-    validation = [variant for group in groups[:n_validation] for variant in group]
-    train = [variant for group in groups[n_validation:] for variant in group]
-    return Split(_keeping(variants, train), _keeping(variants, validation), len(groups) - n_validation, n_validation)
+    grouped = groups(items)
+    random.Random(seed).shuffle(grouped)
+    n_validation = round(len(grouped) * val_fraction)
+    if grouped and n_validation >= len(grouped):
+        raise ValueError(f"--val-fraction {val_fraction} leaves no training reference out of {len(grouped)}")
+    validation = [item for group in grouped[:n_validation] for item in group]
+    train = [item for group in grouped[n_validation:] for item in group]
+    if not shuffled_order:
+        train, validation = _keeping(items, train), _keeping(items, validation)
+    return Split(train, validation, len(grouped) - n_validation, n_validation)
 
 
 def composition(variants: Sequence[Variant]) -> dict[str, Any]:

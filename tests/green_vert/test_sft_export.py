@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from radiology_tasks.cli import main
+from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import ExpertAnnotation, ReportPair
 from radiology_tasks.green_vert.sft_export import export_sft, score_label, sft_conversation
+from radiology_tasks.green_vert.variant_check import check_export
+from radiology_tasks.green_vert.variant_split import split_by_reference
 
 
 def _pair(i: int, score: float | None = 3, candidate: str | None = "Candidate text.") -> ReportPair:
@@ -101,7 +107,7 @@ def test_bad_settings(tmp_path: Path) -> None:
         export_sft([_pair(0), _pair(0)], tmp_path)
     with pytest.raises(ValueError, match="no pair has both"):
         export_sft([_pair(0, score=None)], tmp_path, skip_incomplete=True)
-    with pytest.raises(ValueError, match="leaves no training pair"):
+    with pytest.raises(ValueError, match="leaves no training reference"):
         export_sft([_pair(0)], tmp_path, val_fraction=0.9)
     with pytest.raises(ValueError, match="pair p9: no expert score"):
         sft_conversation(_pair(9, score=None))
@@ -122,3 +128,80 @@ def test_validation_pairs_follow_the_fraction_and_the_seed(
     assert (result.n_validation, result.n_train) == (n_validation, 20 - n_validation)
     assert _read(result.validation) == expected[:n_validation]
     assert _read(result.train) == expected[n_validation:]
+
+
+# --- no reference in both files ---------------------------------------------------------------------------------
+
+REFERENCE = re.compile(r"<reference_report>\n(.*?)\n</reference_report>", re.S)
+
+
+def _references_by_file(out: Path) -> dict[str, list[str]]:
+    """The reference text of every conversation of each file, in row order."""
+    return {
+        name: [REFERENCE.search(row["messages"][0]["content"]).group(1) for row in _read(out / f"{name}.jsonl")]
+        for name in ("train", "validation")
+    }
+
+
+@pytest.mark.parametrize(("fraction", "seed"), [("0.25", "0"), ("0.3", "7"), ("0.5", "2")])
+def test_the_demo_export_puts_every_pair_of_a_reference_in_one_file(tmp_path: Path, fraction: str, seed: str) -> None:
+    out = tmp_path / "out"
+    assert main(["export-sft", "--data", "demo", "--out", str(out), "--val-fraction", fraction, "--seed", seed]) == 0
+    written = _references_by_file(out)
+    pairs = load_pairs("demo").pairs
+    references = {pair.reference for pair in pairs}
+    assert not set(written["train"]) & set(written["validation"])
+    # Whole references: the validation file holds round(n x fraction) of them, with every pair of each.
+    assert len(set(written["validation"])) == round(len(references) * float(fraction))
+    per_reference = Counter(pair.reference for pair in pairs)
+    assert Counter(written["validation"]) == {text: per_reference[text] for text in set(written["validation"])}
+    assert len(written["train"]) + len(written["validation"]) == len(pairs)
+    # Several candidates of one reference are what made the split by pair leak.
+    assert max(per_reference[text] for text in written["validation"]) > 1
+
+
+def test_references_are_one_whatever_their_spacing_and_case(tmp_path: Path) -> None:
+    pairs = [_pair(i) for i in range(6)]
+    pairs.append(_pair(6).model_copy(update={"reference": "  REFERENCE 0:\nsmall left   pleural effusion. "}))
+    result = export_sft(pairs, tmp_path, val_fraction=0.5, seed=3)
+    written = _references_by_file(tmp_path)
+    folded = {name: {" ".join(text.split()).casefold() for text in texts} for name, texts in written.items()}
+    assert not folded["train"] & folded["validation"]
+    assert (result.train_references, result.validation_references) == (3, 3)
+    assert result.n_train + result.n_validation == 7
+
+
+def test_a_hand_made_folder_with_a_leaked_reference_is_refused(tmp_path: Path) -> None:
+    shared = _pair(1)
+    train = [sft_conversation(p) for p in (_pair(0), shared, _pair(2))]
+    leaked = shared.model_copy(update={"id": "p1-again", "candidate": "Another candidate."})
+    validation = [sft_conversation(p) for p in (_pair(3), leaked)]
+    for name, rows in (("train", train), ("validation", validation)):
+        (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    check = check_export(tmp_path)
+    assert check.conversations == 5
+    assert check.problems == [
+        "reference 'Reference 1: small left pleural effusion.' is in more than one file: "
+        "train.jsonl row 2; validation.jsonl row 2"
+    ]
+    # A row whose reference cannot be found cannot be checked, and is named.
+    (tmp_path / "validation.jsonl").write_text(json.dumps({"messages": [{"role": "user", "content": "?"}]}) + "\n")
+    assert check_export(tmp_path).problems == [
+        "validation.jsonl row 1: the user turn holds no reference report to check"
+    ]
+
+
+def test_the_command_refuses_and_removes_files_that_a_split_by_pair_leaks(tmp_path: Path, monkeypatch, capsys) -> None:
+    """A planted split by pair (the old rule): the command's own read-back check must catch it."""
+    import radiology_tasks.green_vert.sft_export as sft_export
+
+    def by_pair(items, val_fraction, seed, groups, shuffled_order):  # noqa: ANN001, ANN202
+        return split_by_reference(items, val_fraction, seed, lambda ps: [[p] for p in ps], shuffled_order=True)
+
+    monkeypatch.setattr(sft_export, "split_by_reference", by_pair)
+    out = tmp_path / "out"
+    assert main(["export-sft", "--data", "demo", "--out", str(out), "--val-fraction", "0.25"]) == 2
+    error = capsys.readouterr().err
+    assert "the files written put a reference in both, so they were removed: reference '" in error
+    assert re.search(r"is in more than one file: train\.jsonl rows? [\d, ]+; validation\.jsonl rows? [\d, ]+", error)
+    assert not (out / "train.jsonl").exists() and not (out / "validation.jsonl").exists()

@@ -127,6 +127,7 @@ def export(tmp_path: Path, files: Sequence[Path], *arguments: str) -> dict[str, 
 
 
 CANDIDATE = re.compile(r"<candidate_report>\n(.*?)\n</candidate_report>", re.S)
+REFERENCE = re.compile(r"<reference_report>\n(.*?)\n</reference_report>", re.S)
 
 
 def known_counts(row: dict[str, Any]) -> ErrorCounts:
@@ -670,7 +671,22 @@ def test_the_check_of_a_written_folder_finds_a_changed_answer_and_a_leaked_refer
     manifest["splits"]["train"] |= {"sha256": file_sha256(train), "examples": len(lines) + 1}
     (out / "manifest.json").write_text(json.dumps(manifest))
     source = json.loads(record)["source_id"]
-    assert check_export(out).problems == [f"reference {source} is in both files"]
+    by_id, by_text = check_export(out).problems
+    assert by_id == f"reference {source} is in both files"
+
+    # The text check names the reference, the moved row and every validation row of the same reference.
+    def reference_of(line: str) -> str:
+        return REFERENCE.search(json.loads(line)["messages"][0]["content"]).group(1)
+
+    same = [
+        n
+        for n, line in enumerate(validation.read_text().splitlines(), start=1)
+        if reference_of(line) == reference_of(moved)
+    ]
+    assert by_text == (
+        f"reference {reference_of(moved)[:57] + '...'!r} is in more than one file: train.jsonl row {len(lines) + 1}; "
+        f"validation.jsonl rows {', '.join(map(str, same))}"
+    )
 
 
 # --- from `perturb` to training files ----------------------------------------------------------------------------
