@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from radiology_tasks.core.records import ERROR_CATEGORIES
+from radiology_tasks.core.records import ERROR_CATEGORIES, exact_rater_mean
 
 if TYPE_CHECKING:
     import numpy as np
@@ -317,6 +318,42 @@ def checked_counts(counts: Mapping[str, int], where: str) -> dict[str, int]:
             raise ValueError(f"{where}: category '{c}' is missing")
         checked[c] = _count(counts[c], f"{where}: category '{c}'")
     return checked
+
+
+def expert_error_total(counts: Mapping[str, object], raters: int | None, where: str) -> Fraction:
+    """The experts' errors over (a)-(f), exactly: whole counts, or means over `raters` raters as a log stores them.
+
+    A mean is stored as a float (1/6 as 0.16666666666666666); each is read back as the multiple of 1 / raters it
+    stands for and the six are added as fractions, so candidates whose raters counted the same total get equal
+    totals however the errors were split (``4/6 + 6/6`` and ``5/6 + 5/6`` as floats differ in their last bit, and
+    Kendall's tau-b would split their tie). Take ``float`` of the result only to compute a statistic.
+
+    Args:
+        counts: One report's expert counts, keyed ``a``-``f``.
+        raters: Raters the counts are means over; None (or 1) for whole counts.
+        where: Names the report and field in error messages.
+
+    Raises:
+        ValueError: On a missing or unknown category, a negative count, or one that is not a multiple of
+            1 / raters.
+    """
+    if not isinstance(counts, Mapping):
+        raise ValueError(f"{where}: expected counts keyed a-f, got {counts!r}")
+    unknown = sorted(set(counts) - set(ERROR_CATEGORIES))
+    if unknown:
+        raise ValueError(f"{where}: unknown categories {unknown}")
+    if raters is not None and (isinstance(raters, bool) or not isinstance(raters, int) or raters < 1):
+        raise ValueError(f"{where}: the number of raters must be a whole number of at least 1, got {raters!r}")
+    total = Fraction(0)
+    for c in ERROR_CATEGORIES:
+        if c not in counts:
+            raise ValueError(f"{where}: category '{c}' is missing")
+        exact = exact_rater_mean(counts[c], raters or 1)
+        if not isinstance(exact, Fraction) or exact < 0:
+            over = f"a mean over {raters} raters (a multiple of 1/{raters})" if raters else "a whole number"
+            raise ValueError(f"{where}: category '{c}': {counts[c]!r} is not {over} of at least 0")
+        total += exact
+    return total
 
 
 def _count(value: object, what: str) -> int:

@@ -21,7 +21,13 @@ from inspect_ai.scorer import Metric, MetricProtocol, SampleScore, Value, aggreg
 
 from radiology_tasks.core.records import ERROR_CATEGORIES
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, unscored_reason
-from scorers.agreement import category_error_f1, checked_counts, correlate, count_bias_by_human_errors
+from scorers.agreement import (
+    category_error_f1,
+    checked_counts,
+    correlate,
+    count_bias_by_human_errors,
+    expert_error_total,
+)
 
 EXPERT_SCORE = "expert_score"
 EXPERT_SIGNIFICANT = "expert_significant"
@@ -49,7 +55,9 @@ def expert_agreement(
 
     With ``truth="score"`` the judge is compared with the expert score; with ``truth="significant_errors"``
     with the experts' total of clinically significant errors (a mean over raters where the data has several:
-    GREEN's ReXVal protocol), taken as the better the fewer, so a positive tau means agreement either way.
+    GREEN's ReXVal protocol), taken as the better the fewer, so a positive tau means agreement either way. That
+    total is added up exactly (`scorers.agreement.expert_error_total`), so candidates whose raters counted the
+    same total are tied however the errors were split over categories.
 
     Samples whose judge score is NaN/None, or was filled in by ``-T unscored=worst`` (not the judge's
     number), are counted in ``<key>_n_unscored``; samples without an expert score in ``<key>_n_no_expert``.
@@ -311,11 +319,16 @@ def _expert_score(sample: SampleScore) -> float | None:
 
 
 def _expert_errors(sample: SampleScore) -> float | None:
-    """The experts' significant errors over (a)-(f), negated so that more errors rank lower; None without counts."""
-    counts = _metadata(sample).get(EXPERT_SIGNIFICANT)
+    """The experts' significant errors over (a)-(f), negated so that more errors rank lower; None without counts.
+
+    The total is exact (means over raters are added as fractions) and becomes a float only here, once.
+    """
+    metadata = _metadata(sample)
+    counts = metadata.get(EXPERT_SIGNIFICANT)
     if counts is None:
         return None
-    return -float(sum(counts.values()))
+    total = expert_error_total(counts, metadata.get(EXPERT_RATERS), f"sample {sample.sample_id}: {EXPERT_SIGNIFICANT}")
+    return -float(total)
 
 
 def _count_pairs(scores: list[SampleScore]) -> tuple[list[dict[str, int]], list[dict[str, int]]]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from fractions import Fraction
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
 
 ErrorCategory = Literal["a", "b", "c", "d", "e", "f"]
 ERROR_CATEGORIES: tuple[ErrorCategory, ...] = ("a", "b", "c", "d", "e", "f")
@@ -46,21 +48,49 @@ class ErrorCounts(_CategoryCounts):
 
 
 class MeanErrorCounts(_CategoryCounts):
-    """Error counts per category (a)-(f) averaged over several raters, so possibly fractional (ReXVal)."""
+    """Error counts per category (a)-(f) averaged over several raters, so possibly fractional (ReXVal).
 
-    a: float = Field(default=0.0, ge=0)
-    b: float = Field(default=0.0, ge=0)
-    c: float = Field(default=0.0, ge=0)
-    d: float = Field(default=0.0, ge=0)
-    e: float = Field(default=0.0, ge=0)
-    f: float = Field(default=0.0, ge=0)
+    Each mean is held exactly, as a `Fraction` whose denominator divides the number of raters: means of equal
+    rater totals then compare equal and add up exactly, where floats (``4/6 + 6/6`` against ``5/6 + 5/6``)
+    would differ in their last bit. They are written out (``model_dump``, JSON) as floats, as logs always held
+    them; `ExpertAnnotation` reads such floats back to the exact multiple of 1 / raters they stand for.
+    """
+
+    a: Fraction = Field(default=Fraction(0), ge=0)
+    b: Fraction = Field(default=Fraction(0), ge=0)
+    c: Fraction = Field(default=Fraction(0), ge=0)
+    d: Fraction = Field(default=Fraction(0), ge=0)
+    e: Fraction = Field(default=Fraction(0), ge=0)
+    f: Fraction = Field(default=Fraction(0), ge=0)
+
+    @field_serializer(*ERROR_CATEGORIES)
+    def _as_float(self, value: Fraction) -> float:
+        return float(value)
+
+
+RATER_MEAN_TOLERANCE = 1e-6
+"""How far a mean written as a decimal or float may lie from the multiple of 1 / raters it stands for."""
+
+
+def exact_rater_mean(value: Any, raters: int) -> Any:
+    """`value`, a mean over `raters` raters, as the exact `Fraction` it stands for (`value` unchanged when no
+    multiple of 1 / raters lies within `RATER_MEAN_TOLERANCE` of it, or it is not a number, for validation to
+    refuse)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Fraction):
+        return value
+    try:
+        scaled = Fraction(value) * raters
+    except (ValueError, OverflowError):  # NaN or infinity
+        return value
+    whole = round(scaled)
+    return Fraction(whole, raters) if abs(scaled - whole) <= RATER_MEAN_TOLERANCE else value
 
 
 class ExpertAnnotation(BaseModel):
     """What radiologists said about a candidate report.
 
     Error counts are whole numbers, except where they are the mean over `raters` radiologists: then each
-    count is a multiple of 1 / `raters`.
+    count is a multiple of 1 / `raters`, held exactly (`MeanErrorCounts`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -72,16 +102,31 @@ class ExpertAnnotation(BaseModel):
     insignificant: ErrorCounts | MeanErrorCounts | None = None
     raters: int | None = Field(default=None, ge=1)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _exact_means(cls, data: Any) -> Any:
+        """Read rater means given as floats (a log, a flat file) as the exact fractions they stand for."""
+        if not isinstance(data, Mapping):
+            return data
+        raters = data.get("raters")
+        if isinstance(raters, bool) or not isinstance(raters, int) or raters < 1:
+            return data
+        exact = dict(data)
+        for side in ("significant", "insignificant"):
+            counts = data.get(side)
+            if isinstance(counts, Mapping):
+                exact[side] = {key: exact_rater_mean(value, raters) for key, value in counts.items()}
+        return exact
+
     @model_validator(mode="after")
     def _counts_fit_raters(self) -> ExpertAnnotation:
         for counts in (self.significant, self.insignificant):
             if counts is None:
                 continue
             for category, value in counts.as_dict().items():
-                scaled = value * (self.raters or 1)
-                if abs(scaled - round(scaled)) > 1e-6:
+                if (Fraction(value) * (self.raters or 1)).denominator != 1:
                     where = f"the mean over {self.raters} raters" if self.raters else "a whole number"
-                    raise ValueError(f"error count {value} of category ({category}) is not {where}")
+                    raise ValueError(f"error count {float(value):g} of category ({category}) is not {where}")
         return self
 
     @model_validator(mode="after")

@@ -6,6 +6,7 @@ import json
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -83,19 +84,24 @@ def _count(row: Mapping[str, Any], field: str, source: str, number: int) -> int 
     return whole
 
 
-def _mean_count(row: Mapping[str, Any], field: str, source: str, number: int) -> float | None:
-    value = _number(row, field, source, number)
+def _mean_count(row: Mapping[str, Any], field: str, source: str, number: int) -> Fraction | float | None:
+    """A mean over raters: a layout's exact `Fraction` as it is, else a number (`ExpertAnnotation` reads it as the
+    multiple of 1 / raters it stands for)."""
+    given = row.get(field)
+    value = given if isinstance(given, Fraction) else _number(row, field, source, number)
     if value is not None and value < 0:
-        raise DataError(source, number, field, f"expected a non-negative number, got {row.get(field)!r}")
+        raise DataError(source, number, field, f"expected a non-negative number, got {given!r}")
     return value
 
 
 def _error_counts(
     row: Mapping[str, Any], prefix: str, source: str, number: int, raters: int | None
-) -> dict[str, float] | None:
+) -> dict[str, Fraction | float] | None:
     """The counts (a)-(f) under `prefix`: whole numbers, or means over `raters` radiologists when that is given."""
     read = _count if raters is None else _mean_count
-    counts = {c: read(row, f"{prefix}_{c}", source, number) for c in ERROR_CATEGORIES}
+    counts: dict[str, Fraction | float | None] = {
+        c: read(row, f"{prefix}_{c}", source, number) for c in ERROR_CATEGORIES
+    }
     present = [c for c, v in counts.items() if v is not None]
     if not present:
         return None

@@ -48,8 +48,10 @@ def _expert_metadata(pair: ReportPair) -> dict[str, Any]:
     expert = pair.expert
     return {
         "expert_score": expert.normalized_score if expert else None,
-        "expert_significant": expert.significant.as_dict() if expert and expert.significant else None,
-        "expert_insignificant": expert.insignificant.as_dict() if expert and expert.insignificant else None,
+        # Rater means are held as exact fractions and logged as floats, as before; readers of the log add them up
+        # exactly again with `expert_raters` (`scorers.agreement.expert_error_total`).
+        "expert_significant": expert.significant.model_dump() if expert and expert.significant else None,
+        "expert_insignificant": expert.insignificant.model_dump() if expert and expert.insignificant else None,
         "expert_raters": expert.raters if expert else None,
     }
 

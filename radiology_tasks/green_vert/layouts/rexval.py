@@ -11,8 +11,10 @@ A copy holds two CSV files:
   1-6 the categories (a)-(f) in order, `clinically_significant` `True` or `False`.
 
 Each (study, candidate) becomes one report pair whose expert counts per category (a)-(f) are the mean over the
-raters (a rater without a row for a category counted none there), so they may be fractional; `expert_raters`
-says over how many raters. Each rater's own counts stay in the metadata (`rater_counts`). Where each column was
+raters (a rater without a row for a category counted none there), so they may be fractional; each is the exact
+fraction of the raters' whole total over their number, never a float, so that candidates whose raters counted the
+same total have equal means however the errors were split over categories. `expert_raters` says over how many
+raters. Each rater's own counts stay in the metadata (`rater_counts`). Where each column was
 confirmed is in the README's "Real datasets" section.
 """
 
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterator
+from fractions import Fraction
 from typing import Any
 
 from radiology_tasks.core.layouts import DataFile, Layout, LayoutInput, Row
@@ -110,7 +113,7 @@ def rexval_rows(source: LayoutInput) -> Iterator[Row]:
             for severity in ("significant", "insignificant"):
                 for index, category in enumerate(ERROR_CATEGORIES):
                     total = sum(per_rater.get(rater, {}).get(severity, [0] * 6)[index] for rater in raters)
-                    row[f"{severity}_{category}"] = total / len(raters) if raters else None
+                    row[f"{severity}_{category}"] = Fraction(total, len(raters)) if raters else None
             yield number, row
 
 
