@@ -1,0 +1,29 @@
+"""Report metrics as Inspect AI tasks; `score`, `score_async` and `reward_function` use them from Python.
+
+The three are imported on first use, so importing the package (which every `inspect` process does for the task
+registry) stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from radiology_tasks.api import score, score_async
+    from radiology_tasks.rewards import reward_function
+
+__all__ = ["reward_function", "score", "score_async"]
+
+_LAZY = {
+    "score": "radiology_tasks.api",
+    "score_async": "radiology_tasks.api",
+    "reward_function": "radiology_tasks.rewards",
+}
+
+
+def __getattr__(name: str) -> object:
+    """The public functions, imported from their modules on first use."""
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

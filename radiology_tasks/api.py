@@ -1,0 +1,435 @@
+"""Scoring report pairs from Python: a metric's registered task, run by Inspect's own eval over the pairs.
+
+`score` writes the pairs as a JSONL file in the project's flat layout (radiology_tasks/data/README.md) beside the
+log, builds the metric's registered task on it exactly as ``inspect eval radiology_tasks/<metric> -T data=FILE``
+does, and runs it with `inspect_ai.eval`. The per-sample values are therefore those of the command line, the
+log opens in ``inspect view`` and submits to the leaderboard like any other, and the data file it names stays
+beside it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import json
+import math
+import os
+import weakref
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Task, eval_async, task_with
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import Model
+
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.family import families
+from radiology_tasks.core.judge import GRADER_ROLE
+from radiology_tasks.core.tables import DataError
+from radiology_tasks.core.task_data import DataOptions
+from radiology_tasks.core.unscored import unscored_reason
+
+Reference = str | Mapping[str, Any]
+"""A reference report, or a row of the flat layout holding it under ``reference`` with further columns (``qa``
+questions for CT-FineBench, ``indication``, ``modality``, expert scores, ...)."""
+
+DATA_PARAMETERS = frozenset(
+    {
+        "data",
+        "candidates",
+        "reports",
+        "revision",
+        "layout",
+        "limit",
+        "seed",
+        "on_bad_rows",
+        "track",
+        "image_root",
+        "generate",
+        "report_max_tokens",
+    }
+)
+"""Task parameters `score` sets itself or that would change which pairs are scored: refused in ``params``."""
+
+DISPLAY = "none"
+"""Inspect's display unless the caller picks one (`eval_args={"display": "plain"}`): a training loop stays quiet."""
+
+
+@dataclass(frozen=True)
+class SampleScore:
+    """One pair's score.
+
+    Attributes:
+        id: The pair's id.
+        value: The score dict the task's scorer logged (a missing score is NaN, or 0 under ``unscored=worst``).
+        unscored: The reason code the main score is missing (``grader_failed`` codes such as
+            ``invalid_response_format``, or ``no_response``), or None when it was scored.
+        reasons: The reason code of every missing key.
+    """
+
+    id: str
+    value: dict[str, float]
+    unscored: str | None
+    reasons: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """What `score` returns.
+
+    Attributes:
+        samples: One per input pair, in input order.
+        metrics: The corpus figures by the log's metric names (``<key>_mean``, agreement, judge calls, ...).
+        main: The main score key (the first key of the scorer's value dict).
+        log: The Inspect log written (``log.location`` is its file; open it with ``inspect view``).
+    """
+
+    samples: list[SampleScore]
+    metrics: dict[str, Any]
+    main: str
+    log: EvalLog
+
+    def values(self, key: str | None = None) -> list[float]:
+        """The values of `key` (default: the main score), in input order."""
+        return [s.value[key or self.main] for s in self.samples]
+
+
+def scorable_tasks() -> dict[str, Callable[..., Task]]:
+    """The registered tasks that score given candidates against given references, by short name."""
+    found = {}
+    for family in families():
+        for name, function in family.task_functions().items():
+            parameters = inspect.signature(function).parameters
+            if "data" in parameters and "candidates" in parameters:
+                found[name] = function
+    return found
+
+
+def task_function(metric: str) -> Callable[..., Task]:
+    """The task function of `metric`.
+
+    Raises:
+        InputError: an unknown metric, naming the known ones.
+    """
+    tasks = scorable_tasks()
+    short = metric.removeprefix("radiology_tasks/")
+    if short not in tasks:
+        raise InputError(f"unknown metric {metric!r}; one of: {', '.join(sorted(tasks))}")
+    return tasks[short]
+
+
+def check_params(metric: str, function: Callable[..., Task], params: Mapping[str, Any]) -> None:
+    """Refuse parameters the task does not take, and those that choose the data (`score` gives the data).
+
+    Raises:
+        InputError: naming the parameter and what the task takes.
+    """
+    accepted = set(inspect.signature(function).parameters) - DATA_PARAMETERS
+    for name in params:
+        if name in DATA_PARAMETERS:
+            raise InputError(f"{name!r} chooses the data, which score() is given as lists; leave it out")
+        if name not in accepted:
+            raise InputError(f"{metric} takes no parameter {name!r}; it takes: {', '.join(sorted(accepted))}")
+
+
+def pair_rows(
+    references: Sequence[Reference], candidates: Sequence[str], ids: Sequence[str] | None
+) -> list[dict[str, Any]]:
+    """The pairs as rows of the flat layout, checked for shape (the loader checks the rest).
+
+    Raises:
+        InputError: lists of different lengths or no pairs, a report that is not text, a row without its
+            reference or with its own candidate, ids that are blank or repeated.
+    """
+    for name, value in (("references", references), ("candidates", candidates), ("ids", ids)):
+        if value is not None and (isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence)):
+            raise InputError(f"{name} must be a list, got {type(value).__name__}")
+    if len(references) != len(candidates):
+        raise InputError(f"{len(references)} references and {len(candidates)} candidates: give one of each per pair")
+    if not references:
+        raise InputError("no pairs to score: references and candidates are empty")
+    if ids is not None and len(ids) != len(references):
+        raise InputError(f"{len(ids)} ids for {len(references)} pairs")
+    rows = []
+    for index, (reference, candidate) in enumerate(zip(references, candidates)):
+        if isinstance(reference, Mapping):
+            row = dict(reference)
+            if "candidate" in row:
+                raise InputError(f"references[{index}] has a 'candidate' column: give candidates in their own list")
+            if "reference" not in row:
+                raise InputError(f"references[{index}] has no 'reference' column")
+        else:
+            row = {"reference": reference}
+        if not isinstance(row["reference"], str):
+            raise InputError(f"references[{index}]: expected the report text, got {type(row['reference']).__name__}")
+        if not isinstance(candidate, str):
+            raise InputError(f"candidates[{index}]: expected the report text, got {type(candidate).__name__}")
+        given = ids[index] if ids is not None else row.get("id", str(index + 1))
+        if not isinstance(given, str | int) or isinstance(given, bool) or not str(given).strip():
+            raise InputError(f"ids[{index}]: expected a non-blank text id, got {given!r}")
+        rows.append({**row, "id": str(given), "candidate": candidate})
+    seen: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        if row["id"] in seen:
+            raise InputError(f"ids[{index}] {row['id']!r} repeats ids[{seen[row['id']]}]")
+        seen[row["id"]] = index
+    return rows
+
+
+def write_pairs(rows: list[dict[str, Any]], log_dir: str | os.PathLike[str] | None) -> Path:
+    """Write the rows as JSONL under ``<log_dir>/data/``, named by their content, and return the file.
+
+    The file stays: the log names it as ``-T data``, and the leaderboard reads the pairs from it again.
+    """
+    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    folder = Path(resolved_log_dir(log_dir)) / "data"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"pairs-{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
+    if not path.exists():
+        path.write_text(text, encoding="utf-8")
+    return path.resolve()
+
+
+def resolved_log_dir(log_dir: str | os.PathLike[str] | None) -> str:
+    """The log folder: the one given, else ``INSPECT_LOG_DIR``, else ``./logs`` (Inspect's default)."""
+    return str(log_dir) if log_dir is not None else os.environ.get("INSPECT_LOG_DIR", "./logs")
+
+
+def check_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Read the written rows with the project's loader, so a bad pair is refused before any model call.
+
+    Raises:
+        InputError: naming the list and position of the pair (and the field) the loader refused.
+    """
+    try:
+        DataOptions(data=str(path), layout="flat").load(require_candidate=True)
+    except DataError as error:
+        if error.row is None or error.source != str(path):
+            raise
+        index = error.row - 1
+        where = "candidates" if error.field == "candidate" else "ids" if error.field == "id" else "references"
+        field = "" if error.field in (None, "candidate", "reference", "id") else f", field '{error.field}'"
+        raise InputError(f"{where}[{index}]{field}: {error.problem}") from None
+
+
+def build_task(
+    metric: str,
+    references: Sequence[Reference],
+    candidates: Sequence[str],
+    *,
+    judge: str | Model | None,
+    ids: Sequence[str] | None,
+    log_dir: str | os.PathLike[str] | None,
+    params: Mapping[str, Any],
+) -> tuple[Task, list[str]]:
+    """The metric's task over the pairs, with the judge bound as its ``grader``, and the pair ids in input order.
+
+    Everything that can be refused without a model is refused here.
+
+    Raises:
+        InputError: bad pairs, an unknown metric or parameter, or a parameter value the task refuses.
+    """
+    function = task_function(metric)
+    check_params(metric, function, params)
+    rows = pair_rows(references, candidates, ids)
+    path = write_pairs(rows, log_dir)
+    check_rows(path, rows)
+    task = function(data=str(path), layout="flat", **params)
+    if judge is not None:
+        task = task_with(task, model_roles={GRADER_ROLE: judge})
+    return task, [row["id"] for row in rows]
+
+
+def read_result(log: EvalLog, ids: list[str]) -> ScoreResult:
+    """The per-pair scores in input order and the corpus figures of a finished log.
+
+    Raises:
+        RuntimeError: the run did not finish (the log's error is in the message), or a pair has no score.
+    """
+    if log.status != "success":
+        error = log.error.message if log.error else log.status
+        raise RuntimeError(f"the evaluation did not finish ({log.status}): {error}; its log: {log.location}")
+    by_id = {str(s.id): s for s in log.samples or []}
+    samples = []
+    main = ""
+    for pair_id in ids:
+        sample = by_id.get(pair_id)
+        if sample is None or not sample.scores:
+            raise RuntimeError(f"pair {pair_id!r} has no score in {log.location}")
+        (logged,) = sample.scores.values()
+        value = logged.value
+        if not isinstance(value, Mapping):
+            raise RuntimeError(f"pair {pair_id!r}: expected a dict of scores, got {value!r}")
+        main = next(iter(value))
+        values = {key: float("nan") if number is None else float(number) for key, number in value.items()}
+        reasons = {key: unscored_reason(logged.metadata, key) for key in values}
+        # A NaN without a recorded reason is still no score: Inspect's own reason code stands in.
+        missing = {
+            key: reason or str(logged.reason or "unscored")
+            for key, reason in reasons.items()
+            if reason is not None or math.isnan(values[key])
+        }
+        samples.append(SampleScore(id=pair_id, value=values, unscored=missing.get(main), reasons=missing))
+    metrics: dict[str, Any] = {}
+    for group in log.results.scores if log.results else []:
+        for name, metric in group.metrics.items():
+            metrics[name if name not in metrics else f"{group.name}/{name}"] = metric.value
+    return ScoreResult(samples=samples, metrics=metrics, main=main, log=log)
+
+
+def eval_arguments(
+    log_dir: str | os.PathLike[str] | None, pairs: int, eval_args: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Arguments of Inspect's eval: no model under test, every pair in flight (the judge's connection limit
+    still bounds its calls), the log folder, and what the caller adds."""
+    return {
+        "display": DISPLAY,
+        "model": "none",
+        "log_dir": resolved_log_dir(log_dir),
+        "max_samples": max(pairs, 1),
+        **(eval_args or {}),
+    }
+
+
+def score(
+    references: Sequence[Reference],
+    candidates: Sequence[str],
+    metric: str = "vert",
+    judge: str | Model | None = None,
+    *,
+    ids: Sequence[str] | None = None,
+    log_dir: str | os.PathLike[str] | None = None,
+    eval_args: Mapping[str, Any] | None = None,
+    **params: Any,
+) -> ScoreResult:
+    """Score each candidate report against its reference with a metric's registered task.
+
+    Runs ``radiology_tasks/<metric>`` through `inspect_ai.eval` on the pairs (written as a JSONL file under
+    ``<log_dir>/data/``), so each value equals that of ``inspect eval`` on a file of the same pairs.
+
+    Args:
+        references: Reference reports, or rows of the flat layout holding one under ``reference`` with further
+            columns (``qa`` questions are needed by ``ct_finebench``).
+        candidates: The candidate reports, one per reference.
+        metric: A registered task that scores given candidates: ``green``, ``vert``, ``ct_finebench``,
+            ``ran_score``, ``baselines``, ``metric_suite``.
+        judge: The ``grader`` model: a name Inspect knows (``openai/gpt-4.1``, ``vllm/...``,
+            ``llama-cpp/smollm2-135m``) or a `Model`. Not needed by ``baselines``.
+        ids: The pairs' ids (default: a row's ``id`` column, else the position from 1).
+        log_dir: Where the log and the data file go (default: ``INSPECT_LOG_DIR``, else ``./logs``).
+        eval_args: Further arguments of `inspect_ai.eval` (``max_connections``, ``max_retries``, ``timeout``,
+            ``display``, ...).
+        **params: The task's ``-T`` parameters (``prompt="rubric"``, ``detail="brief"``, ``baselines="rouge_l"``).
+
+    Returns:
+        The per-pair scores in input order, the corpus metrics and the log.
+
+    Raises:
+        InputError: before any model call, for lists of different lengths, an empty report, an unknown metric or
+            parameter, or a parameter value the task refuses.
+        RuntimeError: the evaluation stopped with an error (a judge that cannot be reached, say).
+    """
+    task, pair_ids = build_task(metric, references, candidates, judge=judge, ids=ids, log_dir=log_dir, params=params)
+    (log,) = inspect_eval(task, **eval_arguments(log_dir, len(pair_ids), eval_args))
+    return read_result(log, pair_ids)
+
+
+async def score_async(
+    references: Sequence[Reference],
+    candidates: Sequence[str],
+    metric: str = "vert",
+    judge: str | Model | None = None,
+    *,
+    ids: Sequence[str] | None = None,
+    log_dir: str | os.PathLike[str] | None = None,
+    eval_args: Mapping[str, Any] | None = None,
+    **params: Any,
+) -> ScoreResult:
+    """`score` from async code, through `inspect_ai.eval_async`.
+
+    Inspect runs one evaluation at a time per process; calls awaited together (`asyncio.gather`, reward
+    functions) share one evaluation of several tasks through `run_eval`.
+    """
+    task, pair_ids = build_task(metric, references, candidates, judge=judge, ids=ids, log_dir=log_dir, params=params)
+    log = await run_eval(task, eval_arguments(log_dir, len(pair_ids), eval_args))
+    return read_result(log, pair_ids)
+
+
+@dataclass
+class _Request:
+    task: Task
+    args: dict[str, Any]
+    future: asyncio.Future[EvalLog]
+    key: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        # Requests run together when everything but the sample concurrency is the same.
+        shared = {name: value for name, value in self.args.items() if name != "max_samples"}
+        self.key = json.dumps(shared, sort_keys=True, default=repr)
+
+
+class _EvalQueue:
+    """One event loop's evaluations: one at a time, and those waiting together run as one evaluation."""
+
+    def __init__(self) -> None:
+        self.lock = asyncio.Lock()
+        self.pending: list[_Request] = []
+
+    async def submit(self, task: Task, args: dict[str, Any]) -> EvalLog:
+        request = _Request(task, args, asyncio.get_running_loop().create_future())
+        self.pending.append(request)
+        async with self.lock:
+            if not request.future.done():
+                # Let the other coroutines of the same gather reach the queue before the batch is taken.
+                await asyncio.sleep(0)
+                batch = [r for r in self.pending if r.key == request.key]
+                self.pending = [r for r in self.pending if r.key != request.key]
+                await _run_batch(batch)
+        return await request.future
+
+
+async def _run_batch(batch: list[_Request]) -> None:
+    """Evaluate the batch's tasks in one `eval_async` call and hand each request its log."""
+    args = {**batch[0].args, "max_samples": max(r.args.get("max_samples") or 1 for r in batch)}
+    try:
+        logs = await eval_async([r.task for r in batch], max_tasks=len(batch), **args)
+        if len(logs) != len(batch):
+            raise RuntimeError(f"{len(batch)} tasks evaluated, {len(logs)} logs returned")
+    except BaseException as failure:
+        for request in batch:
+            request.future.set_exception(failure)
+        if not isinstance(failure, Exception):
+            raise
+        return
+    for request, log in zip(batch, logs):
+        request.future.set_result(log)
+
+
+def _init_display(display: str) -> None:
+    """Set Inspect's display for `eval_async`, which takes none of its own (it would print a plain progress
+    display per call). Inspect offers no public setter; its display module's is used."""
+    from inspect_ai.util._display import init_display_type
+
+    init_display_type(display)
+
+
+_QUEUES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _EvalQueue] = weakref.WeakKeyDictionary()
+
+
+async def run_eval(task: Task, args: dict[str, Any]) -> EvalLog:
+    """Evaluate `task` with `inspect_ai.eval_async` and `args`, queued behind this event loop's running evaluation.
+
+    Inspect refuses a second `eval_async` while one runs; requests that wait together are evaluated as the tasks
+    of one call (one log each), so reward functions awaited together by a trainer judge concurrently.
+    """
+    args = dict(args)
+    _init_display(args.pop("display", DISPLAY))
+    loop = asyncio.get_running_loop()
+    queue = _QUEUES.get(loop)
+    if queue is None:
+        queue = _QUEUES[loop] = _EvalQueue()
+    return await queue.submit(task, args)
