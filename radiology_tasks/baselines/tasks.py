@@ -46,7 +46,7 @@ from radiology_tasks.core.metrics import expert_agreement, mean_of
 from radiology_tasks.core.params import int_param
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report, replay_candidate
-from radiology_tasks.core.task_data import DataOptions, check_report_source, pair_to_sample, report_dataset
+from radiology_tasks.core.task_data import DataOptions, check_report_source, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from scorers.baselines.lexical import is_lexical
 from scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
@@ -138,9 +138,10 @@ def baselines(
             file's folder.
         expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
             (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
-        generate: `true`: the model under test (`--model`) writes each candidate from the study's indication,
-            findings text and images, and stored candidates and expert scores go unused; `false`: the data's
-            candidates are replayed, so `--model none` suffices.
+        generate: `true`: the model under test (`--model`) writes one report per study (pairs sharing a reference
+            and its inputs; the sample id is the first pair's) from its indication, findings text and images;
+            stored candidates and expert scores go unused, so nothing is compared with experts; `false`: the
+            data's candidates are replayed, so `--model none` suffices.
         report_max_tokens: With `generate=true`, the token budget of each generated report; a `--max-tokens` you
             give takes precedence.
         unscored: A score that could not be had (an empty candidate, or one the generator failed to write): `worst`
@@ -153,12 +154,10 @@ def baselines(
     options = DataOptions(
         data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
     )
-    dataset, summary = report_dataset(options, require_candidate=not generate)
+    # Generating: one sample per study, without the stored candidates and their expert scores (they describe
+    # other reports than the model under test writes).
+    dataset, summary = report_dataset(options, require_candidate=not generate, generate=generate)
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
-    if generate:
-        # Expert scores describe the stored candidates, not the reports the model under test is about to write.
-        pairs = [p.model_copy(update={"candidate": None, "expert": None}) for p in pairs]
-        dataset = MemoryDataset([pair_to_sample(p) for p in pairs], name=dataset.name)
     with_expert = any(p.expert and p.expert.score is not None for p in pairs)
     return Task(
         dataset=dataset,

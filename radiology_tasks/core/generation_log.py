@@ -1,13 +1,15 @@
 """A `report_generation` log as the candidates of a judged run (`-T candidates=LOG.eval`).
 
 The generator writes each study's report once; every metric then judges those very reports, joined by sample
-id. The log is read with Inspect's `read_eval_log` and refused, in one line naming the file, when it cannot
-stand for the judged data: a log of another task, an unfinished run, errored samples, several epochs, data
-whose SHA-256 is not the judged data's, or sample ids other than those the generation run selected from it.
+id: the judged data's pairs are folded into studies as the generation run folded them (`studies`), so both runs
+have the same study-level samples. The log is read with Inspect's `read_eval_log` and refused, in one line naming
+the file, when it cannot stand for the judged data: a log of another task, an unfinished run, errored samples,
+several epochs, other data (both datasets named, with their SHA-256), or sample ids other than those the
+generation run selected from it.
 
 What the judged run records about the log (`GenerationLog.record`, under ``metadata["data"]["generation"]``):
-its SHA-256, the generator model, the generate config of the run and of the requests its model events show,
-and the hash of the generation prompt template.
+its SHA-256, the data it was generated from, the generator model, the generate config of the run and of the
+requests its model events show, and the hash of the generation prompt template.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.studies import recorded_studies
 from radiology_tasks.core.tables import file_sha256
 
 GENERATION_TASK = "report_generation"
@@ -55,7 +58,9 @@ class GenerationLog:
     generate_config: dict[str, Any]
     request_configs: list[dict[str, Any]]
     templates: dict[str, str]
+    data_name: str | None
     data_sha256: str | None
+    per_study: bool
     limit: int | None
     seed: int | None
     reports: dict[str, GeneratedReport]
@@ -65,6 +70,7 @@ class GenerationLog:
         return {
             "log": str(self.path),
             "log_sha256": self.sha256,
+            "data": self.data_name,
             "task_version": self.task_version,
             "model": self.model,
             "generate_config": self.generate_config,
@@ -160,7 +166,9 @@ def read_generation_log(path: Path) -> GenerationLog:
         generate_config=_config(log.eval.model_generate_config),
         request_configs=_request_configs(samples),
         templates=dict(metadata.get("templates") or {}),
+        data_name=data.get("source"),
         data_sha256=(data.get("fingerprint") or {}).get("data_sha256"),
+        per_study=recorded_studies(data),
         limit=args.get("limit"),
         seed=args.get("seed"),
         reports={
@@ -169,38 +177,54 @@ def read_generation_log(path: Path) -> GenerationLog:
     )
 
 
-def check_against(log: GenerationLog, data_sha256: str | None, ids: list[str]) -> list[str]:
+def check_against(log: GenerationLog, data_name: str, data_sha256: str | None, ids: list[str]) -> list[str]:
     """Check the log against the judged data; returns the ids the generation run selected, in data order.
 
     Args:
         log: The generation log.
+        data_name: The judged data as the run names it (a registered name, or the file or folder as given).
         data_sha256: The judged data's `data_sha256` (see `ResolvedData.fingerprint`).
-        ids: The judged data's report ids, in data order, before any seed or limit.
+        ids: The judged data's sample ids (its studies'), in data order, before any seed or limit.
 
     Raises:
-        InputError: one line naming the file: data whose SHA-256 differs, or sample ids that are not the ones
-            the generation run selected from this data (missing and extra ids named).
+        InputError: one line naming the file: other data (both datasets named, with their SHA-256), or sample
+            ids that are not the ones the generation run selected from this data (missing and extra ids named).
     """
     where = f"-T candidates={log.path}"
     if log.data_sha256 != data_sha256:
         raise InputError(
-            f"{where}: the reports were generated from data with SHA-256 {log.data_sha256}, "
-            f"not from the judged data ({data_sha256}); judge the data they were generated from"
+            f"{where}: the reports were generated from data {log.data_name} (SHA-256 {log.data_sha256}), "
+            f"not from the judged data {data_name} (SHA-256 {data_sha256}); judge the data they were generated from"
         )
     selected = log.selected_ids(ids)
     missing = set(selected) - set(log.reports)
     extra = set(log.reports) - set(selected)
     if missing or extra:
         parts = [f"missing {_shown(missing)}" if missing else "", f"extra {_shown(extra)}" if extra else ""]
+        # Logs made before generation was per study hold one report per pair.
+        hint = (
+            "; it holds one report per pair (report_generation "
+            f"{log.task_version}): generate again, one report per study"
+            if not log.per_study
+            else ""
+        )
         raise InputError(
             f"{where}: its sample ids are not those the generation run selected from the judged data "
-            f"({'; '.join(p for p in parts if p)})"
+            f"({'; '.join(p for p in parts if p)}){hint}"
         )
     return selected
 
 
-def join_generated(pairs: list[ReportPair], log: GenerationLog, data_sha256: str | None) -> list[ReportPair]:
-    """The pairs the generation run selected, each with its generated report as the candidate.
+def join_generated(
+    studies: list[ReportPair], log: GenerationLog, data_name: str, data_sha256: str | None
+) -> list[ReportPair]:
+    """The studies the generation run selected, each with its generated report as the candidate.
+
+    Args:
+        studies: The judged data folded into studies (`studies.fold_studies`), in data order.
+        log: The generation log.
+        data_name: The judged data as the run names it.
+        data_sha256: The judged data's `data_sha256`.
 
     Expert annotations are dropped: experts rated the data's own candidates, not these reports. A report the
     generator did not write is left as no candidate, with the generation outcome kept beside it, so the
@@ -209,9 +233,9 @@ def join_generated(pairs: list[ReportPair], log: GenerationLog, data_sha256: str
     Raises:
         InputError: when the log does not fit the data (see `check_against`).
     """
-    selected = set(check_against(log, data_sha256, [p.id for p in pairs]))
+    selected = set(check_against(log, data_name, data_sha256, [p.id for p in studies]))
     joined = []
-    for pair in pairs:
+    for pair in studies:
         if pair.id not in selected:
             continue
         report = log.reports[pair.id]

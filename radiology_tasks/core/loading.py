@@ -19,6 +19,7 @@ from radiology_tasks.core.generation_log import is_inspect_log, join_generated, 
 from radiology_tasks.core.layouts import FLAT, TRACKS, ReadOptions, ResolvedData, Row, all_layouts, resolve_local
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.rows import pair_from_row
+from radiology_tasks.core.studies import STUDIES, STUDY_PAIRS, fold_studies
 from radiology_tasks.core.tables import DataError
 
 logger = logging.getLogger(__name__)
@@ -62,6 +63,7 @@ class LoadedPairs:
     track: str | None = None
     left_out: list[dict[str, Any]] = field(default_factory=list)
     generation: dict[str, Any] | None = None
+    studies: dict[str, Any] | None = None
 
     def unreadable_annotations(self) -> list[dict[str, Any]]:
         """The pairs judged without an expert annotation because theirs could not be read, with the reason."""
@@ -71,10 +73,17 @@ class LoadedPairs:
             if "expert_problem" in pair.metadata
         ]
 
+    def rows_used(self) -> int:
+        """The data rows behind the pairs: a study counts each pair folded into it."""
+        if self.studies is None:
+            return len(self.pairs)
+        return sum(len(pair.metadata[STUDY_PAIRS]) for pair in self.pairs)
+
     def summary(self) -> dict[str, Any]:
         """A JSON-able summary for the task's log metadata."""
         unreadable = self.unreadable_annotations()
         generation = {} if self.generation is None else {"generation": self.generation}
+        studies = {} if self.studies is None else {STUDIES: self.studies}
         return {
             "source": self.source,
             "layout": self.data.layout.name,
@@ -82,13 +91,14 @@ class LoadedPairs:
             "track": self.track,
             "expert_scale": None if self.expert_scale is None else self.expert_scale.summary(),
             "rows_read": self.rows_read,
-            "rows_used": len(self.pairs),
+            "rows_used": self.rows_used(),
             "rows_skipped": len(self.skipped),
             "skipped": [s.__dict__ for s in self.skipped],
             "rows_left_out": len(self.left_out),
             "left_out": self.left_out,
             "annotations_unreadable": len(unreadable),
             "unreadable_annotations": unreadable,
+            **studies,
             **generation,
         }
 
@@ -287,6 +297,7 @@ def load_pairs(
     expert_scale: tuple[float, float] | None = None,
     on_bad_rows: OnBadRows = "error",
     require_candidate: bool = False,
+    per_study: bool = False,
 ) -> LoadedPairs:
     """Load report pairs from a registered dataset, a data file or a folder holding a copy of a dataset.
 
@@ -304,6 +315,8 @@ def load_pairs(
         expert_scale: The expert-score scale to read the data with, replacing the layout's and the data's.
         on_bad_rows: `error` stops at the first bad row; `skip` leaves it out and records it.
         require_candidate: Every pair must end up with a candidate report (replayed runs).
+        per_study: Fold the pairs into studies, one pair each with no candidate (see `studies`), for the model
+            under test to write one report per study. A generation log as `candidates` folds them too.
 
     Raises:
         DataError: for a bad row under `on_bad_rows="error"`, or a file that cannot be read.
@@ -332,12 +345,16 @@ def load_pairs(
     # Question-only data: the rows are the user's reports file, and its problems are named by that file.
     source = str(options.reports) if resolved.layout.takes_reports and options.reports else resolved.label
     pairs, rows_read = _pairs_from_rows(rows, source, collector, base_dir, require_candidate and not candidates)
-    generation = None
-    if candidates is not None and is_inspect_log(Path(candidates).expanduser()):
+    generation = studies = None
+    from_log = candidates is not None and is_inspect_log(Path(candidates).expanduser())
+    if from_log or per_study:
+        folded = fold_studies(pairs)
+        pairs, studies = folded.pairs, folded.summary()
+    if candidates is not None and from_log:
         log = read_generation_log(Path(candidates).expanduser())
-        joined = join_generated(pairs, log, resolved.fingerprint()["data_sha256"])
-        # Rows the generation run's own seed and limit left out: no report was written for them.
-        generation = {**log.record(), "rows_not_generated": len(pairs) - len(joined)}
+        joined = join_generated(pairs, log, resolved.label, resolved.fingerprint()["data_sha256"])
+        # Studies the generation run's own seed and limit left out: no report was written for them.
+        generation = {**log.record(), "studies_not_generated": len(pairs) - len(joined)}
         pairs = joined
     elif candidates is not None:
         pairs = _join_candidates(pairs, Path(candidates).expanduser(), collector)
@@ -353,4 +370,5 @@ def load_pairs(
         track=options.track if resolved.layout.uses_track else None,
         left_out=layout_input.left_out,
         generation=generation,
+        studies=studies,
     )

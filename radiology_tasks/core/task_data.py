@@ -49,8 +49,8 @@ class DataOptions:
         if self.track is not None:
             choice_param("track", self.track, TRACKS)
 
-    def load(self, *, require_candidate: bool = False) -> LoadedPairs:
-        """The report pairs these options name (before shuffling and the limit)."""
+    def load(self, *, require_candidate: bool = False, per_study: bool = False) -> LoadedPairs:
+        """The report pairs these options name (before shuffling and the limit); `per_study`: one per study."""
         return load_pairs(
             self.data,
             candidates=self.candidates,
@@ -62,6 +62,7 @@ class DataOptions:
             expert_scale=self.expert_scale,
             on_bad_rows=self.on_bad_rows,
             require_candidate=require_candidate,
+            per_study=per_study,
         )
 
 
@@ -129,14 +130,24 @@ def check_report_source(generate: bool, candidates: str | None) -> None:
         )
 
 
-def report_dataset(options: DataOptions, *, require_candidate: bool) -> tuple[MemoryDataset, dict[str, Any]]:
-    """Load, validate, shuffle (when seeded) and limit the task's report pairs.
+def report_dataset(
+    options: DataOptions, *, require_candidate: bool, generate: bool = False
+) -> tuple[MemoryDataset, dict[str, Any]]:
+    """Load, validate, shuffle (when seeded) and limit the task's samples.
+
+    Args:
+        options: The data options.
+        require_candidate: Every pair must have a candidate report to replay (not checked with `generate`).
+        generate: The model under test writes the candidates: one sample per study (the pairs sharing a
+            reference and the generator's inputs, see `radiology_tasks.core.studies`), with no candidate and no
+            expert annotation, since both are about reports the model did not write. Seed and limit then
+            apply to studies.
 
     Returns:
         The dataset and a summary (source, layout, rows read, used and skipped, with reasons, unreadable expert
-        annotations, fingerprint) for the task metadata.
+        annotations, fingerprint, and how pairs were folded into studies when they were) for the task metadata.
     """
-    loaded = options.load(require_candidate=require_candidate)
+    loaded = options.load(require_candidate=require_candidate and not generate, per_study=generate)
     dataset = MemoryDataset([pair_to_sample(p) for p in loaded.pairs], name=loaded.source)
     if options.seed is not None:
         dataset.shuffle(seed=options.seed)

@@ -20,6 +20,7 @@ from inspect_ai.scorer import MetricProtocol, SampleScore, Score
 from radiology_tasks.core.family import RankedScore, Rescoring
 from radiology_tasks.core.metrics import parse_failure_rate
 from radiology_tasks.core.records import QAPair
+from radiology_tasks.core.studies import as_run_used
 from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
 from radiology_tasks.ct_finebench.asking import INVALID_RESPONSE_FORMAT
@@ -313,12 +314,13 @@ def breakdown(run: RunEvidence) -> dict[str, dict[str, float]] | None:
 
 
 def sample_ids(run: RunEvidence) -> list[str]:
-    """The ids of the run's data rows that have questions: the task leaves the others out before it scores."""
+    """The ids of the run's data rows (its studies, when it folded them) that have questions: the task leaves the
+    others out before it scores."""
     from radiology_tasks.leaderboard.checks import run_data_options  # the leaderboard imports this module
 
     options = run_data_options(run)
     loaded = DataOptions(**{**options.__dict__, "candidates": None}).load()
-    return [pair.id for pair in loaded.pairs if pair.qa]
+    return [pair.id for pair in as_run_used(loaded.pairs, run.metadata.get("data") or {}) if pair.qa]
 
 
 RESCORING = Rescoring(

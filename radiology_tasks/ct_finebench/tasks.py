@@ -56,7 +56,9 @@ def _dataset_with_questions(options: DataOptions, *, generate: bool) -> tuple[Me
         raise InputError(f"-T limit must be at least 1, got {options.limit}")
     # Shuffle and limit after leaving out reports without questions, so -T limit=2 gives two reports to score.
     everything = replace(options, limit=None, seed=None)
-    loaded, summary = report_dataset(everything, require_candidate=not generate)
+    # Generating: one sample per study, without the stored candidates and their expert scores (they describe
+    # other reports than the model under test writes).
+    loaded, summary = report_dataset(everything, require_candidate=not generate, generate=generate)
     pairs = [ReportPair.model_validate(sample.metadata) for sample in loaded]
     with_questions = [pair for pair in pairs if pair.qa]
     if not with_questions:
@@ -72,10 +74,6 @@ def _dataset_with_questions(options: DataOptions, *, generate: bool) -> tuple[Me
             len(pairs) - len(with_questions),
             len(pairs),
         )
-    if generate:
-        # Stored candidates and their expert scores describe other reports than the ones the model under test
-        # is about to write.
-        with_questions = [p.model_copy(update={"candidate": None, "expert": None}) for p in with_questions]
     dataset = MemoryDataset([pair_to_sample(p) for p in with_questions], name=summary["source"])
     if options.seed is not None:
         dataset.shuffle(seed=options.seed)
@@ -133,9 +131,10 @@ def ct_finebench(
             file's folder.
         expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
             (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
-        generate: `true`: the model under test (`--model`) writes each candidate from the study's indication,
-            findings text and images, and stored candidates and expert scores go unused; `false`: the data's
-            candidates are replayed, so `--model none` suffices.
+        generate: `true`: the model under test (`--model`) writes one report per study (pairs sharing a reference
+            and its inputs; the sample id is the first pair's) from its indication, findings text and images;
+            stored candidates and expert scores go unused, so nothing is compared with experts; `false`: the
+            data's candidates are replayed, so `--model none` suffices.
         qa_mode: `batch`: one judge call answers all of a report's questions and one grades all its non-numeric
             answers; `per_question`: one call per question in each step (the paper's protocol).
         constrain: Constrain the judge's answer to its format: `auto` picks the backend's way where it has one

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Metric
 
 from radiology_tasks.baselines.extras import add_baselines
@@ -35,7 +34,7 @@ from radiology_tasks.core.metrics import (
 from radiology_tasks.core.params import bool_param, choice_param, int_param, text_param
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report, replay_candidate
-from radiology_tasks.core.task_data import DataOptions, check_report_source, pair_to_sample, report_dataset
+from radiology_tasks.core.task_data import DataOptions, check_report_source, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.green_vert.family import FAMILY
 from radiology_tasks.green_vert.fewshot import Curated, few_shot_examples
@@ -125,14 +124,11 @@ def judge_task(
     options = DataOptions(
         data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
     )
-    dataset, summary = report_dataset(options, require_candidate=not generate)
+    # Generating: one sample per study, without the stored candidates and their expert annotations (they describe
+    # other reports than the model under test writes), so no agreement with experts is computed.
+    dataset, summary = report_dataset(options, require_candidate=not generate, generate=generate)
     require_judge()
     pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
-    if generate:
-        # Stored candidates and their expert annotations describe other reports than the ones the model under
-        # test is about to write: correlating with them would be meaningless.
-        pairs = [p.model_copy(update={"candidate": None, "expert": None}) for p in pairs]
-        dataset = MemoryDataset([pair_to_sample(p) for p in pairs], name=dataset.name)
     examples = few_shot_examples(
         shots, with_score=prompt != "green", shot_pool=shot_pool, shot_seed=shot_seed, curated=curated, evaluated=pairs
     )
@@ -225,9 +221,10 @@ def green(
             file's folder.
         expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
             (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
-        generate: `true`: the model under test (`--model`) writes each candidate from the study's indication,
-            findings text and images, and stored candidates and expert scores go unused; `false`: the data's
-            candidates are replayed, so `--model none` suffices.
+        generate: `true`: the model under test (`--model`) writes one report per study (pairs sharing a reference
+            and its inputs; the sample id is the first pair's) from its indication, findings text and images;
+            stored candidates and expert scores go unused, so nothing is compared with experts; `false`: the
+            data's candidates are replayed, so `--model none` suffices.
         report_max_tokens: With `generate=true`, the token budget of each generated report; a `--max-tokens` you
             give takes precedence.
         shots: Must stay `0`: pool examples carry an overall expert score, which the GREEN prompt does not ask
@@ -320,9 +317,10 @@ def vert(
             file's folder.
         expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
             (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
-        generate: `true`: the model under test (`--model`) writes each candidate from the study's indication,
-            findings text and images, and stored candidates and expert scores go unused; `false`: the data's
-            candidates are replayed, so `--model none` suffices.
+        generate: `true`: the model under test (`--model`) writes one report per study (pairs sharing a reference
+            and its inputs; the sample id is the first pair's) from its indication, findings text and images;
+            stored candidates and expert scores go unused, so nothing is compared with experts; `false`: the
+            data's candidates are replayed, so `--model none` suffices.
         report_max_tokens: With `generate=true`, the token budget of each generated report; a `--max-tokens` you
             give takes precedence.
         shots: Number of pool examples (reference, candidate, expert score) drawn from `shot_pool` into the

@@ -6,6 +6,7 @@ from collections import Counter
 
 from radiology_tasks.core.family import family_of
 from radiology_tasks.core.layouts import all_layouts
+from radiology_tasks.core.studies import as_run_used
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
 from radiology_tasks.leaderboard.evidence import RunEvidence, ids_sha256
@@ -52,7 +53,8 @@ def run_data_options(run: RunEvidence) -> DataOptions:
 
 
 def dataset_ids(run: RunEvidence) -> list[str]:
-    """The ids of every sample of the run's dataset, loaded again from the data the run names.
+    """The ids of every sample of the run's dataset, loaded again from the data the run names (one per study when
+    the run records that it folded the pairs into studies, as generated runs do).
 
     Raises:
         ValueError: when the data cannot be loaded here.
@@ -62,7 +64,7 @@ def dataset_ids(run: RunEvidence) -> list[str]:
         return listed(run)
     options = run_data_options(run)
     loaded = DataOptions(**{**options.__dict__, "candidates": None}).load()
-    return [pair.id for pair in loaded.pairs]
+    return [pair.id for pair in as_run_used(loaded.pairs, run.metadata.get("data") or {})]
 
 
 def _sample_set_violations(run: RunEvidence) -> list[str]:
@@ -103,8 +105,15 @@ def _sample_set_violations(run: RunEvidence) -> list[str]:
             names = ("data_sha256", "candidates_sha256", "reports_sha256") if hashed_hub else ("candidates_sha256",)
             for name in names:
                 if recorded.get(name) != now[name]:
-                    lines.append(f"{name.removesuffix('_sha256')} file changed since the run ({name} differs)")
+                    lines.append(_changed_line(name, run, recorded.get(name), now[name]))
     return lines
+
+
+def _changed_line(name: str, run: RunEvidence, recorded: str | None, now: str | None) -> str:
+    """One line saying which file changed since the run, named as the run gave it, with both SHA-256."""
+    kind = name.removesuffix("_sha256")
+    what = f"data {run.data_name}" if kind == "data" else f"{kind} file {run.task_args.get(kind)}"
+    return f"{what} changed since the run ({name} {recorded} in the log, {now} here)"
 
 
 def _release_violations(run: RunEvidence) -> list[str]:

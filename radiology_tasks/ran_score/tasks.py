@@ -25,9 +25,8 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate, report_truncated
-from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
-from radiology_tasks.core.task_data import DataOptions, check_report_source, pair_to_sample, report_dataset
+from radiology_tasks.core.task_data import DataOptions, check_report_source, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.ran_score.cache import cache_root
 from radiology_tasks.ran_score.extraction import Extraction
@@ -141,9 +140,10 @@ def ran_score(
             file's folder.
         expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
             (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
-        generate: `true`: the model under test (`--model`) writes each candidate from the study's indication,
-            findings text and images, and stored candidates and expert scores go unused; `false`: the data's
-            candidates are replayed, so `--model none` suffices.
+        generate: `true`: the model under test (`--model`) writes one report per study (pairs sharing a reference
+            and its inputs; the sample id is the first pair's) from its indication, findings text and images;
+            stored candidates and expert scores go unused, so nothing is compared with experts; `false`: the
+            data's candidates are replayed, so `--model none` suffices.
         taxonomy: Taxonomy file (YAML/JSON) replacing the 21 labels, their definitions and rules. Not set: the
             bundled taxonomy.
         extraction: `batch`: one judge call per report; `per_label`: one call per asked label, as the authors do.
@@ -194,11 +194,10 @@ def ran_score(
             image_root,
             expert_scale,
         )
-        dataset, summary = report_dataset(options, require_candidate=not generate and not candidate_labels)
-        if generate:
-            # The model under test writes the candidates: stored ones describe other reports.
-            pairs = [ReportPair.model_validate(s.metadata).model_copy(update={"candidate": None}) for s in dataset]
-            dataset = MemoryDataset([pair_to_sample(p) for p in pairs], name=dataset.name)
+        # Generating: one sample per study, without the stored candidates (they describe other reports).
+        dataset, summary = report_dataset(
+            options, require_candidate=not generate and not candidate_labels, generate=generate
+        )
     if not (reference_labels and candidate_labels):
         require_judge()
     ids = [str(sample.id) for sample in dataset]

@@ -16,13 +16,11 @@ from importlib.resources import files
 from pathlib import Path
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset
 
 from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.params import int_param
-from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report
-from radiology_tasks.core.task_data import DataOptions, pair_to_sample, report_dataset
+from radiology_tasks.core.task_data import DataOptions, report_dataset
 from radiology_tasks.report_generation.family import FAMILY
 from radiology_tasks.report_generation.scorer import generated_report, report_metrics
 
@@ -54,6 +52,11 @@ def report_generation(
 ) -> Task:
     """The model under test writes each study's report from its indication, findings text and images; no judge.
 
+    One sample per study: the data's pairs that share a reference and everything the generator is given are one
+    study (several candidates of one study in meta-evaluation data), its sample id the id of its first pair in
+    the data; `limit` and `seed` count studies. The log records how many pairs became how many studies
+    (`data.studies`).
+
     Scores per report, with no judge: `words`, `characters`, `output_tokens`, `truncated`, `empty`. A report the
     generator did not write, or wrote empty, is unscored with Inspect's reason `no_response`. Give the log to
     any judge task as `-T candidates=LOG.eval` to judge these very reports.
@@ -83,13 +86,10 @@ def report_generation(
     options = DataOptions(
         data, None, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
     )
-    dataset, summary = report_dataset(options, require_candidate=False)
-    # The model under test writes the candidates: the data's own candidates and their expert scores go unused.
-    pairs = [
-        ReportPair.model_validate(s.metadata).model_copy(update={"candidate": None, "expert": None}) for s in dataset
-    ]
+    # One sample per study; the data's own candidates and their expert scores go unused.
+    dataset, summary = report_dataset(options, require_candidate=False, generate=True)
     return Task(
-        dataset=MemoryDataset([pair_to_sample(p) for p in pairs], name=dataset.name),
+        dataset=dataset,
         solver=generate_report(report_max_tokens),
         scorer=generated_report(),
         metrics=[*report_metrics()],

@@ -14,12 +14,14 @@ from radiology_tasks.baselines.tasks import baselines
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.generation_log import PAIR_KEY
 from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.core.task_data import pair_to_sample
 from radiology_tasks.report_generation.scorer import report_score
 from radiology_tasks.report_generation.tasks import report_generation
 from tests.judge_answers import mock_output
 
-DEMO_IDS = [pair.id for pair in load_pairs("demo").pairs]
+# The demo's studies (two or three pairs each), named by their first pair: what a generation run writes for.
+DEMO_IDS = [pair.id for pair in load_pairs("demo", per_study=True).pairs]
 
 
 def _generate(directory: Path, **task_args: object) -> Path:
@@ -59,7 +61,7 @@ def test_the_joined_pairs_are_the_generated_reports_with_the_generator_recorded(
     # Experts rated the data's own candidates, not these.
     assert all(p.expert is None for p in loaded.pairs)
     recorded = loaded.summary()["generation"]
-    assert recorded["model"] == "mockllm/model" and recorded["rows_not_generated"] == len(DEMO_IDS) - 3
+    assert recorded["model"] == "mockllm/model" and recorded["studies_not_generated"] == len(DEMO_IDS) - 3
     assert recorded["request_configs"] == [{"max_tokens": 1536}]
     assert set(recorded["templates"]) == {"generate_report.jinja"}
     label = str(pair_to_sample(loaded.pairs[0]).input).splitlines()[0]
@@ -109,13 +111,39 @@ def test_ids_other_than_the_selected_ones_are_named(generated: Path, tmp_path: P
 
     message = _refusal(_edited(generated, tmp_path / "i.eval", drop_and_add))
     assert f"missing {DEMO_IDS[2]}" in message and "extra not-in-the-data" in message
+    assert message.endswith("(missing ctc-03-para; extra not-in-the-data)"), "a per-study log needs no hint"
 
 
-def test_other_data_is_refused_by_its_sha256(generated: Path, tmp_path: Path) -> None:
-    rows = [json.loads(line) for line in Path(load_pairs("demo").data.files["table"][0]).read_text().splitlines()]
+def test_other_data_is_refused_naming_both_datasets_and_their_sha256(generated: Path, tmp_path: Path) -> None:
+    demo = load_pairs("demo").data
+    rows = [json.loads(line) for line in Path(demo.files["table"][0]).read_text().splitlines()]
     copy = tmp_path / "edited.jsonl"
     copy.write_text("".join(json.dumps({**row, "indication": "changed"}) + "\n" for row in rows))
-    assert "generated from data with SHA-256" in _refusal(generated, str(copy))
+    assert _refusal(generated, str(copy)).endswith(
+        f"the reports were generated from data demo (SHA-256 {demo.fingerprint()['data_sha256']}), not from the "
+        f"judged data {copy} (SHA-256 {file_sha256(copy)}); judge the data they were generated from"
+    )
+
+
+def test_the_judged_run_records_the_data_the_reports_were_generated_from(generated: Path) -> None:
+    assert load_pairs(None, candidates=str(generated)).summary()["generation"]["data"] == "demo"
+
+
+def test_a_log_written_one_report_per_pair_is_refused_with_the_reason(generated: Path, tmp_path: Path) -> None:
+    pair_ids = [pair.id for pair in load_pairs("demo").pairs[:3]]
+
+    def per_pair(log: EvalLog) -> None:
+        # What report_generation 1.0.0 wrote with -T limit=3: the first three pairs, no record of studies.
+        log.eval.task_version = "1.0.0"
+        del log.eval.metadata["data"]["studies"]
+        for sample, pair_id in zip(log.samples or [], pair_ids, strict=True):
+            sample.id = pair_id
+
+    message = _refusal(_edited(generated, tmp_path / "p.eval", per_pair))
+    assert f"extra {', '.join(sorted(pair_ids[1:]))}" in message
+    assert message.endswith(
+        "it holds one report per pair (report_generation 1.0.0): generate again, one report per study"
+    )
 
 
 def test_a_report_the_generator_did_not_write_stays_in_the_judged_data(generated: Path, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from radiology_tasks.core.family import RankedScore
+from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.green_vert.rescoring import error_profile
 from radiology_tasks.green_vert.tasks import TASK_VERSION
@@ -162,7 +163,8 @@ def test_data_fingerprint_lines(data_file, tmp_path):
     assert checks.run_violations(with_candidates) == []
     candidates.write_text(candidates.read_text() + "\n")
     assert checks.run_violations(with_candidates) == [
-        "candidates file changed since the run (candidates_sha256 differs)"
+        f"candidates file {candidates} changed since the run (candidates_sha256 {recorded['candidates_sha256']} "
+        f"in the log, {file_sha256(candidates)} here)"
     ]
     candidates.unlink()
     assert checks.run_violations(with_candidates)[0].startswith("the run's data files cannot be read here")

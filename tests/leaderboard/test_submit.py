@@ -10,6 +10,7 @@ import pytest
 from inspect_ai.log import EvalLog
 
 from radiology_tasks.cli import main
+from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.checks import run_violations
 from radiology_tasks.leaderboard.evidence import read_run
@@ -210,8 +211,11 @@ def test_a_changed_data_file_is_refused(tmp_path, monkeypatch):
     data = write_data(tmp_path)
     with scripted_judge(monkeypatch):
         log = run_task(tmp_path / "logs", data=str(data))
+    before = file_sha256(data)
     data.write_text(data.read_text().replace("Cardiomegaly.", "Mild cardiomegaly."))
-    assert _refusal(log) == [f"{log.name}: data file changed since the run (data_sha256 differs)"]
+    assert _refusal(log) == [
+        f"{log.name}: data {data} changed since the run (data_sha256 {before} in the log, {file_sha256(data)} here)"
+    ]
 
 
 def test_an_unsupported_task_is_refused(clean_log):
