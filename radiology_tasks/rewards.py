@@ -1,0 +1,244 @@
+"""A report metric as a reinforcement-learning reward, in TRL's reward-function convention (`GRPOTrainer`).
+
+    from radiology_tasks.rewards import reward_function
+    green = reward_function("green", judge="openai-api/vllm/GREEN-RadLlama2-7b")
+    trainer = GRPOTrainer(model=..., reward_funcs=[green], train_dataset=dataset_with_a_reference_column)
+
+Each call scores one generation batch with the metric's registered task, through the same path as
+`radiology_tasks.score` (`radiology_tasks.api`): strict reading, constrained answers, reason codes, and one
+Inspect log per call, so a training run's rewards can be read in ``inspect view``, step by step.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai import task_with
+from inspect_ai.model import Model
+
+from radiology_tasks.api import (
+    Reference,
+    ScoreResult,
+    build_task,
+    check_params,
+    eval_arguments,
+    read_result,
+    run_eval,
+    task_function,
+)
+from radiology_tasks.core.errors import InputError
+
+NO_RESPONSE = "no_response"
+"""Reason of an empty completion: the policy wrote no report, so no judge is asked."""
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """One judged (reference, completion): the reward value, or None with the reason it is missing."""
+
+    value: float | None
+    reason: str | None
+
+
+def completion_text(completion: Any) -> str:
+    """The report a completion holds: the text itself, or the last assistant message of a conversation.
+
+    Raises:
+        InputError: a completion of another shape.
+    """
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence) and completion and all(isinstance(m, Mapping) for m in completion):
+        content = [m for m in completion if m.get("role", "assistant") == "assistant"][-1:]
+        if content:
+            return _message_text(content[0].get("content"))
+    raise InputError(f"a completion must be text or a list of chat messages, got {completion!r:.80}")
+
+
+def _message_text(content: Any) -> str:
+    if content is None or isinstance(content, str):
+        return content or ""
+    if isinstance(content, Sequence):
+        return "".join(part.get("text", "") for part in content if isinstance(part, Mapping))
+    raise InputError(f"a message's content must be text or a list of parts, got {content!r:.80}")
+
+
+def _reference_key(reference: Reference) -> str:
+    return reference if isinstance(reference, str) else json.dumps(reference, sort_keys=True, default=str)
+
+
+class ReportReward:
+    """An async reward function over one metric; see `reward_function`."""
+
+    def __init__(
+        self,
+        metric: str,
+        judge: str | Model | None,
+        score: str | None,
+        reference_column: str,
+        unscored_reward: float | None,
+        log_dir: str | os.PathLike[str] | None,
+        eval_args: Mapping[str, Any] | None,
+        name: str | None,
+        cache_size: int,
+        params: Mapping[str, Any],
+    ) -> None:
+        self.metric = metric
+        self.judge = judge
+        self.score = score
+        self.reference_column = reference_column
+        self.unscored_reward = unscored_reward
+        self.log_dir = log_dir
+        self.eval_args = dict(eval_args or {})
+        self.params = dict(params)
+        self.cache_size = cache_size
+        self.__name__ = name or (metric if score is None else f"{metric}_{score}")
+        self._cache: OrderedDict[tuple[str, str], _Outcome] = OrderedDict()
+        self.judged = 0
+        """Distinct (reference, completion) pairs sent to the metric's task so far."""
+        self.logs: list[str] = []
+        """The log files written, one per call that judged something."""
+
+    async def __call__(
+        self,
+        prompts: list[Any] | None = None,
+        completions: list[Any] | None = None,
+        *,
+        trainer_state: Any = None,
+        log_metric: Callable[[str, float], None] | None = None,
+        log_extra: Callable[[str, list[Any]], None] | None = None,
+        **columns: Any,
+    ) -> list[float | None]:
+        """One reward per completion: the metric's score against the row's reference, or `unscored_reward`."""
+        if completions is None:
+            raise InputError("the reward function needs the completions (keyword 'completions')")
+        if self.reference_column not in columns:
+            raise InputError(
+                f"no column {self.reference_column!r} among the dataset's columns ({', '.join(sorted(columns))}): "
+                "pass reference_column= to reward_function"
+            )
+        references = list(columns[self.reference_column])
+        if len(references) != len(completions):
+            raise InputError(f"{len(completions)} completions and {len(references)} references")
+        texts = [completion_text(c) for c in completions]
+        keys = [(_reference_key(r), t) for r, t in zip(references, texts)]
+        outcomes: dict[tuple[str, str], _Outcome] = {}
+        to_judge: dict[tuple[str, str], tuple[Reference, str]] = {}
+        for key, reference, text in zip(keys, references, texts):
+            if not text.strip():
+                outcomes[key] = _Outcome(None, NO_RESPONSE)
+            elif key in self._cache:
+                self._cache.move_to_end(key)
+                outcomes[key] = self._cache[key]
+            else:
+                to_judge.setdefault(key, (reference, text))
+        tokens = 0
+        if to_judge:
+            result = await self._judge(list(to_judge.values()), trainer_state)
+            tokens = _judge_tokens(result)
+            for key, sample in zip(to_judge, result.samples):
+                outcome = self._outcome(sample.value, sample.reasons)
+                outcomes[key] = self._cache[key] = outcome
+            while len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        rewards = [outcomes[key].value for key in keys]
+        if log_metric is not None:
+            missing = sum(value is None for value in rewards)
+            log_metric(f"{self.__name__}/unscored_share", missing / len(rewards))
+            log_metric(f"{self.__name__}/judge_tokens", float(tokens))
+        if log_extra is not None:
+            log_extra(f"{self.__name__}_unscored", [outcomes[key].reason for key in keys])
+        return [self.unscored_reward if value is None else value for value in rewards]
+
+    async def _judge(self, pairs: list[tuple[Reference, str]], trainer_state: Any) -> ScoreResult:
+        """Score the distinct pairs with the metric's task in one Inspect evaluation (one log)."""
+        references = [reference for reference, _ in pairs]
+        candidates = [candidate for _, candidate in pairs]
+        task, ids = build_task(
+            self.metric,
+            references,
+            candidates,
+            judge=self.judge,
+            ids=None,
+            log_dir=self.log_dir,
+            params=self.params,
+        )
+        step = getattr(trainer_state, "global_step", None)
+        task = task_with(task, metadata={**(task.metadata or {}), "reward": {"function": self.__name__, "step": step}})
+        log = await run_eval(task, eval_arguments(self.log_dir, len(ids), self.eval_args))
+        self.logs.append(log.location)
+        self.judged += len(ids)
+        return read_result(log, ids)
+
+    def _outcome(self, value: Mapping[str, float], reasons: Mapping[str, str]) -> _Outcome:
+        key = self.score or next(iter(value))
+        if key not in value:
+            raise InputError(f"{self.metric} gives no score {key!r}; it gives: {', '.join(value)}")
+        reason = reasons.get(key)
+        number = value[key]
+        if reason is None and math.isnan(number):
+            reason = "unscored"
+        return _Outcome(None if reason is not None else number, reason)
+
+
+def _judge_tokens(result: ScoreResult) -> int:
+    """Tokens the judge used in one evaluation (input and output), as Inspect counted them."""
+    stats = result.log.stats
+    usage = stats.role_usage.get("grader") if stats and stats.role_usage else None
+    return usage.total_tokens if usage else 0
+
+
+def reward_function(
+    metric: str = "green",
+    judge: str | Model | None = None,
+    score: str | None = None,
+    reference_column: str = "reference",
+    unscored_reward: float | None = None,
+    *,
+    log_dir: str | os.PathLike[str] | None = None,
+    eval_args: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    cache_size: int = 65536,
+    **params: Any,
+) -> ReportReward:
+    """A reward function for TRL's `GRPOTrainer` that scores each completion with a metric of this project.
+
+    The trainer calls it with the prompts, the completions (text, or chat messages whose last assistant message
+    is the report) and the dataset's columns; the reference is read from `reference_column` (a report, or a row
+    of the flat layout, e.g. with ``qa`` questions for ``ct_finebench``), other columns are ignored. Each call
+    judges the batch's distinct (reference, completion) pairs concurrently in one Inspect evaluation (the judge's
+    connection limit, retries and cache apply) and writes one log, under ``<log_dir>``, with the training step in
+    the task metadata (``reward.step``); a pair already scored by this function is taken from its cache. Reward
+    functions awaited together share one evaluation.
+
+    Args:
+        metric: A registered task that scores given candidates (``green``, ``vert``, ``ct_finebench``,
+            ``ran_score``, ``baselines``).
+        judge: The ``grader`` model (a name Inspect knows, or a `Model`); not needed by ``baselines``.
+        score: The score key to reward (default: the metric's main score, the first key of its value dict:
+            ``green``, ``vert``, ``ct_finebench``, ``label_agreement``, or the first metric in ``baselines``).
+        reference_column: The dataset column holding the reference.
+        unscored_reward: The reward of a completion the metric leaves unscored (an unreadable judge answer, an
+            empty completion). None: TRL's "no reward from this function".
+        log_dir: Where the logs and their data files go (default: ``INSPECT_LOG_DIR``, else ``./logs``).
+        eval_args: Further arguments of `inspect_ai.eval_async` (``max_connections``, ``max_retries``, ...).
+        name: The name TRL logs the reward under (default: the metric, with the score key when one is given).
+        cache_size: How many distinct (reference, completion) results to keep.
+        **params: The task's ``-T`` parameters (``detail="brief"``, ``baselines="rouge_l"``, ...).
+
+    Raises:
+        InputError: an unknown metric or parameter (checked now); a parameter value the task refuses is
+            refused by the first call, before its judge is asked.
+    """
+    check_params(metric, task_function(metric), params)
+    if cache_size < 0:
+        raise InputError(f"cache_size must be at least 0, got {cache_size}")
+    return ReportReward(
+        metric, judge, score, reference_column, unscored_reward, log_dir, eval_args, name, cache_size, params
+    )
