@@ -10,6 +10,6 @@ FAMILY = Family(
     name="report_generation",
     tasks_module="radiology_tasks.report_generation.tasks",
     tasks=("report_generation",),
-    version="1.0.0",
+    version="1.1.0",
     registers=("radiology_tasks.report_generation.scorer",),
 )

@@ -107,7 +107,7 @@ def test_inspect_cli_runs_the_registered_task(tmp_path):
     # YAML reads a bare `off` as false; the task takes it as constrain=off.
     assert all("response_format" not in body for body in server.requests)
     log = read_eval_log(list_eval_logs(str(tmp_path))[0])
-    assert (log.eval.task, log.eval.task_version, log.status) == ("radiology_tasks/ct_finebench", "1.2.0", "success")
+    assert (log.eval.task, log.eval.task_version, log.status) == ("radiology_tasks/ct_finebench", "1.3.0", "success")
     assert [s.scores[SCORER].value["ct_finebench"] for s in log.samples] == [1.0, 1.0]
     assert "type_numeric_mean" in json.dumps(log.results.model_dump())
 

@@ -95,14 +95,14 @@ def score_of(log: EvalLog, index: int) -> Any:
 
 def test_the_family_names_its_rescoring_and_ranks_the_bounded_mean():
     assert FAMILY.load_rescoring() is RESCORING
-    assert FAMILY.version == "1.2.0"
+    assert FAMILY.version == "1.3.0"
     ranked = RESCORING.ranked(read_run_stub())
     assert (ranked.key, ranked.bounded, ranked.corpus) == ("ct_finebench", True, False)
 
 
 def read_run_stub() -> RunEvidence:
     return RunEvidence(
-        Path("x"), "", "radiology_tasks/ct_finebench", "1.2.0", {}, "success", "none", None, {}, None, {}
+        Path("x"), "", "radiology_tasks/ct_finebench", "1.3.0", {}, "success", "none", None, {}, None, {}
     )
 
 
