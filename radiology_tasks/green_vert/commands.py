@@ -76,6 +76,10 @@ def _export_variant_sft(args: argparse.Namespace) -> int:
             f"left out {overlap['references']} references ({overlap['variants']} variants) that the evaluation sets "
             f"hold: {overlap['by_id']} by id, {overlap['by_text']} by text"
         )
+    for row in left_out["changed_facts"]["variants"]:
+        print(f"left out {row['file']} {row['id']}: {row['problem']} ({row['detail']})")
+    for problem, count in left_out["changed_facts"]["by_problem"].items():
+        print(f"left out {count} variants that fail the fact checks: {problem}")
     for reason, count in left_out["no_known_answer"].items():
         print(f"left out {count} variants without a known answer: {reason}")
     for control in ("max_per_reference", "balance_categories", "paraphrase_share"):

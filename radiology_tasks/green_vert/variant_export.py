@@ -1,6 +1,9 @@
 """``radiology-tasks export-sft --variants``: training files with known answers from synthesized report pairs.
 
-The steps, in order: read the variants files; leave out references that an evaluation set holds; make each
+The steps, in order: read the variants files; leave out references that an evaluation set holds; leave out, by
+reason, a variant whose text does not keep the facts of its reference that code reads (measurements, sides,
+lobes, negations, finding words: `scorers.judge_sensitivity.preservation`), which a paraphrase must keep and an
+error variant may change only as its error type does, whatever the injector and its checker said; make each
 variant's examples (`variant_sft`) and leave out, by reason, a variant whose known answer cannot be written or
 does not read back; apply the size and balance controls; split by reference (`variant_split`); write
 
@@ -12,7 +15,8 @@ does not read back; apply the size and balance controls; split by reference (`va
   rule the answers follow, the source files' and evaluation sets' SHA-256, and every count of what was kept
   and left out.
 
-Last, `variant_check.check_export` reads the written folder back and must find nothing wrong.
+Last, `variant_check.check_export` reads the written folder back and must find nothing wrong; otherwise every
+file written is removed and the export fails, naming the problems.
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ from radiology_tasks.green_vert.variant_split import (
     leave_out_evaluation,
     split_by_reference,
 )
+from radiology_tasks.judge_sensitivity.rewrite import known_finding_terms
+from scorers.judge_sensitivity.preservation import preservation_problem
 from templates import template_hashes
 
 MANIFEST_FORMAT = "radiology-tasks variant-sft 1"
@@ -115,6 +121,20 @@ class VariantExport:
     checked: int
 
 
+def _changed_facts(variants: Sequence[Variant]) -> tuple[list[Variant], list[dict[str, str]]]:
+    """The variants that keep their reference's facts (as their kind and error types require), and the rest."""
+    terms = known_finding_terms()
+    kept: list[Variant] = []
+    rejected: list[dict[str, str]] = []
+    for variant in variants:
+        found = preservation_problem(variant.reference, variant.candidate, variant.errors(), terms)
+        if found is None:
+            kept.append(variant)
+        else:
+            rejected.append({"file": variant.file, "id": variant.id, "problem": found.problem, "detail": found.detail})
+    return kept, rejected
+
+
 def _usable(variants: Sequence[Variant], settings: PromptSettings) -> tuple[dict[int, list[Example]], Counter[str]]:
     """The examples of each variant whose known answer can be written and reads back, by `id()`; the rest by reason."""
     examples: dict[int, list[Example]] = {}
@@ -165,6 +185,7 @@ def export_variant_sft(variant_files: Sequence[str], out_dir: Path, options: Exp
     variants = [variant for file in files for variant in file.variants]
     sets = evaluation_sets(options.exclude) if options.exclude else EvaluationSets()
     variants, overlap = leave_out_evaluation(variants, sets) if options.exclude else (variants, Overlap())
+    variants, changed = _changed_facts(variants)
     examples, unusable = _usable(variants, settings)
     variants = [variant for variant in variants if id(variant) in examples]
     dropped: dict[str, int] = {}
@@ -182,8 +203,8 @@ def export_variant_sft(variant_files: Sequence[str], out_dir: Path, options: Exp
         read = sum(len(file.variants) for file in files)
         raise ValueError(
             f"no variant is left to write: of {read} read, {overlap.variants} belong to references of the evaluation "
-            f"sets, {sum(unusable.values())} have no known answer ({dict(unusable)}), and the size controls "
-            f"dropped {dropped or 'none'}"
+            f"sets, {len(changed)} change facts they may not change, {sum(unusable.values())} have no known answer "
+            f"({dict(unusable)}), and the size controls dropped {dropped or 'none'}"
         )
     split = split_by_reference(variants, options.val_fraction, seed)
 
@@ -230,6 +251,10 @@ def export_variant_sft(variant_files: Sequence[str], out_dir: Path, options: Exp
                 "by_text": overlap.by_text,
                 "source_ids": overlap.source_ids,
             },
+            "changed_facts": {
+                "by_problem": dict(sorted(Counter(row["problem"] for row in changed).items())),
+                "variants": changed,
+            },
             "no_known_answer": dict(sorted(unusable.items())),
             **dropped,
         },
@@ -239,5 +264,9 @@ def export_variant_sft(variant_files: Sequence[str], out_dir: Path, options: Exp
     written["manifest"].write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     check = check_export(out_dir)
     if check.problems:
-        raise RuntimeError(f"the files written do not pass their check: {'; '.join(check.problems[:5])}")
+        for path in written.values():
+            path.unlink()
+        raise RuntimeError(
+            f"the files written do not pass their check, so they were removed: {'; '.join(check.problems[:5])}"
+        )
     return VariantExport(written, manifest, check.conversations)

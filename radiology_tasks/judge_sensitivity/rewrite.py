@@ -1,8 +1,11 @@
 """Making one variant with the `injector` model: rewrite, check in code, check plausibility, retry, or exclude.
 
 An attempt asks the injector for a rewrite under its output contract, reads the answer strictly, runs the
-code checks (`scorers.judge_sensitivity.checks`) and only then asks the injector, in a second call, whether
-the variant is plausible for the study (a paraphrase: whether it keeps every fact). A failure at any step
+code checks (`scorers.judge_sensitivity.checks`: the shape of the change, then the facts code reads, which
+a paraphrase must keep and an error variant may change only as its type does) and only then asks the
+injector, in a second call, whether the variant is plausible for the study (a paraphrase: whether it keeps
+every fact). That verdict must lie in its contract exactly (`read_contract_answer`); any other answer is an
+unreadable check, never a pass. A failure at any step
 ends the attempt with its reason; the next attempt bypasses Inspect's cache with a new seed and at least
 `radiology_tasks.core.judge.RETRY_TEMPERATURE`. After the last attempt the variant is excluded with the
 last reason, and every attempt stays in the record.
@@ -11,15 +14,23 @@ last reason, and every attempt stays in the record.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cache
 
 from inspect_ai.model import GenerateConfig, Model
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.judge import ask_judge, judge_generate, role_model
 from radiology_tasks.core.records import ReportPair
-from scorers.judge_sensitivity.answers import InjectionAnswer, ParaphraseAnswer, Verdict, read_json_answer
-from scorers.judge_sensitivity.checks import CheckResult, check_injection, check_paraphrase
+from scorers.judge_sensitivity.answers import (
+    InjectionAnswer,
+    ParaphraseAnswer,
+    Verdict,
+    read_contract_answer,
+    read_json_answer,
+)
+from scorers.judge_sensitivity.checks import CheckResult, check_injection, check_kept_facts, check_paraphrase
 from scorers.judge_sensitivity.contracts import VERDICT_CONTRACT, injection_contract, paraphrase_contract
+from scorers.judge_sensitivity.preservation import finding_terms
 from scorers.judge_sensitivity.sentences import SplitReport, split_sentences
 from solvers.judge_sensitivity.outcome import FINAL_FAILURES, AttemptRecord, VariantOutcome
 from solvers.judge_sensitivity.prompts import (
@@ -41,6 +52,21 @@ NO_INJECTOR_MESSAGE = (
 
 CHECK_RETRIES = 1
 """Re-asks of a checker answer that cannot be read, within one attempt."""
+
+
+@cache
+def known_finding_terms() -> frozenset[str]:
+    """The finding words the fact checks read: those of Ran Score's bundled taxonomy (`finding_terms`)."""
+    from radiology_tasks.ran_score.taxonomy import load_taxonomy
+
+    return finding_terms(load_taxonomy())
+
+
+def variant_categories(spec: VariantSpec) -> tuple[str, ...]:
+    """The error types whose changes a variant may make: its category, ``attribute``, or none (a paraphrase)."""
+    if spec.kind == "paraphrase":
+        return ()
+    return (spec.category,) if spec.kind == "error" and spec.category else ("attribute",)
 
 
 def injector_model() -> Model:
@@ -89,8 +115,12 @@ class _Job:
 
 def _checked(job: _Job, answer: Answer) -> CheckResult:
     if isinstance(answer, InjectionAnswer):
-        return check_injection(job.reference, answer, job.spec.n_changes, deletions=job.spec.deletions)
-    return check_paraphrase(job.reference, answer)
+        checked = check_injection(job.reference, answer, job.spec.n_changes, deletions=job.spec.deletions)
+    else:
+        checked = check_paraphrase(job.reference, answer)
+    if checked.text is None:
+        return checked
+    return check_kept_facts(job.reference, answer, checked.text, variant_categories(job.spec), known_finding_terms())
 
 
 def _check_prompt(job: _Job, answer: Answer, text: str) -> str:
@@ -119,7 +149,7 @@ async def _verdict(model: Model, job: _Job, answer: Answer, text: str) -> tuple[
         model,
         _check_prompt(job, answer, text),
         job.check_config,
-        lambda raw: read_json_answer(raw, Verdict),
+        lambda raw: read_contract_answer(raw, Verdict, VERDICT_CONTRACT),
         retries=CHECK_RETRIES,
     )
     answers = tuple(attempt.answer for attempt in result.attempts)

@@ -17,8 +17,11 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-AnswerProblem = Literal["empty_answer", "invalid_json", "wrong_shape"]
-"""Why an answer could not be read: nothing written, not JSON, or JSON of another shape."""
+from scorers.contract import OutputContract
+
+AnswerProblem = Literal["empty_answer", "invalid_json", "wrong_shape", "outside_contract"]
+"""Why an answer could not be read: nothing written, not JSON, JSON of another shape, or (`read_contract_answer`)
+an answer its output contract does not admit."""
 
 _FENCE = re.compile(r"\A\s*```(?:json)?[ \t]*\n(?P<body>.*)\n[ \t]*```\s*\Z", re.DOTALL)
 
@@ -119,3 +122,17 @@ def read_json_answer(answer: str, shape: type[T]) -> JsonReading[T]:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "answer"
         return JsonReading(answer, None, {"answer": f"wrong_shape: {where}: {first['msg']}"})
+
+
+def read_contract_answer(answer: str, shape: type[T], contract: OutputContract) -> JsonReading[T]:
+    """Read an answer that must lie in `contract` exactly (its regex, the grammar's equivalent), then as `shape`.
+
+    Stricter than `read_json_answer`: no code fence, no other spacing, no string longer or with other characters
+    than the contract admits. A checker's verdict is read this way, so an answer that a constrained checker could
+    not have given is a failed check, never a verdict.
+    """
+    if not answer.strip():
+        return JsonReading(answer, None, {"answer": "empty_answer: the answer is empty"})
+    if contract.regex is None or not re.fullmatch(contract.regex, answer):
+        return JsonReading(answer, None, {"answer": f"outside_contract: not admitted by the {contract.name} contract"})
+    return read_json_answer(answer, shape)

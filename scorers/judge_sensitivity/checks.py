@@ -5,17 +5,21 @@ sentence exactly, really change it, and leave every other sentence byte for byte
 report the injector returns must be the reference with exactly its stated changes applied
 (`SplitReport.admits`). A paraphrase must rewrite every sentence of the reference (none dropped, none
 added) and differ from it somewhere; its text is assembled here from the rewrites, with the reference's own
-whitespace between them.
+whitespace between them. Then `check_kept_facts` holds the variant to the facts of the reference that code can
+read (`scorers.judge_sensitivity.preservation`): each rewrite keeps its sentence's measurements, sides, lobes,
+negations and finding words; an injection changes only the kinds of fact its error type changes.
 
 Each failed check has a stable code (`CheckProblem`) and a detail for the log.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from scorers.judge_sensitivity.answers import InjectionAnswer, ParaphraseAnswer
+from scorers.judge_sensitivity.preservation import PreservationProblem, preservation_problem
 from scorers.judge_sensitivity.sentences import SplitReport
 
 CheckProblem = Literal[
@@ -53,12 +57,12 @@ class CheckResult:
 
     Attributes:
         text: The variant report when every check passed, else None.
-        problem: The `CheckProblem` code, None when every check passed.
+        problem: The `CheckProblem` or `PreservationProblem` code, None when every check passed.
         detail: What exactly was wrong, for the log.
     """
 
     text: str | None
-    problem: CheckProblem | None = None
+    problem: CheckProblem | PreservationProblem | None = None
     detail: str = ""
 
 
@@ -133,3 +137,35 @@ def check_paraphrase(reference: SplitReport, answer: ParaphraseAnswer) -> CheckR
     if text == reference.join():
         return _failed("report_unchanged", "every sentence was kept word for word")
     return CheckResult(text)
+
+
+def check_kept_facts(
+    reference: SplitReport,
+    answer: InjectionAnswer | ParaphraseAnswer,
+    text: str,
+    categories: Sequence[str],
+    terms: Iterable[str],
+) -> CheckResult:
+    """Check that a variant that passed its other checks keeps the facts code reads (`preservation`).
+
+    Args:
+        reference: The reference, split as it was shown to the injector.
+        answer: The injector's answer.
+        text: The variant, as `check_injection` or `check_paraphrase` returned it.
+        categories: The variant's error types (``attribute`` for an attribute edit); empty for a paraphrase.
+        terms: The known finding words.
+
+    Returns:
+        `text` when every fact is kept (or changed only as the error type may), else the first problem. A
+        paraphrase is compared sentence by sentence, each rewrite with its own sentence.
+    """
+    terms = frozenset(terms)
+    if isinstance(answer, ParaphraseAnswer):
+        for item in sorted(answer.sentences, key=lambda s: s.sentence_index):
+            index = item.sentence_index
+            found = preservation_problem(reference.sentences[index], item.paraphrase.strip(), (), terms)
+            if found is not None:
+                return CheckResult(None, found.problem, f"sentence {index}: {found.detail}")
+        return CheckResult(text)
+    found = preservation_problem(reference.join(), text, categories, terms)
+    return CheckResult(text) if found is None else CheckResult(None, found.problem, found.detail)

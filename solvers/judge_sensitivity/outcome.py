@@ -7,6 +7,7 @@ from typing import Any, get_args
 
 from scorers.judge_sensitivity.answers import AnswerProblem
 from scorers.judge_sensitivity.checks import CheckProblem
+from scorers.judge_sensitivity.preservation import PreservationProblem
 from scorers.judge_sensitivity.sensitivity import ExclusionGroup
 from solvers.judge_sensitivity.variants import VariantSpec
 
@@ -18,7 +19,7 @@ FINAL_FAILURES = frozenset({"judge_context_exceeded", "judge_request_rejected"})
 
 _GROUPS: dict[str, ExclusionGroup] = {
     **{code: "invalid_answer" for code in (*get_args(AnswerProblem), "truncated")},
-    **{code: "failed_check" for code in get_args(CheckProblem)},
+    **{code: "failed_check" for code in (*get_args(CheckProblem), *get_args(PreservationProblem))},
     **{code: "injector_failure" for code in INJECTOR_FAILURES},
     "implausible": "implausible",
     "unreadable_check": "unreadable_check",

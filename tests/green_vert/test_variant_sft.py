@@ -701,8 +701,14 @@ def test_perturbs_own_output_on_the_demo_set_exports_with_known_answers(monkeypa
 
     variants = tmp_path / "variants.jsonl"
     arguments = ["perturb", "--data", "demo", "--limit", "2", "--categories", "a,b", "--max-errors", "2"]
+
+    def inject(prompt: str) -> str:
+        # (a) adds a mass; (b) deletes its sentences, as a missed finding may (adding a mass is no missed finding).
+        missed = "## The error to introduce\n(b)" in prompt
+        return injection(prompt, change=(lambda s: "") if missed else None)
+
     code, _, _ = cli(
-        [*arguments, "--out", str(variants), "--log-dir", str(tmp_path)], stub(inject=injection), monkeypatch, capsys
+        [*arguments, "--out", str(variants), "--log-dir", str(tmp_path)], stub(inject=inject), monkeypatch, capsys
     )
     assert code == 0
     rows = {row["id"]: row for row in read_jsonl(variants)}
