@@ -3,7 +3,8 @@
 The steps, in order: read the variants files; leave out references that an evaluation set holds; leave out, by
 reason, a variant whose text does not keep the facts of its reference that code reads (measurements, sides,
 lobes, negations, finding words: `scorers.judge_sensitivity.preservation`), which a paraphrase must keep and an
-error variant may change only as its error type does, whatever the injector and its checker said; make each
+error variant may change only as its error type does, whatever the injector and its checker said, and an error
+variant whose candidate is not its reference with exactly the changes it records (``report_mismatch``); make each
 variant's examples (`variant_sft`) and leave out, by reason, a variant whose known answer cannot be written or
 does not read back; apply the size and balance controls; split by reference (`variant_split`); write
 
@@ -53,6 +54,7 @@ from radiology_tasks.green_vert.variant_split import (
 )
 from radiology_tasks.judge_sensitivity.rewrite import known_finding_terms
 from scorers.judge_sensitivity.preservation import preservation_problem
+from scorers.judge_sensitivity.sentences import split_sentences
 from templates import template_hashes
 
 MANIFEST_FORMAT = "radiology-tasks variant-sft 1"
@@ -121,17 +123,41 @@ class VariantExport:
     checked: int
 
 
+def _misplaced(variant: Variant) -> str | None:
+    """Why an error variant's candidate is not its reference with exactly its recorded changes, or None.
+
+    Only a row that records where it changed (``perturb``'s ``changes``) can be held to it.
+    """
+    if variant.changed is None:
+        return None
+    reference = split_sentences(variant.reference)
+    replacements: dict[int, str] = {}
+    for index, original, modified in variant.changed:
+        if not 0 <= index < len(reference.sentences) or reference.sentences[index] != original:
+            return f"change of sentence {index} does not quote a sentence of the reference"
+        replacements[index] = modified.strip()
+    if not reference.admits(variant.candidate, replacements):
+        return "the candidate is not the reference with exactly its recorded changes"
+    return None
+
+
 def _changed_facts(variants: Sequence[Variant]) -> tuple[list[Variant], list[dict[str, str]]]:
-    """The variants that keep their reference's facts (as their kind and error types require), and the rest."""
+    """The variants that keep their reference's facts (as their kind and error types require) and change it only
+    where their recorded changes say, and the rest, each with its problem."""
     terms = known_finding_terms()
     kept: list[Variant] = []
     rejected: list[dict[str, str]] = []
     for variant in variants:
+        misplaced = _misplaced(variant)
         found = preservation_problem(variant.reference, variant.candidate, variant.errors(), terms)
-        if found is None:
-            kept.append(variant)
+        if misplaced is not None:
+            problem, detail = "report_mismatch", misplaced
+        elif found is not None:
+            problem, detail = found.problem, found.detail
         else:
-            rejected.append({"file": variant.file, "id": variant.id, "problem": found.problem, "detail": found.detail})
+            kept.append(variant)
+            continue
+        rejected.append({"file": variant.file, "id": variant.id, "problem": problem, "detail": detail})
     return kept, rejected
 
 

@@ -128,6 +128,8 @@ class Variant:
         significant: The errors put in, per category (none for a paraphrase).
         changes: The injector's explanation of each change, when the row records them (``perturb`` does).
         file: The variants file it was read from.
+        changed: Each recorded change's sentence index, original sentence and changed sentence, when the row
+            records them (``perturb`` does); the export checks the candidate against them.
     """
 
     id: str
@@ -138,6 +140,7 @@ class Variant:
     significant: ErrorCounts
     changes: tuple[str, ...] | None
     file: str
+    changed: tuple[tuple[int, str, str], ...] | None = None
 
     @property
     def n_errors(self) -> int:
@@ -190,6 +193,23 @@ def _changes(value: object, kind: VariantKind, n_errors: int) -> tuple[str, ...]
     return tuple(change["explanation"] for change in value)
 
 
+_PLACED = ("sentence_index", "original", "modified")
+
+
+def _changed_sentences(value: object, kind: VariantKind) -> tuple[tuple[int, str, str], ...] | None:
+    """Where each recorded change of an error variant is (index, original, changed sentence), or None when the
+    row does not say (``changes`` left out, or explanations alone)."""
+    if kind != "error" or not isinstance(value, list) or not any(set(_PLACED) & set(c) for c in value):
+        return None
+    placed = []
+    for change in value:
+        index, original, modified = (change.get(key) for key in _PLACED)
+        if type(index) is not int or not isinstance(original, str) or not isinstance(modified, str):
+            raise ValueError("changes: sentence_index (a number), original and modified go together, in every change")
+        placed.append((index, original, modified))
+    return tuple(placed)
+
+
 def variant_from_pair(pair: ReportPair, file: str) -> Variant:
     """The variant of one loaded row of a variants file.
 
@@ -218,6 +238,7 @@ def variant_from_pair(pair: ReportPair, file: str) -> Variant:
         significant=significant,
         changes=_changes(metadata.get("changes"), kind, int(significant.total)),
         file=file,
+        changed=_changed_sentences(metadata.get("changes"), kind),
     )
 
 

@@ -181,7 +181,8 @@ def test_the_export_refuses_bad_variants_a_weak_pipeline_wrote_and_writes_them_n
             | {"id": f"{source}:paraphrase-1", "kind": "paraphrase", "category": None, "n_errors": 0, "changes": []}
             | {"candidate": split.replaced(dict(enumerate(map(reword, split.sentences))))}
         )
-        for category, change in GOOD_ERRORS.items():
+        for category, good in GOOD_ERRORS.items():
+            change = BAD_ERRORS[(source, category)][0] if (source, category) in BAD_ERRORS else good
             modified = change(split.sentences[0])
             rows.append(
                 row
@@ -196,7 +197,12 @@ def test_the_export_refuses_bad_variants_a_weak_pipeline_wrote_and_writes_them_n
     bad = bad_texts()
     for row in rows:
         if row["id"] in bad:
+            assert row["candidate"] == bad[row["id"]][0] or row["kind"] == "paraphrase"
             row["candidate"] = bad[row["id"]][0]
+    # An error variant that also changed a sentence it does not record.
+    elsewhere = next(row for row in rows if row["id"] == "R7:error-c-1")
+    elsewhere["candidate"] = elsewhere["candidate"].replace("No pneumothorax.", "No pneumothorax seen.")
+    bad["R7:error-c-1"] = (elsewhere["candidate"], "report_mismatch")
     data = write_jsonl(tmp_path / "variants.jsonl", rows)
     out = tmp_path / "sft"
     assert main(["export-sft", "--variants", str(data), "--out", str(out), "--val-fraction", "0.3"]) == 0
@@ -207,6 +213,10 @@ def test_the_export_refuses_bad_variants_a_weak_pipeline_wrote_and_writes_them_n
     assert changed["by_problem"] == dict(sorted(Counter(reason for _, reason in bad.values()).items()))
     assert f"left out {data} R1:paraphrase-1: finding_dropped (not a change a paraphrase variant makes: " in printed
     assert "left out 2 variants that fail the fact checks: negation_changed" in printed
+    assert (
+        f"left out {data} R7:error-c-1: report_mismatch (the candidate is not the reference with exactly its "
+        "recorded changes)" in printed
+    )
     written = every_file(out)
     records = [json.loads(line) for name in ("train", "validation") for line in (out / f"{name}.known.jsonl").open()]
     assert {record["variant_id"] for record in records} == {row["id"] for row in rows} - set(bad)
