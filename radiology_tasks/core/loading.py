@@ -19,7 +19,7 @@ from radiology_tasks.core.generation_log import is_inspect_log, join_generated, 
 from radiology_tasks.core.layouts import FLAT, TRACKS, ReadOptions, ResolvedData, Row, all_layouts, resolve_local
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.rows import pair_from_row
-from radiology_tasks.core.studies import STUDIES, STUDY_PAIRS, fold_studies
+from radiology_tasks.core.studies import STUDIES, fold_studies, rows_behind
 from radiology_tasks.core.tables import DataError
 
 logger = logging.getLogger(__name__)
@@ -75,9 +75,7 @@ class LoadedPairs:
 
     def rows_used(self) -> int:
         """The data rows behind the pairs: a study counts each pair folded into it."""
-        if self.studies is None:
-            return len(self.pairs)
-        return sum(len(pair.metadata[STUDY_PAIRS]) for pair in self.pairs)
+        return sum(rows_behind(pair) for pair in self.pairs) if self.studies is not None else len(self.pairs)
 
     def summary(self) -> dict[str, Any]:
         """A JSON-able summary for the task's log metadata."""

@@ -107,6 +107,12 @@ def fold_studies(pairs: list[ReportPair]) -> Studies:
     return Studies(studies, len(pairs), sorted(differing))
 
 
+def rows_behind(pair: ReportPair) -> int:
+    """How many of the data's rows a pair stands for: the pairs folded into it for a study, else one."""
+    folded = pair.metadata.get(STUDY_PAIRS)
+    return len(folded) if isinstance(folded, list) else 1
+
+
 def _shared_metadata(metadata: list[Mapping[str, Any]]) -> dict[str, Any]:
     first, *others = metadata
     return {key: value for key, value in first.items() if all(key in m and m[key] == value for m in others)}

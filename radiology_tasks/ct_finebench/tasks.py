@@ -29,6 +29,7 @@ from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import expert_agreement, judge_calls, mean_of, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
+from radiology_tasks.core.studies import rows_behind
 from radiology_tasks.core.task_data import DataOptions, check_report_source, pair_to_sample, report_dataset
 from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.ct_finebench.extraction import qa_extraction
@@ -79,7 +80,9 @@ def _dataset_with_questions(options: DataOptions, *, generate: bool) -> tuple[Me
         dataset.shuffle(seed=options.seed)
     if options.limit is not None:
         dataset = MemoryDataset(list(dataset)[: options.limit], name=summary["source"])
-    summary |= {"rows_without_questions": len(pairs) - len(with_questions), "samples": len(dataset)}
+    # Counted in data rows also when the samples are studies (generated reports), each of several rows.
+    without = sum(rows_behind(pair) for pair in pairs if not pair.qa)
+    summary |= {"rows_without_questions": without, "samples": len(dataset)}
     return dataset, summary
 
 

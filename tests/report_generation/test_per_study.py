@@ -17,6 +17,7 @@ from inspect_ai.model import ModelOutput, get_model
 
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.ct_finebench.rescoring import sample_ids as ct_finebench_sample_ids
+from radiology_tasks.ct_finebench.tasks import ct_finebench
 from radiology_tasks.green_vert.tasks import vert
 from radiology_tasks.leaderboard import checks
 from radiology_tasks.leaderboard.evidence import read_run
@@ -132,3 +133,13 @@ def test_ct_finebench_expects_the_studies_with_questions_of_a_per_study_run(gene
     assert ct_finebench_sample_ids(replace(run, metadata={**run.metadata, "data": data})) == [
         p.id for p in PAIRS if p.qa
     ]
+
+
+def test_ct_finebench_generating_judges_each_ct_study_once_and_counts_rows_left_out() -> None:
+    task = ct_finebench(generate=True)
+    with_questions = {p.id for p in PAIRS if p.qa}
+    assert sorted(str(s.id) for s in task.dataset) == sorted(i for i in STUDY_IDS if i in with_questions)
+    data = task.metadata["data"]
+    # Still data rows: the 20 X-ray and MRI pairs without questions, though they are 7 studies.
+    assert (data["rows_without_questions"], data["samples"]) == (20, 7)
+    assert task.metadata["questions"] == 42  # 7 CT studies, 6 questions each: once per study
