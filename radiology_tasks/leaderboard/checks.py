@@ -9,7 +9,7 @@ from radiology_tasks.core.layouts import all_layouts
 from radiology_tasks.core.studies import as_run_used
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
-from radiology_tasks.leaderboard.evidence import RunEvidence, ids_sha256
+from radiology_tasks.leaderboard.evidence import RunEvidence
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring, rescoring_violations, task_family
 
 _SHOWN_IDS = 5
@@ -90,8 +90,6 @@ def _sample_set_violations(run: RunEvidence) -> list[str]:
         lines.append(f"{len(missing)} of the dataset's {len(expected)} samples are missing: {_ids(missing)}")
     if extra:
         lines.append(f"{len(extra)} samples are not in the dataset: {_ids(extra)}")
-    if not missing and not extra and ids_sha256(expected) != run.sample_ids_sha256():
-        lines.append("the sample ids do not hash to the dataset's")
     if not recorded:
         lines.append("the log records no data fingerprint (made before radiology-tasks recorded one); run it again")
     else:
