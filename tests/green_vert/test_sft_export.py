@@ -174,7 +174,10 @@ def test_references_are_one_whatever_their_spacing_and_case(tmp_path: Path) -> N
 def test_a_hand_made_folder_with_a_leaked_reference_is_refused(tmp_path: Path) -> None:
     shared = _pair(1)
     train = [sft_conversation(p) for p in (_pair(0), shared, _pair(2))]
-    leaked = shared.model_copy(update={"id": "p1-again", "candidate": "Another candidate."})
+    # The same reference, spaced and cased otherwise: still the same report.
+    leaked = shared.model_copy(
+        update={"id": "p1-again", "reference": "reference 1:\n  small LEFT pleural effusion.", "candidate": "Another."}
+    )
     validation = [sft_conversation(p) for p in (_pair(3), leaked)]
     for name, rows in (("train", train), ("validation", validation)):
         (tmp_path / f"{name}.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
