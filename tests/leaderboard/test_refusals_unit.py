@@ -3,13 +3,18 @@ sample or field, and the boundary each check draws (see also `test_checks_unit`)
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from radiology_tasks.leaderboard import checks
-from tests.leaderboard.memory_runs import memory_run, write_pairs
+from radiology_tasks.core.family import Family, RankedScore, Rescoring, add_family, remove_family
+from radiology_tasks.leaderboard import bundle, checks, rescore
+from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard
+from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence, SampleEvidence
+from tests.leaderboard.memory_runs import JUDGE, VALUES, memory_run, sample, write_pairs
 
 
 @pytest.fixture
@@ -21,3 +26,298 @@ def test_a_run_over_several_epochs_passes(data):
     run = memory_run(data)
     second = [replace(s, epoch=2) for s in run.samples]
     assert checks.run_violations(replace(run, samples=[*run.samples, *second])) == []
+
+
+def test_ids_are_listed_up_to_five_then_counted():
+    assert checks._ids(["a", "b", "c", "d", "e"]) == "a, b, c, d, e"
+    assert checks._ids(["a", "b", "c", "d", "e", "f"]) == "a, b, c, d, e and 1 more"
+
+
+def test_the_runs_data_options_are_its_task_arguments(data):
+    args = {
+        "data": "x.jsonl",
+        "candidates": "c.jsonl",
+        "reports": "r.jsonl",
+        "revision": "abc",
+        "layout": "rexval",
+        "track": "findings",
+        "image_root": "/img",
+        "expert_scale": "0,5",
+        "on_bad_rows": "skip",
+    }
+    options = checks.run_data_options(memory_run(data, task_args=args))
+    assert options.__dict__ == {**args, "expert_scale": (0.0, 5.0), "limit": None, "seed": None}
+    assert checks.run_data_options(memory_run(data, task_args={})).on_bad_rows == "error"
+    assert checks.run_data_options(memory_run(data, task_args={})).data == "demo"
+
+
+def test_hub_data_must_be_pinned_to_a_revision(data):
+    run = memory_run(data, task_args={"data": "rate-eval"})
+    assert (
+        "dataset rate-eval comes from the Hugging Face hub and the run did not pin -T revision"
+        in checks.run_violations(run)
+    )
+    pinned = memory_run(data, task_args={"data": "rate-eval", "revision": "main"})
+    assert not any("did not pin" in line for line in checks.run_violations(pinned))
+    recorded = memory_run(data, task_args={"data": "rate-eval"}, metadata={"data": {"fingerprint": {"revision": "r"}}})
+    assert not any("did not pin" in line for line in checks.run_violations(recorded))
+    local = memory_run(data, task_args={"data": "rexval"})
+    assert not any("did not pin" in line for line in checks.run_violations(local))
+
+
+def test_data_that_cannot_be_loaded_is_one_line(data, tmp_path):
+    missing = tmp_path / "gone.jsonl"
+    lines = checks.run_violations(memory_run(data, task_args={"data": str(missing), "prompt": "vert"}))
+    assert lines[0].startswith(f"the dataset {missing} cannot be loaded here to check the sample set: ")
+    assert not any("fingerprint" in line for line in lines), "the sample-set check stops at the first failure"
+
+
+def test_templates_not_recorded_are_one_line(data):
+    run = memory_run(data)
+    without = replace(run, metadata={"data": run.metadata["data"]})
+    assert checks.run_violations(without) == [
+        "the log records no prompt-template hashes (made before they were recorded); run it again"
+    ]
+    assert checks.released_templates("unknown") == {}
+
+
+def test_a_failed_sample_is_named_with_the_first_line_of_its_error(data):
+    failed = replace(sample("s1"), error="judge unreachable\nTraceback ...")
+    run = memory_run(data, [sample("s0"), failed, sample("s2"), sample("s3")])
+    assert checks.run_violations(run)[:1] == ["sample s1: error: judge unreachable"]
+
+
+def test_a_failed_sample_does_not_hide_that_no_events_were_kept(data):
+    kept = [replace(sample(f"s{i}"), has_events=i == 0) for i in range(4)]
+    kept[0] = replace(kept[0], error="boom")
+    lines = checks.run_violations(memory_run(data, kept))
+    assert lines[-1].startswith("the log keeps no model events, so the judge's settings cannot be checked")
+    all_failed = [replace(s, error="boom") for s in kept]
+    assert not any("model events" in line for line in checks.run_violations(memory_run(data, all_failed)))
+
+
+def test_one_unseeded_sampling_call_is_named_once_per_sample(data):
+    calls = [JudgeCall(JUDGE, 0.5, None, "x"), JudgeCall(JUDGE, 0.9, None, "y")]
+    samples = [replace(sample("s0"), judge_calls=calls), *[sample(f"s{i}") for i in range(1, 4)]]
+    lines = [line for line in checks.run_violations(memory_run(data, samples)) if "without a seed" in line]
+    assert lines == ["sample s0: the judge ran at temperature 0.5 without a seed"]
+    failed = replace(samples[0], error="boom")
+    assert not any("without a seed" in line for line in checks.run_violations(memory_run(data, [failed, *samples[1:]])))
+
+
+@pytest.mark.parametrize(("share", "refused"), [(0.25, False), (0.2499, True)])
+def test_the_unscored_share_may_reach_the_limit_but_not_pass_it(data, share, refused):
+    missing = sample("s0", values={**VALUES, "vert": None})
+    run = memory_run(data, [missing, *[sample(f"s{i}") for i in range(1, 4)]])
+    lines = [line for line in checks.run_violations(run, max_unscored=share) if "unscored" in line]
+    assert lines == ([f"1 of 4 samples (25.0%) are unscored, above --max-unscored {share:.1%}"] if refused else [])
+
+
+def test_the_default_unscored_limit_is_two_percent(data):
+    missing = sample("s0", values={**VALUES, "vert": None})
+    run = memory_run(data, [missing, *[sample(f"s{i}") for i in range(1, 4)]])
+    assert "1 of 4 samples (25.0%) are unscored, above --max-unscored 2.0%" in checks.run_violations(run)
+
+
+def test_the_logged_mean_is_checked_only_when_logged_or_there_are_values(data):
+    none = memory_run(data, [sample(f"s{i}", values={**VALUES, "vert": None}) for i in range(4)], results={})
+    assert not any(line.startswith("results:") for line in checks.run_violations(none, max_unscored=1.0))
+    logged = replace(none, results={"vert_mean": 0.5})
+    assert "results: vert_mean is missing or has no samples" in checks.run_violations(logged, max_unscored=1.0)
+    exact = memory_run(data, results={"vert_mean": 0.7 + 1e-9})
+    assert not any(line.startswith("results:") for line in checks.run_violations(exact))
+
+
+# A toy family whose rules can be switched per test: a corpus statistic, no judge, left-out samples.
+def _toy(run: RunEvidence) -> RankedScore:
+    return RankedScore("vert", corpus=run.task_args.get("corpus", False))
+
+
+def _toy_expected(run: RunEvidence, one: SampleEvidence) -> dict[str, float]:
+    return {"vert": 0.7}
+
+
+TOY = Rescoring(
+    ranked=_toy,
+    expected=_toy_expected,
+    needs_judge=False,
+    left_out=lambda s: bool(s.metadata.get("left_out")),
+    sample_ids=lambda run: ["s0", "s1", "s2", "s3"],
+    run_checks=lambda run: ["run: toy check"],
+    tasks=("toy_ranked",),
+)
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setattr(f"{__name__}.TOY_RULES", TOY, raising=False)
+    add_family(
+        Family(
+            name="toy_refusals",
+            tasks_module=__name__,
+            tasks=("toy_ranked", "toy_other"),
+            version="1.0.0",
+            rescoring=f"{__name__}:TOY_RULES",
+        )
+    )
+    yield
+    remove_family("toy_refusals")
+
+
+def _toy_run(data: Path, samples: list[SampleEvidence] | None = None, **changes: Any) -> RunEvidence:
+    metadata = {"data": memory_run(data).metadata["data"], "templates": {}}
+    fields = {"task": "radiology_tasks/toy_ranked", "task_version": "1.0.0", "metadata": metadata, **changes}
+    return memory_run(data, samples, **fields)
+
+
+def test_a_family_without_a_judge_skips_the_judge_checks(data, toy):
+    run = _toy_run(data, judge=None)
+    assert checks.run_violations(run) == ["run: toy check"]
+    assert rescore.rescoring_violations(replace(run, samples=[sample("s0", values={"vert": 0.1})])) == [
+        "sample s0: logged vert 0.1 but its stored texts give 0.7",
+        "run: toy check",
+    ]
+
+
+def test_a_corpus_statistic_is_left_to_the_familys_run_checks(data, toy):
+    run = _toy_run(data, task_args={"corpus": True, "data": str(data)}, results={"vert_mean": 0.1}, judge=None)
+    assert checks.run_violations(run) == ["run: toy check"]
+
+
+def test_left_out_samples_count_in_neither_share(data, toy):
+    samples = [sample("s0", values={"vert": None}, left_out=True), *[sample(f"s{i}") for i in range(1, 4)]]
+    run = _toy_run(data, samples, judge=None)
+    assert checks.unscored_share(run) == (0, 3)
+    assert checks.dataset_ids(run) == ["s0", "s1", "s2", "s3"]
+
+
+def test_only_the_tasks_a_family_rescores_can_be_submitted(data, toy):
+    assert "toy_ranked" in rescore.rescorable_tasks() and "toy_other" not in rescore.rescorable_tasks()
+    other = _toy_run(data, task="radiology_tasks/toy_other")
+    (line,) = checks.run_violations(other)
+    assert line.startswith("task radiology_tasks/toy_other cannot be submitted yet (supported: ")
+    assert rescore.rescoring_violations(other) == [line]
+    with pytest.raises(ValueError, match="toy_other cannot be submitted yet"):
+        rescore.rescoring(other)
+
+
+def test_a_family_without_rescoring_has_no_submittable_task(data):
+    add_family(Family(name="toy_bare", tasks_module=__name__, tasks=("toy_bare_task",), version="1.0.0"))
+    try:
+        assert "toy_bare_task" not in rescore.rescorable_tasks()
+        run = _toy_run(data, task="radiology_tasks/toy_bare_task")
+        assert checks.run_violations(run)[0].startswith("task radiology_tasks/toy_bare_task cannot be submitted yet")
+    finally:
+        remove_family("toy_bare")
+
+
+def test_a_logged_nan_is_missing_and_a_small_difference_is_tolerated(data):
+    near = [sample("s0", values={**VALUES, "vert": 0.7 + 1e-10}), *[sample(f"s{i}") for i in range(1, 4)]]
+    assert rescore.rescoring_violations(memory_run(data, near)) == []
+    off = [sample("s0", values={**VALUES, "vert": 0.7 + 1e-8}), *[sample(f"s{i}") for i in range(1, 4)]]
+    assert rescore.rescoring_violations(memory_run(data, off)) == [
+        "sample s0: logged vert 0.7 but its stored judge answer gives 0.7"
+    ]
+    assert rescore._same(None, float("nan")) and not rescore._same(0.0, float("nan"))
+    assert not rescore._same(None, 0.0) and rescore._shown(float("nan")) == "missing"
+
+
+# The bundle's refusals.
+def test_check_logs_names_each_log_and_each_repeat(data, tmp_path, monkeypatch):
+    runs = {"a.eval": memory_run(data), "b.eval": memory_run(data, status="error")}
+    monkeypatch.setattr(bundle, "read_run", lambda path: runs[Path(path).name])
+    paths = [tmp_path / "a.eval", tmp_path / "b.eval", tmp_path / "b.eval", tmp_path / "a.eval"]
+    with pytest.raises(SubmissionRefused) as refused:
+        bundle.check_logs(paths)
+    assert refused.value.lines == [
+        "b.eval: log status is error, not success",
+        "b.eval: log status is error, not success",
+        "a.eval: given twice",
+        "b.eval: given twice",
+    ]
+    assert str(refused.value) == "\n".join(refused.value.lines)
+    assert bundle.check_logs(paths[:1]) == [runs["a.eval"]]
+
+
+def test_check_logs_passes_the_unscored_limit_on(data, tmp_path, monkeypatch):
+    filled = {"vert": 0.0, "green": 0.0, "green_ec": None, "green_f1": 0.0}
+    refused = sample("s0", answer=None, values=filled, unscored=dict.fromkeys(filled, "judge_refused"))
+    one_unscored = memory_run(data, [refused, *[sample(f"s{i}") for i in (1, 2, 3)]])
+    monkeypatch.setattr(bundle, "read_run", lambda path: one_unscored)
+    assert bundle.check_logs([tmp_path / "a.eval"], max_unscored=0.25) == [one_unscored]
+    with pytest.raises(SubmissionRefused):
+        bundle.check_logs([tmp_path / "a.eval"])
+
+
+def test_the_data_track_must_be_the_submissions(data, tmp_path, monkeypatch):
+    tracked = memory_run(
+        data, metadata={**memory_run(data).metadata, "data": {**memory_run(data).metadata["data"], "track": "findings"}}
+    )
+    monkeypatch.setattr(bundle, "read_run", lambda path: tracked)
+    log = tmp_path / "a.eval"
+    log.write_text("x")
+    with pytest.raises(SubmissionRefused) as refused:
+        bundle.write_bundle([log], tmp_path / "out", SystemCard(track="findings_impression"))
+    assert refused.value.lines == ["a.eval: the data's track is findings, the submission's --track findings_impression"]
+    for track in (None, "judges", "findings"):
+        out = tmp_path / f"out-{track}"
+        assert json.loads(bundle.write_bundle([log], out, SystemCard(track=track)).read_text())["track"] == track
+
+
+def _generated(run: RunEvidence, sha: str | None, model: str = "gen/model") -> RunEvidence:
+    data = dict(run.metadata["data"])
+    if sha is not None:
+        data["generation"] = {"log_sha256": sha, "model": model}
+    return replace(run, metadata={**run.metadata, "data": data})
+
+
+def test_one_systems_runs_judge_one_generation_log(data):
+    run = memory_run(data)
+    rule = "one system's runs must judge the reports of one generation log"
+    assert bundle.mixed_generation_logs([("a", _generated(run, "x")), ("b", _generated(run, "x"))]) == []
+    assert bundle.mixed_generation_logs([("a", run), ("b", run)]) == []
+    assert bundle.mixed_generation_logs([("a", _generated(run, "x")), ("b", _generated(run, "y"))]) == [
+        f"a: candidates from generation log x; {rule}",
+        f"b: candidates from generation log y; {rule}",
+    ]
+    assert bundle.mixed_generation_logs([("a", _generated(run, "x")), ("b", run)]) == [
+        f"a: candidates from generation log x; {rule}",
+        f"b: candidates not from a generation log, beside runs that judge one; {rule}",
+    ]
+    assert bundle.generation_of(replace(run, metadata={"data": {"generation": "x"}})) is None
+
+
+def test_the_generator_names_the_system(data):
+    run = memory_run(data)
+    assert bundle.default_system_name(_generated(run, "x", "openai/gen")) == "openai/gen"
+    assert bundle.default_system_name(_generated(run, "x", "")) == "pairs candidates"
+
+
+def test_a_bundle_of_mixed_generation_logs_is_refused(data, tmp_path, monkeypatch):
+    runs = {"a.eval": _generated(memory_run(data), "x"), "b.eval": memory_run(data)}
+    monkeypatch.setattr(bundle, "read_run", lambda path: runs[Path(path).name])
+    for name in runs:
+        (tmp_path / name).write_text(name)
+    with pytest.raises(SubmissionRefused) as refused:
+        bundle.write_bundle([tmp_path / "a.eval", tmp_path / "b.eval"], tmp_path / "out", SystemCard())
+    assert [line.split(":")[0] for line in refused.value.lines] == ["a.eval", "b.eval"]
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_output_directory_may_be_given(data, tmp_path, monkeypatch):
+    monkeypatch.setattr(bundle, "read_run", lambda path: memory_run(data))
+    (tmp_path / "a.eval").write_text("a")
+    (tmp_path / "out").mkdir()
+    manifest = bundle.write_bundle([tmp_path / "a.eval"], tmp_path / "out", SystemCard(name="A"))
+    written = json.loads(manifest.read_text())
+    assert written["system"]["name"] == "A" and written["runs"][0]["log"] == "logs/a.eval"
+    assert written["radiology_tasks_version"] and written["created"].endswith("+00:00")
+
+
+def test_the_manifest_entry_of_a_corpus_statistic(data, toy):
+    run = _toy_run(data, task_args={"corpus": True, "data": str(data)}, judge=None)
+    entry = bundle.run_entry(run, "logs/x.eval")
+    assert entry["mean"] is None, "the toy family gives no corpus_score"
+    none = _toy_run(data, [sample(f"s{i}", values={"vert": None}) for i in range(4)], judge=None)
+    assert bundle.run_entry(none, "logs/x.eval")["mean"] is None
+    assert bundle.run_entry(none, "logs/x.eval")["n_unscored"] == 4
