@@ -6,7 +6,7 @@ both reports (template ``sft_judge``), the assistant turn is the expert score no
 TRL, Axolotl and similar trainers read) by reference, as ``export-sft --variants`` splits its variants
 (`variant_split.split_by_reference`): the pairs of one reference text (several candidates of one study) all go
 to the same file, so a judge is never validated on a reference it was trained on. The written folder is read
-back (`variant_check.reference_leaks`) before the export counts as done.
+back (`variant_check.reference_leaks`); files that put a reference in both are removed and the export fails.
 """
 
 from __future__ import annotations

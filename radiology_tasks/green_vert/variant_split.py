@@ -5,7 +5,8 @@
   the set, reference or candidate). Both are counted, so a coincidence of plain ids ("1", "2") shows.
 - **References.** Variants belong to the same reference when they share a ``source_id`` in one file or a
   reference text (folded as above) in any file; those groups are what the size controls count and what the
-  split keeps whole, so no reference is in both training and validation files.
+  split keeps whole, so no reference is in both training and validation files. Expert-rated pairs
+  (``export-sft --data``) are grouped by reference text alone (`group_by_reference`) and split the same way.
 - **Size and balance.** ``max_per_reference`` keeps at most so many variants of a reference, taken in turn from
   its strata (paraphrases and each error category) so that a cap keeps the mix; ``balance_categories`` keeps
   as many variants of each error stratum as the rarest one has; ``paraphrase_share`` drops paraphrases or error
