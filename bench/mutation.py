@@ -12,7 +12,8 @@ survivor.
 Usage::
 
     python bench/mutation.py [MODULE ...] [--workdir DIR] [--max-children N] [--survivors] [--fail-under PCT]
-                             [--with PATH ...] [--worktree] [--deselect NODEID ...]
+                             [--with PATH ...] [--worktree] [--tests PATH ...]
+                             [--deselect NODEID ...]
 
 MODULE is a file path as listed in ``only_mutate``, e.g. ``radiology_tasks/core/rows.py``; without any, every
 configured module is run. Without ``--workdir`` the copy is made in a temporary directory and removed at the end;
@@ -107,19 +108,37 @@ def copy_repository(workdir: Path, *, overlay: Sequence[str] = (), worktree: boo
             raise SystemExit(f"--with {relative}: no such file or folder in {ROOT}")
 
 
-def deselect_in_copy(workdir: Path, tests: Sequence[str]) -> None:
-    """Leave `tests` (pytest node ids) out of the copy's test selection: a test that fails on the unmutated code
-    stops mutmut before any mutant is tried, so one broken by someone else's unfinished change is set aside here,
-    by name, for this run only."""
-    if not tests:
+def mutate_only_in_copy(workdir: Path, modules: Sequence[str]) -> None:
+    """Make the copy's ``only_mutate`` list exactly `modules`, so mutmut spends no time making mutants of the
+    other configured files (which a run restricted to `modules` would never try)."""
+    if not modules:
         return
     config = workdir / "pyproject.toml"
     text = config.read_text()
-    anchor = "pytest_add_cli_args_test_selection = [\n"
+    start = text.index("only_mutate = [")
+    end = text.index("]", start) + 1
+    listed = "".join(f'    "{module}",\n' for module in modules)
+    config.write_text(text[:start] + "only_mutate = [\n" + listed + "]" + text[end:])
+
+
+def select_in_copy(workdir: Path, *, tests: Sequence[str] = (), deselect: Sequence[str] = ()) -> None:
+    """Narrow the copy's test selection (``pytest_add_cli_args_test_selection``) for this run only.
+
+    `tests` (paths or node ids) replace the whole ``tests`` folder: the baseline run then takes seconds, not
+    minutes, and a score can only come out lower than with every fast test, never higher. `deselect` leaves tests
+    out by node id: mutmut tries no mutant until every selected test passes on the unmutated code, so a test broken
+    by someone else's unfinished change is set aside here, by name.
+    """
+    if not tests and not deselect:
+        return
+    config = workdir / "pyproject.toml"
+    text = config.read_text()
+    anchor = 'pytest_add_cli_args_test_selection = [\n    "tests",\n'
     if anchor not in text:
-        raise SystemExit(f"--deselect: no {anchor.strip()} list in {config}")
-    added = "".join(f'    "--deselect={test}",\n' for test in tests)
-    config.write_text(text.replace(anchor, anchor + added, 1))
+        raise SystemExit(f"--tests/--deselect: no selection list starting with the tests folder in {config}")
+    chosen = "".join(f'    "{path}",\n' for path in tests or ["tests"])
+    added = "".join(f'    "--deselect={test}",\n' for test in deselect)
+    config.write_text(text.replace(anchor, anchor.split("\n")[0] + "\n" + chosen + added, 1))
 
 
 def run_mutmut(workdir: Path, modules: list[str], max_children: int) -> None:
@@ -187,6 +206,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--worktree", action="store_true", help="copy the working tree as it is, not HEAD")
     parser.add_argument(
+        "--tests",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="run only these test files or folders instead of the whole tests folder (repeatable)",
+    )
+    parser.add_argument(
         "--deselect",
         action="append",
         default=[],
@@ -199,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     workdir = (args.workdir or Path(temporary.name) / "repo").resolve()
     try:
         copy_repository(workdir, overlay=args.overlay, worktree=args.worktree)
-        deselect_in_copy(workdir, args.deselect)
+        select_in_copy(workdir, tests=args.tests, deselect=args.deselect)
+        mutate_only_in_copy(workdir, args.modules)
         run_mutmut(workdir, args.modules, args.max_children)
         found = read_results(workdir)
     finally:
