@@ -220,15 +220,15 @@ def join_generated(
 ) -> list[ReportPair]:
     """The studies the generation run selected, each with its generated report as the candidate.
 
+    Expert annotations are dropped: experts rated the data's own candidates, not these reports. A report the
+    generator did not write is left as no candidate, with the generation outcome kept beside it, so the
+    judged run counts it against the generator instead of leaving the study out.
+
     Args:
         studies: The judged data folded into studies (`studies.fold_studies`), in data order.
         log: The generation log.
         data_name: The judged data as the run names it.
         data_sha256: The judged data's `data_sha256`.
-
-    Expert annotations are dropped: experts rated the data's own candidates, not these reports. A report the
-    generator did not write is left as no candidate, with the generation outcome kept beside it, so the
-    judged run counts it against the generator instead of leaving the study out.
 
     Raises:
         InputError: when the log does not fit the data (see `check_against`).
