@@ -82,7 +82,8 @@ class Rescoring:
             (units are resampled for intervals); None when not ranked by such measures.
         tasks: The family's tasks these rules re-score; None for all of them.
         sample_ids: The id of every sample the run's settings give, for a task whose samples are not the data's
-            pairs (variants made from them, say); None: the ids of the pairs the run's data options load.
+            pairs (variants made from them, say); None: the ids of the pairs the run's data options load, or of
+            their studies when the run records that it folded them (`radiology_tasks.core.studies`).
         left_out: Whether the task itself left a sample out by design, with its reason in the log (a variant the
             injector could not make): such a sample is not counted as unscored. None: no sample is left out.
     """
