@@ -281,18 +281,14 @@ def read_result(log: EvalLog, ids: list[str]) -> ScoreResult:
     return ScoreResult(samples=samples, metrics=metrics, main=main, log=log)
 
 
-def eval_arguments(
-    log_dir: str | os.PathLike[str] | None, pairs: int, eval_args: Mapping[str, Any] | None
-) -> dict[str, Any]:
-    """Arguments of Inspect's eval: no model under test, every pair in flight (the judge's connection limit
-    still bounds its calls), the log folder, and what the caller adds."""
-    return {
-        "display": DISPLAY,
-        "model": "none",
-        "log_dir": resolved_log_dir(log_dir),
-        "max_samples": max(pairs, 1),
-        **(eval_args or {}),
-    }
+def eval_arguments(log_dir: str | os.PathLike[str] | None, eval_args: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Arguments of Inspect's eval: no model under test, the log folder, and what the caller adds.
+
+    Sample concurrency is left to Inspect, which follows the judge's connection limit (``max_connections``, or
+    its adaptive limit): starting every sample at once would spend the first seconds setting all of them up
+    before the first judge request goes out.
+    """
+    return {"display": DISPLAY, "model": "none", "log_dir": resolved_log_dir(log_dir), **(eval_args or {})}
 
 
 def score(
@@ -334,7 +330,7 @@ def score(
         RuntimeError: the evaluation stopped with an error (a judge that cannot be reached, say).
     """
     task, pair_ids = build_task(metric, references, candidates, judge=judge, ids=ids, log_dir=log_dir, params=params)
-    (log,) = inspect_eval(task, **eval_arguments(log_dir, len(pair_ids), eval_args))
+    (log,) = inspect_eval(task, **eval_arguments(log_dir, eval_args))
     return read_result(log, pair_ids)
 
 
@@ -355,7 +351,7 @@ async def score_async(
     functions) share one evaluation of several tasks through `run_eval`.
     """
     task, pair_ids = build_task(metric, references, candidates, judge=judge, ids=ids, log_dir=log_dir, params=params)
-    log = await run_eval(task, eval_arguments(log_dir, len(pair_ids), eval_args))
+    log = await run_eval(task, eval_arguments(log_dir, eval_args))
     return read_result(log, pair_ids)
 
 
@@ -367,9 +363,8 @@ class _Request:
     key: str = field(init=False)
 
     def __post_init__(self) -> None:
-        # Requests run together when everything but the sample concurrency is the same.
-        shared = {name: value for name, value in self.args.items() if name != "max_samples"}
-        self.key = json.dumps(shared, sort_keys=True, default=repr)
+        # Requests run together when their evaluation settings are the same.
+        self.key = json.dumps(self.args, sort_keys=True, default=repr)
 
 
 class _EvalQueue:
@@ -394,9 +389,8 @@ class _EvalQueue:
 
 async def _run_batch(batch: list[_Request]) -> None:
     """Evaluate the batch's tasks in one `eval_async` call and hand each request its log."""
-    args = {**batch[0].args, "max_samples": max(r.args.get("max_samples") or 1 for r in batch)}
     try:
-        logs = await eval_async([r.task for r in batch], max_tasks=len(batch), **args)
+        logs = await eval_async([r.task for r in batch], max_tasks=len(batch), **batch[0].args)
         if len(logs) != len(batch):
             raise RuntimeError(f"{len(batch)} tasks evaluated, {len(logs)} logs returned")
     except BaseException as failure:

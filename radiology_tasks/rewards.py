@@ -34,6 +34,10 @@ from radiology_tasks.api import (
 )
 from radiology_tasks.core.errors import InputError
 
+REWARD_EVAL_DEFAULTS: dict[str, Any] = {"log_realtime": False, "score_display": False}
+"""Inspect settings of a reward call unless `eval_args` says otherwise: no live sample buffer for a running
+evaluation (the finished log holds every sample; the buffer costs CPU per sample) and no score display."""
+
 NO_RESPONSE = "no_response"
 """Reason of an empty completion: the policy wrote no report, so no judge is asked."""
 
@@ -95,7 +99,7 @@ class ReportReward:
         self.reference_column = reference_column
         self.unscored_reward = unscored_reward
         self.log_dir = log_dir
-        self.eval_args = dict(eval_args or {})
+        self.eval_args = {**REWARD_EVAL_DEFAULTS, **(eval_args or {})}
         self.params = dict(params)
         self.cache_size = cache_size
         self.__name__ = name or (metric if score is None else f"{metric}_{score}")
@@ -171,7 +175,7 @@ class ReportReward:
         )
         step = getattr(trainer_state, "global_step", None)
         task = task_with(task, metadata={**(task.metadata or {}), "reward": {"function": self.__name__, "step": step}})
-        log = await run_eval(task, eval_arguments(self.log_dir, len(ids), self.eval_args))
+        log = await run_eval(task, eval_arguments(self.log_dir, self.eval_args))
         self.logs.append(log.location)
         self.judged += len(ids)
         return read_result(log, ids)
@@ -227,7 +231,8 @@ def reward_function(
         unscored_reward: The reward of a completion the metric leaves unscored (an unreadable judge answer, an
             empty completion). None: TRL's "no reward from this function".
         log_dir: Where the logs and their data files go (default: ``INSPECT_LOG_DIR``, else ``./logs``).
-        eval_args: Further arguments of `inspect_ai.eval_async` (``max_connections``, ``max_retries``, ...).
+        eval_args: Further arguments of `inspect_ai.eval_async` (``max_connections``, ``max_retries``, ...),
+            over `REWARD_EVAL_DEFAULTS`.
         name: The name TRL logs the reward under (default: the metric, with the score key when one is given).
         cache_size: How many distinct (reference, completion) results to keep.
         **params: The task's ``-T`` parameters (``detail="brief"``, ``baselines="rouge_l"``, ...).

