@@ -149,3 +149,14 @@ def test_calls_awaited_together_share_one_evaluation(judge, tmp_path):
     assert len(judge.requests) >= len(ROWS)
     single = score(references, candidates, "vert", judge=JUDGE, log_dir=tmp_path)
     assert [s.value for s in single.samples] == [s.value for s in judged.samples]
+
+
+def test_a_python_run_passes_the_leaderboard_checks(judge, tmp_path):
+    from radiology_tasks.leaderboard.bundle import check_logs
+
+    readable = [row for row in ROWS if row["id"] != GARBLED]
+    result = score(
+        [r["reference"] for r in readable], [r["candidate"] for r in readable], "vert", judge=JUDGE, log_dir=tmp_path
+    )
+    (run,) = check_logs([Path(result.log.location)])
+    assert run is not None
