@@ -6,7 +6,9 @@ Every family's scorer asks its judge through `ask_judge` (one answer, re-asked w
 - a prompt the judge's context cannot hold (Inspect's ``model_length`` stop reason, or an HTTP 400/413/422
   whose message says so) is `judge_context_exceeded`;
 - a content-filter refusal is `judge_refused`; any other HTTP 400/413/422 is `judge_request_rejected`;
-- an answer cut at the token budget is ``truncated`` and is asked once more with a larger budget;
+- an answer cut at the token budget is ``truncated`` and is asked once more with a larger budget; whatever the
+  provider's stop reason says, an answer whose output tokens reached the budget counts as cut
+  (`stopped_at_budget`: Inspect's ``hf/`` provider, for one, says ``unknown`` there);
 - an answer the caller cannot read is asked again up to ``retries`` times, with Inspect's cache bypassed, a
   new seed and, when the task samples greedily, `RETRY_TEMPERATURE` (a greedy judge would only repeat itself).
 
@@ -46,6 +48,9 @@ JudgeFailure = Literal["judge_context_exceeded", "judge_refused", "judge_request
 
 TRUNCATED = "truncated"
 """The problem recorded for an attempt that stopped at its token budget."""
+
+INVALID_RESPONSE_FORMAT = "invalid_response_format"
+"""The reason of a part of an answer that could not be read, when the answer was not cut at its budget."""
 
 # HTTP statuses that reject this one request; retrying it unchanged cannot help.
 _REQUEST_REJECTED = {400, 413, 422}
@@ -115,6 +120,9 @@ class Attempt:
         output_tokens: Answer tokens the provider reported.
         problem: Why the answer was not accepted as complete (``truncated``, a caller's reading reason,
             or a `JudgeFailure`); None for an accepted answer.
+        truncated_by_tokens: The answer counts as cut at its budget because its output tokens reached
+            `max_tokens`, though `stop_reason` (kept as the provider gave it) does not say ``max_tokens``.
+            Logs written before this field existed lack it; there `stop_reason` alone decided.
     """
 
     answer: str
@@ -125,10 +133,57 @@ class Attempt:
     input_tokens: int | None = None
     output_tokens: int | None = None
     problem: str | None = None
+    truncated_by_tokens: bool = False
+
+    @property
+    def truncated(self) -> bool:
+        """Whether the answer counts as cut at its token budget (`stopped_at_budget`, as recorded)."""
+        return self.stop_reason == "max_tokens" or self.truncated_by_tokens
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-able form for `Score.metadata`."""
         return asdict(self)
+
+
+def reached_budget(output_tokens: int | None, max_tokens: int | None) -> bool:
+    """Whether an answer's output tokens reached the budget its request set (False when either is unknown)."""
+    return max_tokens is not None and output_tokens is not None and output_tokens >= max_tokens
+
+
+def stopped_at_budget(stop_reason: str, output_tokens: int | None, max_tokens: int | None) -> bool:
+    """The one rule for an answer cut at its token budget, for every provider and every model call here.
+
+    The provider's stop reason says so (``max_tokens``), or the answer's output tokens reached the request's
+    ``max_tokens`` whatever the stop reason says: Inspect's ``hf/`` provider reports ``unknown`` for an answer
+    that ran into its budget.
+    """
+    return stop_reason == "max_tokens" or reached_budget(output_tokens, max_tokens)
+
+
+def stored_truncated(attempt: Mapping[str, Any]) -> bool:
+    """Whether a stored attempt (`Attempt.as_dict` as a log keeps it) was counted as cut at its budget.
+
+    The stored record is read, not judged again: its ``stop_reason``, or ``truncated_by_tokens`` where the log
+    records it; an attempt logged before that field existed was counted by its stop reason alone.
+    """
+    return attempt.get("stop_reason") == "max_tokens" or attempt.get("truncated_by_tokens") is True
+
+
+def unreadable_reason(truncated: bool) -> str:
+    """The reason code of a part of an answer that could not be read: ``truncated`` for an answer cut at its
+    budget, else ``invalid_response_format``."""
+    return TRUNCATED if truncated else INVALID_RESPONSE_FORMAT
+
+
+def stored_unreadable_reason(metadata: Mapping[str, Any]) -> str:
+    """`unreadable_reason` of the kept answer in `JudgeResult.metadata` as a log stores it (the scorer's reason for
+    each score that answer does not give)."""
+    attempts = metadata.get("judge_attempts") or []
+    kept = metadata.get("judge_answer_attempt")
+    if isinstance(kept, bool) or not isinstance(kept, int) or not 0 <= kept < len(attempts):
+        return unreadable_reason(False)
+    attempt = attempts[kept]
+    return unreadable_reason(isinstance(attempt, Mapping) and stored_truncated(attempt))
 
 
 class Reading(Protocol):
@@ -167,8 +222,14 @@ class JudgeResult(Generic[R]):
 
     @property
     def truncated(self) -> bool:
-        """Whether any answer stopped at its token budget."""
-        return any(a.stop_reason == "max_tokens" for a in self.attempts)
+        """Whether any answer stopped at its token budget (`Attempt.truncated`)."""
+        return any(a.truncated for a in self.attempts)
+
+    @property
+    def unreadable_reason(self) -> str:
+        """The reason code of each score the kept answer does not give (`unreadable_reason` of that answer)."""
+        kept = self.kept
+        return unreadable_reason(kept is not None and kept.truncated)
 
     @property
     def kept(self) -> Attempt | None:
@@ -295,6 +356,12 @@ async def judge_generate(
         attempt = Attempt(message, "error", config.max_tokens, config.temperature, config.seed, problem=reason)
         return attempt, reason
     usage = output.usage
+    output_tokens = usage.output_tokens if usage else None
+    failure: JudgeFailure | None = None
+    if output.stop_reason == "model_length":
+        failure = "judge_context_exceeded"
+    elif output.stop_reason == "content_filter":
+        failure = "judge_refused"
     attempt = Attempt(
         answer=output.completion,
         stop_reason=output.stop_reason,
@@ -302,15 +369,14 @@ async def judge_generate(
         temperature=config.temperature,
         seed=config.seed,
         input_tokens=usage.input_tokens if usage else None,
-        output_tokens=usage.output_tokens if usage else None,
+        output_tokens=output_tokens,
+        problem=failure,
+        truncated_by_tokens=(
+            failure is None
+            and output.stop_reason != "max_tokens"
+            and stopped_at_budget(output.stop_reason, output_tokens, config.max_tokens)
+        ),
     )
-    failure: JudgeFailure | None = None
-    if output.stop_reason == "model_length":
-        failure = "judge_context_exceeded"
-    elif output.stop_reason == "content_filter":
-        failure = "judge_refused"
-    if failure is not None:
-        attempt = Attempt(**{**attempt.as_dict(), "problem": failure})
     return attempt, failure
 
 
@@ -352,7 +418,7 @@ async def ask_judge(
             return result
         reading = read(attempt.answer)
         problems = reading.problems
-        truncated = attempt.stop_reason == "max_tokens"
+        truncated = attempt.truncated
         problem = None if not problems else (TRUNCATED if truncated else "; ".join(sorted(set(problems.values()))))
         result.attempts.append(_kept(attempt, problem))
         if result.reading is None or len(problems) < len(result.reading.problems):

@@ -10,7 +10,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.generation_log import PAIR_KEY
 from radiology_tasks.core.inspect_compat import active_generate_config
-from radiology_tasks.core.judge import rejected_request
+from radiology_tasks.core.judge import rejected_request, stopped_at_budget
 from radiology_tasks.core.records import ReportPair
 from solvers.report_input import generation_messages
 
@@ -72,8 +72,9 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
 
     A sample whose generator call fails for that request alone gets an empty report (the scorer leaves it
     unscored) instead of ending the task. `state.metadata` ``["generation"]`` records the outcome:
-    ``max_tokens`` (budget sent), ``stop_reason``, ``truncated`` (the report was cut at its budget or by the
-    context window, and is judged as written), ``output_tokens`` (None when not reported) and ``error``
+    ``max_tokens`` (budget sent), ``stop_reason`` (as the provider gave it), ``truncated`` (the report was cut at
+    its budget, by `stopped_at_budget`'s rule whatever the stop reason says, or by the context window, and is
+    judged as written), ``output_tokens`` (None when not reported) and ``error``
     (``generator_context_exceeded: ...`` or ``generator_request_rejected: ...``; None when there is a report).
 
     Args:
@@ -108,7 +109,9 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
             message = output.completion or "the prompt does not fit the generator's context window"
             error = f"{GENERATOR_CONTEXT_EXCEEDED}: {message}"
             return _no_report(state, prompt, max_tokens, output.stop_reason, output_tokens, error)
-        truncated = output.stop_reason in ("max_tokens", "model_length")
+        truncated = output.stop_reason == "model_length" or stopped_at_budget(
+            output.stop_reason, output_tokens, max_tokens
+        )
         state.metadata[GENERATION_KEY] = _generation(max_tokens, output.stop_reason, truncated, output_tokens, None)
         return state
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from radiology_tasks.core.family import RankedScore, Rescoring
+from radiology_tasks.core.judge import stored_unreadable_reason
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
 from radiology_tasks.core.unscored import is_filled_in, judged_score
 from scorers.green_vert.reading import BOUNDED_KEYS, read_scores, score_keys
@@ -36,7 +37,9 @@ def expected_values(run: RunEvidence, sample: SampleEvidence) -> dict[str, float
             zero_matched=run.task_args.get("zero_matched") or "perfect_if_no_errors",
         )
         values = reading.values
-        missing = {key: ("invalid_response_format", problem) for key, problem in reading.problems.items()}
+        # The reason the scorer gave: `truncated` when the kept answer was counted as cut at its budget.
+        code = stored_unreadable_reason(sample.metadata)
+        missing = {key: (code, problem) for key, problem in reading.problems.items()}
     score = judged_score(values, missing, policy=policy, bounded=BOUNDED_KEYS)  # type: ignore[arg-type]
     return dict(score.value)  # type: ignore[arg-type]
 

@@ -17,6 +17,7 @@ from typing import Any
 from inspect_ai.scorer import SampleScore, Score
 
 from radiology_tasks.core.family import RankedScore, Rescoring
+from radiology_tasks.core.judge import stored_unreadable_reason
 from radiology_tasks.core.unscored import judged_score
 from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness, judged_variants
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
@@ -66,7 +67,9 @@ def expected(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
             zero_matched=run.task_args.get("zero_matched") or "perfect_if_no_errors",
         )
         values = reading.values
-        missing = {key: ("invalid_response_format", problem) for key, problem in reading.problems.items()}
+        # The reason the scorer gave: `truncated` when the kept answer was counted as cut at its budget.
+        code = stored_unreadable_reason(sample.metadata)
+        missing = {key: (code, problem) for key, problem in reading.problems.items()}
     policy = run.task_args.get("unscored") or "worst"
     return dict(judged_score(values, missing, policy=policy, bounded=BOUNDED_KEYS).value)  # type: ignore[arg-type]
 

@@ -19,7 +19,7 @@ from functools import cache
 from inspect_ai.model import GenerateConfig, Model
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
-from radiology_tasks.core.judge import ask_judge, judge_generate, role_model
+from radiology_tasks.core.judge import TRUNCATED, ask_judge, judge_generate, role_model
 from radiology_tasks.core.records import ReportPair
 from scorers.judge_sensitivity.answers import (
     InjectionAnswer,
@@ -173,7 +173,7 @@ async def _attempt(model: Model, job: _Job, number: int) -> tuple[AttemptRecord,
         return replace(record, problem=failure, detail=call.answer), None
     reading = read_json_answer(call.answer, job.shape)
     if reading.value is None:
-        problem = "truncated" if call.stop_reason == "max_tokens" else str(reading.reason)
+        problem = TRUNCATED if call.truncated else str(reading.reason)
         return replace(record, problem=problem, detail=reading.problems["answer"]), None
     checked = _checked(job, reading.value)
     if checked.text is None:

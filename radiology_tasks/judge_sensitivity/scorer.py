@@ -20,7 +20,7 @@ from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge, grader_model, judge_explanation
+from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, judge_explanation
 from radiology_tasks.core.metrics import judge_calls
 from radiology_tasks.core.records import ErrorCounts, ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
@@ -51,8 +51,7 @@ def _missing(result: JudgeResult[Any], keys: list[str], part: str = "") -> dict[
     reading = result.reading
     if reading is None:
         return {key: (str(result.failure), result.failure_detail or "") for key in keys}
-    kept = result.kept
-    code = TRUNCATED if kept is not None and kept.stop_reason == "max_tokens" else "invalid_response_format"
+    code = result.unreadable_reason
     return {key: (code, f"{part}{problem}") for key, problem in reading.problems.items()}
 
 

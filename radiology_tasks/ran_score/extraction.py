@@ -16,7 +16,7 @@ from inspect_ai.model import GenerateConfig, Model
 from pydantic import BaseModel, Field
 
 from radiology_tasks.core.constrain import ConstrainedConfig
-from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge
+from radiology_tasks.core.judge import JudgeResult, ask_judge
 from scorers.contract import OutputContract
 from scorers.ran_score.contract import EVIDENCE_MAX_CHARS
 from scorers.ran_score.reading import LabelReading, read_batch_answer, read_label_answer
@@ -120,8 +120,7 @@ def _problems(result: JudgeResult[LabelReading], keys: list[str]) -> dict[str, t
         lines = [line.strip() for line in (result.failure_detail or "").splitlines() if line.strip()]
         gist = lines[-1][:DETAIL_MAX_CHARS] if lines else ""
         return dict.fromkeys(keys, (str(result.failure), gist))
-    kept = result.kept
-    code = TRUNCATED if kept is not None and kept.stop_reason == "max_tokens" else "invalid_response_format"
+    code = result.unreadable_reason
     return {key: (code, problem) for key, problem in result.reading.problems.items()}
 
 

@@ -21,6 +21,9 @@ from radiology_tasks.core.judge import (
     judge_explanation,
     judge_generate,
     rejected_request,
+    stopped_at_budget,
+    stored_truncated,
+    stored_unreadable_reason,
 )
 
 
@@ -90,6 +93,7 @@ async def test_a_readable_first_answer_is_one_call_with_the_cache_left_to_the_us
                 "input_tokens": 100,
                 "output_tokens": 5,
                 "problem": None,
+                "truncated_by_tokens": False,
             }
         ],
         "judge_retried": False,
@@ -148,6 +152,76 @@ async def test_a_cut_answer_that_still_reads_is_accepted() -> None:
     judge = ScriptedJudge([out("fine but cut", "max_tokens")])
     result = await ask_judge(judge, "p", CONFIG, Read, retries=1)  # type: ignore[arg-type]
     assert len(judge.calls) == 1 and result.truncated and result.attempts[0].problem is None
+
+
+@pytest.mark.parametrize(
+    ("stop", "tokens", "budget", "cut"),
+    [
+        ("max_tokens", 7, 100, True),  # the provider says so, whatever the count
+        ("unknown", 100, 100, True),  # Inspect's hf/ provider at its budget
+        ("stop", 100, 100, True),  # every provider: the count decides
+        ("unknown", 120, 100, True),
+        ("unknown", 99, 100, False),
+        ("unknown", None, 100, False),
+        ("unknown", 100, None, False),
+    ],
+)
+def test_an_answer_is_cut_when_its_stop_reason_says_so_or_its_tokens_reach_the_budget(
+    stop: str, tokens: int | None, budget: int | None, cut: bool
+) -> None:
+    assert stopped_at_budget(stop, tokens, budget) is cut
+
+
+async def test_an_unknown_stop_at_the_budget_counts_as_cut_and_keeps_the_provider_s_stop_reason() -> None:
+    judge = ScriptedJudge([out("bad", "unknown", tokens=100), out("fine", "unknown", tokens=150)])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=0)  # type: ignore[arg-type]
+    # Asked again with twice the budget (a retry would not be allowed: retries=0), as for a `max_tokens` stop.
+    assert [c.config.max_tokens for c in judge.calls] == [100, 200]
+    first, second = result.attempts
+    assert (first.stop_reason, first.truncated_by_tokens, first.problem) == ("unknown", True, TRUNCATED)
+    assert (second.stop_reason, second.truncated_by_tokens, second.problem) == ("unknown", False, None)
+    assert result.truncated and result.reading == Read("fine")
+    assert result.metadata()["judge_truncated"] is True
+    assert result.metadata()["judge_attempts"][0]["truncated_by_tokens"] is True
+
+
+async def test_an_answer_one_token_short_of_its_budget_is_not_cut() -> None:
+    judge = ScriptedJudge([out("bad", "unknown", tokens=99)])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=0)  # type: ignore[arg-type]
+    assert len(judge.calls) == 1 and not result.truncated
+    assert result.attempts[0].problem == "bad part" and result.unreadable_reason == "invalid_response_format"
+
+
+async def test_the_reason_of_an_unreadable_answer_cut_by_its_token_count_is_truncated() -> None:
+    judge = ScriptedJudge([out("bad", "unknown", tokens=100), out("bad", "unknown", tokens=200)])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=0)  # type: ignore[arg-type]
+    assert result.unreadable_reason == TRUNCATED
+
+
+async def test_a_provider_failure_at_the_budget_stays_a_failure_and_is_not_counted_cut() -> None:
+    judge = ScriptedJudge([out("", "model_length", tokens=100)])
+    result = await ask_judge(judge, "p", CONFIG, Read, retries=0)  # type: ignore[arg-type]
+    assert result.failure == "judge_context_exceeded" and not result.truncated
+    assert result.attempts[0].truncated_by_tokens is False
+
+
+def test_a_stored_attempt_is_read_as_the_scorer_counted_it() -> None:
+    assert stored_truncated({"stop_reason": "max_tokens"})
+    assert stored_truncated({"stop_reason": "unknown", "truncated_by_tokens": True})
+    assert not stored_truncated({"stop_reason": "unknown", "truncated_by_tokens": False})
+    # A log written before the field existed: its stop reason alone decided, even at the budget.
+    assert not stored_truncated({"stop_reason": "unknown", "output_tokens": 100, "max_tokens": 100})
+
+
+def test_the_stored_reason_of_an_unreadable_answer_is_that_of_the_kept_attempt() -> None:
+    cut = {"stop_reason": "unknown", "truncated_by_tokens": True}
+    whole = {"stop_reason": "stop", "truncated_by_tokens": False}
+    assert stored_unreadable_reason({"judge_attempts": [whole, cut], "judge_answer_attempt": 1}) == TRUNCATED
+    assert stored_unreadable_reason({"judge_attempts": [cut, whole], "judge_answer_attempt": 1}) == (
+        "invalid_response_format"
+    )
+    for broken in ({"judge_attempts": [cut]}, {"judge_attempts": [cut], "judge_answer_attempt": True}, {}):
+        assert stored_unreadable_reason(broken) == "invalid_response_format"
 
 
 async def test_without_a_budget_a_cut_answer_is_only_retried() -> None:

@@ -188,6 +188,30 @@ def test_report_cut_at_its_budget_is_flagged_and_still_judged(pairs_file, stub_g
     assert sample.scores["report_judge"].value["vert"] == pytest.approx(0.9)
 
 
+def test_report_at_its_budget_is_flagged_whatever_the_provider_s_stop_reason(pairs_file, stub_generator):
+    # "abort" is no finish reason Inspect knows: it reports `unknown`, as its hf/ provider does at the budget.
+    def reply(body: dict) -> StubReply:
+        if "Dyspnoea" in str(body["messages"]):
+            return StubReply("Small left pleural effusion with adjacent basal atelectasis", "abort")  # 8 tokens
+        return StubReply("Small left pleural effusion with basal atelectasis.", "abort")  # 7 tokens
+
+    with stub_generator(reply) as (_, generator):
+        (log,) = inspect_eval(
+            _generation_task(pairs_file(GENERATED_ROWS), report_max_tokens=8), model=generator, display="none"
+        )
+    assert log.status == "success"
+    generation = {s.id: s.metadata["generation"] for s in log.samples}
+    assert generation["g1"] == {
+        "max_tokens": 8,
+        "stop_reason": "unknown",
+        "truncated": True,
+        "output_tokens": 8,
+        "error": None,
+    }
+    assert (generation["g2"]["stop_reason"], generation["g2"]["output_tokens"]) == ("unknown", 7)
+    assert generation["g2"]["truncated"] is False
+
+
 CONTEXT_400 = StubReply(
     status=400,
     error={
