@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from radiology_tasks.core.constrain import ConstrainedConfig
 from radiology_tasks.core.family import RankedScore, Rescoring
+from radiology_tasks.core.judge import stored_truncated
 from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
@@ -41,6 +42,9 @@ from scorers.ran_score.taxonomy import Taxonomy
 BREAKDOWN_TITLE = "F1 by finding label"
 _TOLERANCE = 1e-9
 _SHOWN_LABELS = 3
+_REPLAY_BUDGET = 2**62
+"""The token budget of a replay: out of any stored answer's reach, so that token counts do not decide again whether
+an answer was cut; the stand-in judge says so from the stored record (`stored_truncated`)."""
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,12 @@ class _Rejected(Exception):
 
 
 class _StoredJudge:
-    """Stands in for the judge: answers each prompt with the next stored attempt made for the same labels."""
+    """Stands in for the judge: answers each prompt with the next stored attempt made for the same labels.
+
+    An attempt the scorer counted as cut at its budget (`stored_truncated`: by its stop reason, or by its token
+    count where the log records that) is answered with the stop reason ``max_tokens``, so the task's own code
+    takes it as cut, re-asks as it did, and gives its labels the reason it gave them.
+    """
 
     def __init__(self, queues: dict[str | None, list[dict[str, Any]]], label_of: dict[str, str] | None) -> None:
         self.queues = queues
@@ -123,6 +132,8 @@ class _StoredJudge:
             raise _ReplayError("a stored judge attempt has no answer text")
         if stop == "error":
             raise _Rejected(answer)
+        if stored_truncated(attempt):
+            stop = "max_tokens"
         try:
             output = ModelOutput.from_content(model="stored", content=answer, stop_reason=cast(StopReason, stop))
             output.usage = ModelUsage(
@@ -152,7 +163,7 @@ def _replayed(settings: _Settings, report: str, attempts: list[dict[str, Any]], 
         settings.taxonomy,
         settings.extraction,
         ConstrainedConfig(GenerateConfig(), "none", ""),
-        max_tokens=1,
+        max_tokens=_REPLAY_BUDGET,
         temperature=0.0,
         retries=settings.retries,
     )

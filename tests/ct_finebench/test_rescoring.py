@@ -309,3 +309,23 @@ def test_two_systems_on_the_demo_questions_are_submitted_and_ranked_with_their_b
     assert second["system"] == "system B" and second["score"] < 0.5
     assert set(first["breakdown"]) == {"Mean grade by answer type", "Mean grade by attribute"}
     assert first["breakdown"]["Mean grade by attribute"]["size"] == 1.0
+
+
+def _step_attempts(metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        a for step in ("extraction_judge", "comparison_judge") for a in (metadata.get(step) or {}).get("attempts") or []
+    ]
+
+
+def test_a_log_from_before_attempts_recorded_token_counted_truncation_still_re_scores(batch_log):
+    """Attempts logged before `truncated_by_tokens` existed lack it; such a log re-scores as it did."""
+    assert all("truncated_by_tokens" in a for s in read_run(batch_log).samples for a in _step_attempts(s.metadata))
+
+    def before(log: EvalLog) -> None:
+        for sample in log.samples or []:
+            for attempt in _step_attempts(sample.scores[SCORER].metadata or {}):  # type: ignore[index]
+                del attempt["truncated_by_tokens"]
+
+    run = change(batch_log, "before-the-field.eval", before)
+    assert not any("truncated_by_tokens" in a for s in run.samples for a in _step_attempts(s.metadata))
+    assert differences(run) == []

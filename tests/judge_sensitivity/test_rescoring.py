@@ -131,3 +131,24 @@ def test_honest_logs_pass_every_submission_check(one_pass, two_pass):
     # the first is unscored (the judge's failure counts), the second is left out of the count by design.
     assert run_violations(read_run(one_pass)) == ["1 of 13 samples (7.7%) are unscored, above --max-unscored 2.0%"]
     assert run_violations(read_run(one_pass), max_unscored=0.1) == []
+
+
+def _stored_attempts(metadata: dict) -> list[dict]:
+    return [*(metadata.get("differences_attempts") or []), *(metadata.get("judge_attempts") or [])]
+
+
+@pytest.mark.parametrize("log", ["one_pass", "two_pass"])
+def test_a_log_from_before_attempts_recorded_token_counted_truncation_still_re_scores(log, request):
+    """Attempts logged before `truncated_by_tokens` existed lack it; such a log re-scores as it did."""
+    path = request.getfixturevalue(log)
+    assert any(_stored_attempts(s.metadata) for s in read_run(path).samples)
+    assert all("truncated_by_tokens" in a for s in read_run(path).samples for a in _stored_attempts(s.metadata))
+
+    def before(log: EvalLog) -> None:
+        for sample in log.samples or []:
+            for attempt in _stored_attempts(sample.scores["sensitivity_judge"].metadata or {}):
+                del attempt["truncated_by_tokens"]
+
+    run = read_run(edited(path, before, "before-the-field.eval"))
+    assert not any("truncated_by_tokens" in a for s in run.samples for a in _stored_attempts(s.metadata))
+    assert violations(run) == []

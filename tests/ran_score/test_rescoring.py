@@ -27,6 +27,7 @@ from radiology_tasks.ran_score.rescoring import BREAKDOWN_TITLE, RESCORING
 from radiology_tasks.ran_score.tasks import ran_score
 from tests.conftest import write_jsonl
 from tests.leaderboard.runs import edited, scripted_judge
+from tests.openai_stub import StubReply
 from tests.ran_score.helpers import KEY_OF, batch_answer, label_answer, report_in
 
 JUDGE = "openai-api/stubsvc/stub-judge"
@@ -60,7 +61,7 @@ def demo_reply(body: dict[str, Any]) -> str:
     return "I cannot tell."
 
 
-def _run(log_dir: Path, reply: Callable[[dict[str, Any]], str], **task_args: Any) -> Path:
+def _run(log_dir: Path, reply: Callable[[dict[str, Any]], str | StubReply], **task_args: Any) -> Path:
     with pytest.MonkeyPatch.context() as patch, scripted_judge(patch, reply):
         (log,) = inspect_eval(
             ran_score(**task_args), model="none", model_roles={"grader": JUDGE}, log_dir=str(log_dir), display="none"
@@ -280,3 +281,66 @@ def test_two_systems_are_ranked_on_the_corpus_macro_f1_with_reports_resampled(wh
     assert len(second["breakdown"][BREAKDOWN_TITLE]) == 21
     (test,) = board["significance"]["tests"]
     assert test["difference"] == pytest.approx(first["score"] - second["score"]) and test["n"] == len(DEMO)
+
+
+# An answer cut by its token count: Inspect's hf/ provider says `unknown` at the budget ("abort" maps to it too).
+CUT_BUDGET = 300
+
+
+def cut_reply(body: dict[str, Any]) -> str | StubReply:
+    """The first candidate's answer runs into the budget it was given; the larger budget is enough."""
+    if report_in(body) == ROWS[0]["candidate"] and body["max_tokens"] == CUT_BUDGET:
+        words = ('{"atelectasis": {"evidence": "' + " ".join(["again"] * CUT_BUDGET)).split()[:CUT_BUDGET]
+        return StubReply(" ".join(words), finish_reason="abort")
+    return demo_reply(body)
+
+
+def _cut_run(log_dir: Path) -> Path:
+    return _run(
+        log_dir,
+        cut_reply,
+        data="ran-score-demo",
+        limit=2,
+        label_cache="off",
+        judge_max_tokens=CUT_BUDGET,
+        judge_retries=0,
+    )
+
+
+def _candidate_attempts(path: Path) -> list[dict[str, Any]]:
+    sample = next(s for s in read_run(path).samples if s.id == "cxr-ran-01")
+    return [a for a in sample.metadata["judge_attempts"] if a.get("report") == "candidate"]
+
+
+def test_an_answer_cut_by_its_token_count_is_replayed_as_the_scorer_counted_it(tmp_path):
+    log = _cut_run(tmp_path)
+    attempts = _candidate_attempts(log)
+    # No retries were allowed: the second call is the larger budget a cut answer gets.
+    assert [(a["stop_reason"], a["truncated_by_tokens"], a["max_tokens"]) for a in attempts] == [
+        ("unknown", True, CUT_BUDGET),
+        ("stop", False, 2 * CUT_BUDGET),
+    ]
+    assert violations(read_run(log)) == []
+
+
+def test_a_log_from_before_token_counts_counted_still_re_scores(tmp_path, monkeypatch):
+    """Written as the scorer wrote it before: the stop reason alone decided, and attempts had no such field."""
+    from radiology_tasks.core import judge
+
+    def as_dict_before(attempt: judge.Attempt) -> dict[str, Any]:
+        return {k: v for k, v in dataclasses.asdict(attempt).items() if k != "truncated_by_tokens"}
+
+    with monkeypatch.context() as before:
+        before.setattr(judge, "stopped_at_budget", lambda stop, tokens, budget: stop == "max_tokens")
+        before.setattr(judge.Attempt, "as_dict", as_dict_before)
+        log = _cut_run(tmp_path)
+    attempts = _candidate_attempts(log)
+    assert [(a["stop_reason"], a["max_tokens"], a["output_tokens"]) for a in attempts] == [
+        ("unknown", CUT_BUDGET, CUT_BUDGET)
+    ]
+    assert "truncated_by_tokens" not in attempts[0]
+    sample = next(s for s in read_run(log).samples if s.id == "cxr-ran-01")
+    # Read then as an unreadable answer, not a cut one.
+    codes = {reason.partition(": ")[0] for reason in sample.metadata["candidate_unscored"].values()}
+    assert codes == {"invalid_response_format"}
+    assert violations(read_run(log)) == []
