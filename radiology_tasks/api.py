@@ -406,8 +406,10 @@ async def _run_batch(batch: list[_Request]) -> None:
 def _init_display(display: str) -> None:
     """Set Inspect's display for `eval_async`, which takes none of its own (it would print a plain progress
     display per call). Inspect offers no public setter; its display module's is used."""
-    from inspect_ai.util._display import init_display_type
-
+    try:
+        from inspect_ai.util._display import init_display_type
+    except ImportError:  # moved in a later Inspect: its default display then shows, nothing else changes
+        return
     init_display_type(display)
 
 
