@@ -150,3 +150,16 @@ def test_completion_text_reads_text_and_the_last_assistant_message():
         completion_text(3)
     with pytest.raises(InputError):
         completion_text([{"role": "user", "content": "q"}])
+
+
+def test_a_negative_cache_size_is_refused():
+    with pytest.raises(InputError, match="cache_size must be at least 0"):
+        reward_function("baselines", cache_size=-1)
+
+
+def test_the_cache_keeps_at_most_cache_size_pairs(tmp_path):
+    rouge = reward_function("baselines", baselines="rouge_l", cache_size=1, log_dir=tmp_path)
+    _call(rouge, ["A b.", "C d."], ["A b.", "C d."])
+    _call(rouge, ["C d.", "A b."], ["C d.", "A b."])
+    # Only the last pair of the first call was kept: the second call judged the first pair again.
+    assert rouge.judged == 3

@@ -160,3 +160,8 @@ def test_a_python_run_passes_the_leaderboard_checks(judge, tmp_path):
     )
     (run,) = check_logs([Path(result.log.location)])
     assert run is not None
+
+
+def test_a_row_names_its_pair_when_no_ids_are_given(tmp_path):
+    result = score([{"id": "study-9", "reference": "A b."}, "C d."], ["A b.", "C d."], "baselines", log_dir=tmp_path)
+    assert [s.id for s in result.samples] == ["study-9", "2"]
