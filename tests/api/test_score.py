@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
 from radiology_tasks import score, score_async
 from radiology_tasks.core.errors import InputError
@@ -18,6 +21,7 @@ from radiology_tasks.core.unscored import unscored_reason
 from tests.api.conftest import GARBLED, JUDGE, ROWS
 from tests.conftest import write_jsonl
 
+REPO = Path(__file__).resolve().parents[2]
 METRICS = ["green", "vert", "ct_finebench", "ran_score", "baselines"]
 
 
@@ -165,3 +169,24 @@ def test_a_python_run_passes_the_leaderboard_checks(judge, tmp_path):
 def test_a_row_names_its_pair_when_no_ids_are_given(tmp_path):
     result = score([{"id": "study-9", "reference": "A b."}, "C d."], ["A b.", "C d."], "baselines", log_dir=tmp_path)
     assert [s.id for s in result.samples] == ["study-9", "2"]
+
+
+@pytest.mark.slow
+def test_score_equals_the_inspect_command_line_on_a_file(judge, tmp_path):
+    data = write_jsonl(tmp_path / "pairs.jsonl", ROWS)
+    env = dict(os.environ, STUBSVC_BASE_URL=judge.base_url, STUBSVC_API_KEY="not-a-real-key")
+    command = [sys.executable, "-m", "inspect_ai", "eval", "radiology_tasks/vert", "--model", "none"]
+    command += ["--model-role", f"grader={JUDGE}", "-T", f"data={data}", "--log-dir", str(tmp_path / "cli")]
+    done = subprocess.run(
+        [*command, "--display", "none"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (cli,) = [read_eval_log(path) for path in list_eval_logs(str(tmp_path / "cli"))]
+    rows = [{k: v for k, v in row.items() if k not in ("id", "candidate")} for row in ROWS]
+    result = score(
+        rows, [r["candidate"] for r in ROWS], "vert", judge=JUDGE, ids=[r["id"] for r in ROWS], log_dir=tmp_path / "api"
+    )
+    logged = {str(s.id): s.scores["report_judge"].value for s in cli.samples}
+    assert all(logged[s.id].keys() == s.value.keys() for s in result.samples)
+    assert all(_same(float(logged[s.id][k]), v) for s in result.samples for k, v in s.value.items())
+    assert len({s.value["vert"] for s in result.samples}) >= 3
