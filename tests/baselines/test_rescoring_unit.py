@@ -140,3 +140,18 @@ def test_data_that_cannot_be_loaded_is_one_line(data, tmp_path):
     assert lines[0] == "-T baselines='meteor' names no lexical metric the task computes"
     assert len(lines) == 2 and lines[1].startswith("the data cannot be loaded here to check the logged reports: ")
     assert "missing.jsonl" in lines[1]
+
+
+def test_a_sample_outside_the_data_does_not_stop_the_checks_of_the_next(data):
+    run = _run(data)
+    stray = replace(run.samples[0], id="zz")
+    edited = replace(run.samples[1], target="Edited.")
+    assert RESCORING.run_checks(replace(run, samples=[stray, edited])) == [
+        "sample s1: the logged reference is not the data's"
+    ]
+
+
+def test_a_missing_reference_scores_like_an_empty_one_whatever_the_candidate(data):
+    for candidate in ("XXXX", "Small left effusion."):
+        sample = _sample("s0", None, candidate, ["rouge_l", "bleu_2"])
+        assert RESCORING.expected(_run(data), sample) == {"bleu_2": 0.0, "rouge_l": 0.0}

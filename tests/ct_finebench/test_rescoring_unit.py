@@ -321,3 +321,82 @@ def test_breakdown_is_the_mean_grade_by_type_and_attribute():
 def test_the_sample_ids_are_the_data_rows_with_questions():
     run = replace(_run(), task_args={})
     assert RESCORING.sample_ids(run) == [pair.id for pair in load_pairs("demo").pairs if pair.qa]
+
+
+def test_the_tasks_default_policy_is_worst():
+    sample = _sample()
+    run = replace(_run([sample], results={}), task_args={})
+    assert ct.rescore_sample(run, sample).problems == []
+    unread = {"attempts": [], "read_from": {}}
+    assert RESCORING.expected(run, _sample(extraction_judge=unread)) == {"ct_finebench": 0.0}
+
+
+def test_a_report_with_no_graded_question_is_filled_in_under_worst():
+    unread = {"attempts": [_attempt("not json", problem="invalid_json")], "read_from": {}}
+    sample = _sample(extraction_judge=unread)
+    rescored = ct.rescore_sample(_run(results={}), sample)
+    assert rescored.score.value == {"ct_finebench": 0.0}
+    assert rescored.score.metadata["filled_in"] == ["ct_finebench"]
+    assert rescored.questions[0].as_dict() == {
+        **_questions()[0],
+        "extracted_answer": None,
+        "answered": None,
+        "grade": None,
+        "graded_by": None,
+        "unscored_reason": "invalid_response_format",
+        "unscored_detail": "answer extraction: ",
+    }
+    assert math.isnan(ct.rescore_sample(_run(results={}, unscored="exclude"), sample).score.value["ct_finebench"])
+
+
+def test_an_unscored_comparison_keeps_its_extracted_answer_and_no_detail():
+    questions = _questions()
+    questions[1] = {**questions[1], "grade": None, "graded_by": None, "unscored_reason": "grader_failed"}
+    step = {"attempts": [_attempt(COMPARISON)], "read_from": {}}
+    second = ct.rescore_sample(_run(results={}), _sample(questions=questions, comparison_judge=step)).questions[1]
+    assert second.as_dict() == {**questions[1], "unscored_detail": ""}
+
+
+def test_a_question_without_its_reference_answer_is_read_as_empty():
+    questions = _questions()
+    del questions[2]["reference_answer"]
+    rescored = ct.rescore_sample(_run(results={}), _sample(questions=questions))
+    assert rescored.questions[2].reference_answer == ""
+
+
+def test_an_empty_candidate_without_text_or_calls_is_honest():
+    empty = replace(_sample(calls=()), candidate=None, metadata={})
+    assert ct.rescore_sample(_run([empty], results={}), empty).problems == []
+
+
+def test_the_parse_failure_rate_counts_reports_the_judge_answer_left_unscored():
+    unread = {"attempts": [_attempt("not json", problem="invalid_json")], "read_from": {}}
+    run = _run([_sample("r1"), _sample("r2", extraction_judge=unread, calls=("not json",))])
+    assert (run.results["parse_failure_rate"], run.results["unscored"]) == (0.5, 1.0)
+    lines = RESCORING.run_checks(replace(run, results={**run.results, "parse_failure_rate": 0.0}))
+    assert [line for line in lines if line.startswith("run:")] == [
+        "run: logged parse_failure_rate 0 but the samples' stored judge answers give 0.5"
+    ]
+
+
+def test_a_run_figure_within_the_tolerance_is_the_same():
+    honest = _run()
+    assert honest.results["questions_unscored"] == 0.0
+    assert RESCORING.run_checks(replace(honest, results={**honest.results, "questions_unscored": 1e-9})) == []
+    assert len(RESCORING.run_checks(replace(honest, results={**honest.results, "questions_unscored": 2e-9}))) == 1
+
+
+def test_the_breakdown_averages_questions_sharing_an_attribute():
+    questions = _questions()
+    questions[2] = {**questions[2], "attribute": "density"}
+    tables = RESCORING.breakdown(_run([_sample(questions=questions)], results={}))
+    assert tables["Mean grade by attribute"] == {"density": 0.25, "size": 1.0}
+
+
+def test_the_sample_ids_of_a_run_over_studies_are_the_studies():
+    from radiology_tasks.core.studies import fold_studies
+
+    run = replace(_run(), task_args={}, metadata={"data": {"studies": {"pairs": 41}}})
+    pairs = load_pairs("demo").pairs
+    assert RESCORING.sample_ids(run) == [pair.id for pair in fold_studies(pairs).pairs if pair.qa]
+    assert len(RESCORING.sample_ids(run)) < len([pair for pair in pairs if pair.qa])

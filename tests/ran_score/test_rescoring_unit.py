@@ -60,15 +60,17 @@ def _run(samples: list[SampleEvidence], *, results: dict[str, float] | None = No
     return replace(run, results=results)
 
 
-def _sample(sample_id: str = "s1", attempts: list[dict[str, Any]] = ATTEMPTS, **args: Any) -> SampleEvidence:
+def _sample(
+    sample_id: str = "s1", attempts: list[dict[str, Any]] = ATTEMPTS, candidate: str = CANDIDATE, **args: Any
+) -> SampleEvidence:
     """An honest sample: its stored labels, metadata and value are the scorer's for what `attempts` give."""
     metadata = {"reference_source": "judge", "candidate_source": "judge", "judge_attempts": attempts}
-    bare = SampleEvidence(sample_id, 1, None, {}, metadata, CANDIDATE, [], True, target=REFERENCE)
+    bare = SampleEvidence(sample_id, 1, None, {}, metadata, candidate, [], True, target=REFERENCE)
     run = _run([], results={}, **args)
     settings = rs._settings(run)
     sides, lines = rs._reread(run, settings, bare)
     assert lines == []
-    score = agreement_score(settings.taxonomy, sides, None, settings.policy, CANDIDATE)
+    score = agreement_score(settings.taxonomy, sides, None, settings.policy, candidate)
     calls = [JudgeCall(JUDGE, 0.0, None, a["answer"]) for a in attempts if a["stop_reason"] != "error"]
     return replace(bare, values=dict(score.value), metadata={**metadata, **score.metadata}, judge_calls=calls)
 
@@ -329,3 +331,84 @@ def test_stored_labels_stand_in_where_no_answer_gives_them():
     assert labels.unscored["edema"] == ("grader_failed", "cut")
     assert labels.unscored["fracture"] == ("unscored", "")
     assert labels.labels["cardiomegaly"] is None and labels.source == "file"
+
+
+def test_an_empty_candidate_is_not_asked_about():
+    empty = _sample(attempts=ATTEMPTS[:1], candidate="")
+    run = _run([empty])
+    assert RESCORING.run_checks(run) == []
+    sides, lines = rs._reread(run, rs._settings(run), empty)
+    assert lines == [] and sides["candidate"].unscored["cardiomegaly"][0] == "no_response"
+
+
+def test_labels_no_answer_gives_are_taken_as_stored():
+    sample = _sample()
+    dropped = _with(sample, judge_attempts=ATTEMPTS[:1])
+    run = _run([dropped], results=_run([sample]).results)
+    assert RESCORING.expected(run, dropped) == {"label_agreement": pytest.approx(20 / 21)}
+    cached = _with(sample, reference_source="cache", judge_attempts=ATTEMPTS[1:])
+    assert RESCORING.expected(_run([cached], results={}), cached) == {"label_agreement": pytest.approx(20 / 21)}
+    judged = _with(_sample("s0"), candidate_source="file")
+    assert RESCORING.expected(_run([judged, cached], results={}), cached) == {"label_agreement": pytest.approx(20 / 21)}
+
+
+def test_the_stored_labels_mark_only_those_without_a_value_unscored():
+    sample = _sample()
+    stored = rs._stored(load_taxonomy(), sample, "candidate")
+    assert stored.unscored == {} and stored.labels["cardiomegaly"] == 1
+    partial = _with(sample, candidate_labels={**sample.metadata["candidate_labels"], "Edema": None})
+    assert rs._stored(load_taxonomy(), partial, "candidate").unscored == {"edema": ("unscored", "")}
+
+
+def test_a_rejected_candidate_counts_as_the_worst_value():
+    rejected = _attempt("candidate", "HTTP 400: bad request", stop_reason="error")
+    sample = _sample(attempts=[ATTEMPTS[0], rejected])
+    assert RESCORING.expected(_run([], results={}), sample) == {"label_agreement": 0.0}
+    excluded = _sample(attempts=[ATTEMPTS[0], rejected], unscored="exclude")
+    run = _run([_sample("s0", unscored="exclude"), excluded], unscored="exclude")
+    assert math.isnan(RESCORING.expected(run, excluded)["label_agreement"])
+    assert RESCORING.run_checks(run) == [], "the corpus figures are the exclude policy's"
+    assert RESCORING.breakdown(run)[BREAKDOWN_TITLE] == {column: 1.0 for column in ("Cardiomegaly",)} | {
+        k: v for k, v in RESCORING.breakdown(run)[BREAKDOWN_TITLE].items() if k != "Cardiomegaly"
+    }
+    worst = replace(run, task_args={**run.task_args, "unscored": "worst"})
+    assert any(line.startswith("results: logged") for line in RESCORING.run_checks(worst))
+
+
+def test_the_tasks_defaults_are_worst_and_one_retry():
+    sample = _sample()
+    run = replace(_run([sample]), task_args={})
+    assert RESCORING.run_checks(run) == []
+    unread = _attempt("candidate", "not json")
+    twice = _with(sample, judge_attempts=[ATTEMPTS[0], unread, unread, ATTEMPTS[1]])
+    assert "sample s1: candidate report: 1 stored judge answer(s) are ones the task would not have asked for" in (
+        RESCORING.run_checks(replace(run, samples=[twice]))
+    )
+
+
+def test_a_changed_taxonomy_file_is_read_again(tmp_path):
+    from radiology_tasks.ran_score.taxonomy import bundled_taxonomy_path
+
+    path = tmp_path / "taxonomy.yaml"
+    text = bundled_taxonomy_path().read_text(encoding="utf-8")
+    path.write_text(text)
+    first = rs._taxonomy(str(path))
+    assert taxonomy_digest(first) == DIGEST
+    path.write_text(text.replace("Enlargement of the heart.", "An enlarged heart, any degree."))
+    assert taxonomy_digest(rs._taxonomy(str(path))) != DIGEST
+    assert rs._taxonomy(None) is rs._taxonomy(None), "the bundled taxonomy is parsed once"
+
+
+def test_logged_figures_missing_or_at_the_tolerance():
+    run = _run([_sample()])
+    assert RESCORING.run_checks(replace(run, results={**run.results, "ran_score": None})) == [
+        f"results: logged ran_score missing but the samples give {1 / 21:.6g}"
+    ]
+    assert run.results["decisions_left_out"] == 0.0
+    assert RESCORING.run_checks(replace(run, results={**run.results, "decisions_left_out": 1e-9})) == []
+    assert len(RESCORING.run_checks(replace(run, results={**run.results, "decisions_left_out": 2e-9}))) == 1
+
+
+def test_the_corpus_score_of_samples_without_labels():
+    failed = replace(_sample(), error="boom")
+    assert math.isnan(RESCORING.corpus_score([failed]))
