@@ -1,4 +1,5 @@
-"""TRL's GRPOTrainer trains two steps of a tiny causal LM with this project's reward function and a scripted judge."""
+"""TRL's GRPOTrainer trains two steps of a tiny causal LM with this project's GREEN reward (a scripted judge)
+and a lexical one beside it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from inspect_ai.log import read_eval_log
 
 from radiology_tasks import reward_function
 from tests.api.scripted_judge import CANDIDATE
@@ -74,6 +76,7 @@ def test_grpo_trainer_gets_a_reward_per_completion_and_none_for_unscored_ones(ga
     torch.manual_seed(0)
     model, tokenizer = _tiny_model()
     green = reward_function("green", judge="openai-api/stubsvc/stub-judge", judge_retries=0, log_dir=tmp_path / "logs")
+    rouge = reward_function("baselines", baselines="rouge_l", log_dir=tmp_path / "logs")
     received: list[tuple[list[str], list[str], list[float | None]]] = []
 
     async def green_reward(**kwargs: Any) -> list[float | None]:
@@ -99,7 +102,7 @@ def test_grpo_trainer_gets_a_reward_per_completion_and_none_for_unscored_ones(ga
         seed=0,
     )
     trainer = GRPOTrainer(
-        model=model, processing_class=tokenizer, reward_funcs=[green_reward], args=config, train_dataset=dataset
+        model=model, processing_class=tokenizer, reward_funcs=[green_reward, rouge], args=config, train_dataset=dataset
     )
     trainer.train()
 
@@ -116,5 +119,13 @@ def test_grpo_trainer_gets_a_reward_per_completion_and_none_for_unscored_ones(ga
     judged = {pair for pair in pairs if pair[1].strip()}
     assert len(garbling_judge.requests) == len(judged) == green.judged
     history = {key for entry in trainer.state.log_history for key in entry}
-    assert {"rewards/green_reward/mean", "green/unscored_share", "green/judge_tokens"} <= history
-    assert len(green.logs) == 2
+    assert {
+        "rewards/green_reward/mean",
+        "rewards/baselines/mean",
+        "green/unscored_share",
+        "green/judge_tokens",
+    } <= history
+    # The trainer awaits both functions together: each step's two logs come from one Inspect evaluation.
+    assert len(green.logs) == len(rouge.logs) == 2
+    runs = [{read_eval_log(a).eval.run_id, read_eval_log(b).eval.run_id} for a, b in zip(green.logs, rouge.logs)]
+    assert [len(r) for r in runs] == [1, 1]
