@@ -83,8 +83,8 @@ def _breakdowns(entries: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _judges_markdown(boards: list[dict[str, Any]]) -> list[str]:
-    """The judges' boards: each judge's measures with intervals, then the paired tests of the ranked one."""
+def _judges_markdown(boards: list[dict[str, Any]], level: str) -> list[str]:
+    """The judges' boards: each judge's measures with `level` intervals, then the paired tests of the ranked one."""
     if not boards:
         return []
     lines = ["", "## Judges"]
@@ -96,7 +96,7 @@ def _judges_markdown(boards: list[dict[str, Any]]) -> list[str]:
             "",
             f"Task version {board['task_version']}, {board['n_samples']} samples. {board['note'] or ''}".rstrip(),
             "",
-            "| rank | judge | " + " | ".join(f"{m} | 95% interval | n" for m in measures) + " | log |",
+            "| rank | judge | " + " | ".join(f"{m} | {level} interval | n" for m in measures) + " | log |",
             "|---:|---|" + "---:|---|---:|" * len(measures) + "---|",
         ]
         for e in board["entries"]:
@@ -132,10 +132,11 @@ def markdown(leaderboard: dict[str, Any]) -> str:
     """Every board as a Markdown table with its breakdowns and paired tests, the judges' boards, then the runs not
     ranked."""
     settings = leaderboard["settings"]
+    level = f"{settings['confidence']:.0%}"
     lines = [
         "# Leaderboard",
         "",
-        f"Intervals: {settings['confidence']:.0%} percentile bootstrap, {settings['resamples']} resamples, "
+        f"Intervals: {level} percentile bootstrap, {settings['resamples']} resamples, "
         f"seed {settings['seed']}. A missing score counts as 0.",
     ]
     for board in leaderboard["boards"]:
@@ -146,7 +147,7 @@ def markdown(leaderboard: dict[str, Any]) -> str:
             "",
             f"Judge {board['judge']['model']}, task version {board['task_version']}, {board['n_samples']} samples.",
             "",
-            "| rank | system | score | 95% interval | n | unscored | log |",
+            f"| rank | system | score | {level} interval | n | unscored | log |",
             "|---:|---|---:|---|---:|---:|---|",
         ]
         for e in board["entries"]:
@@ -171,7 +172,7 @@ def markdown(leaderboard: dict[str, Any]) -> str:
                 f"| {_p(t['randomization_p'])} |"
                 for t in tests
             ]
-    lines += _judges_markdown(leaderboard.get("judge_boards") or [])
+    lines += _judges_markdown(leaderboard.get("judge_boards") or [], level)
     if leaderboard["not_ranked"]:
         lines += ["", "## Not ranked", "", "| system | task | log | reasons |", "|---|---|---|---|"]
         for row in leaderboard["not_ranked"]:
