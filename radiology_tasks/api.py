@@ -28,6 +28,7 @@ from inspect_ai.model import Model
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import families
+from radiology_tasks.core.inspect_compat import init_display_type
 from radiology_tasks.core.judge import GRADER_ROLE
 from radiology_tasks.core.tables import DataError
 from radiology_tasks.core.task_data import DataOptions
@@ -403,16 +404,6 @@ async def _run_batch(batch: list[_Request]) -> None:
         request.future.set_result(log)
 
 
-def _init_display(display: str) -> None:
-    """Set Inspect's display for `eval_async`, which takes none of its own (it would print a plain progress
-    display per call). Inspect offers no public setter; its display module's is used."""
-    try:
-        from inspect_ai.util._display import init_display_type
-    except ImportError:  # moved in a later Inspect: its default display then shows, nothing else changes
-        return
-    init_display_type(display)
-
-
 _QUEUES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _EvalQueue] = weakref.WeakKeyDictionary()
 
 
@@ -423,7 +414,8 @@ async def run_eval(task: Task, args: dict[str, Any]) -> EvalLog:
     of one call (one log each), so reward functions awaited together by a trainer judge concurrently.
     """
     args = dict(args)
-    _init_display(args.pop("display", DISPLAY))
+    # eval_async takes no display of its own (it would print a progress display per call).
+    init_display_type(args.pop("display", DISPLAY))
     loop = asyncio.get_running_loop()
     queue = _QUEUES.get(loop)
     if queue is None:

@@ -9,6 +9,8 @@ whichever module happened to use it first.
   error a user can fix inherits from it (`radiology_tasks.core.errors.InputError`).
 - `active_generate_config`: the generate config of the running evaluation (`--max-tokens` and the like), which
   a solver merges with its model's own to know the token budget a report was written under.
+- `init_display_type`: sets the display of the evaluations that follow; `inspect_ai.eval` takes a `display`
+  argument but `eval_async` does not, and `score_async` and the reward functions run through `eval_async`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from importlib.metadata import version
 INTERNALS: dict[str, str] = {
     "PrerequisiteError": "inspect_ai._util.error",
     "active_generate_config": "inspect_ai.model._generate_config",
+    "init_display_type": "inspect_ai.util._display",
 }
 """Each internal name used, and the Inspect module it is taken from."""
 
@@ -38,5 +41,9 @@ try:
     from inspect_ai.model._generate_config import active_generate_config
 except ImportError:
     raise ImportError(moved_message("active_generate_config")) from None
+try:
+    from inspect_ai.util._display import init_display_type
+except ImportError:
+    raise ImportError(moved_message("init_display_type")) from None
 
-__all__ = ["INTERNALS", "PrerequisiteError", "active_generate_config", "moved_message"]
+__all__ = ["INTERNALS", "PrerequisiteError", "active_generate_config", "init_display_type", "moved_message"]

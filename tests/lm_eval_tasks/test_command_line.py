@@ -67,8 +67,8 @@ def test_answer_budgets_are_the_inspect_tasks_contract_budgets():
 def test_ci_and_the_readme_install_the_lm_eval_extra():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "pip install -e '.[dev,local,lm-eval]'" in readme
-    assert "pip install -q -e '.[dev,local,lm-eval]'" in ci
+    assert "pip install -e '.[dev,local,lm-eval,train]'" in readme
+    assert "pip install -q -e '.[dev,local,lm-eval,train]'" in ci
 
 
 @pytest.mark.slow
