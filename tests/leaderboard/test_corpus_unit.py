@@ -176,7 +176,8 @@ def test_a_bundles_track_must_be_its_datas(logs, tmp_path, monkeypatch):
         tracked[name] = replace(run, metadata={**run.metadata, "data": {**run.metadata["data"], "track": "findings"}})
     monkeypatch.setattr(board_module, "read_run", lambda path: tracked[Path(path).name])
     other = _bundle(tmp_path / "other", [logs["a.eval"]], ["a" * 64], track="findings_impression", system={"name": "A"})
-    same = _bundle(tmp_path / "same", [logs["b.eval"]], ["b" * 64], system={"name": "B", "paper": "p", "code": "c"})
+    card = {"name": "B", "institution": "i", "paper": "p", "code": "c", "description": "d"}
+    same = _bundle(tmp_path / "same", [logs["b.eval"]], ["b" * 64], system=card)
     result = build_leaderboard([other, same], tmp_path / "site", SETTINGS)
     assert result["not_ranked"] == [
         {
@@ -191,11 +192,12 @@ def test_a_bundles_track_must_be_its_datas(logs, tmp_path, monkeypatch):
     (entry,) = ranked["entries"]
     assert {k: entry[k] for k in ("system", "institution", "paper", "code", "description")} == {
         "system": "B",
-        "institution": None,
+        "institution": "i",
         "paper": "p",
         "code": "c",
-        "description": None,
+        "description": "d",
     }
+    assert ranked["dataset"]["data_sha256"] == tracked["b.eval"].fingerprint["data_sha256"]
 
 
 def test_a_bundle_of_runs_on_different_generation_logs_is_not_ranked(logs, tmp_path, monkeypatch):
@@ -227,3 +229,9 @@ def test_a_log_that_cannot_be_read_keeps_its_bundles_track(logs, tmp_path, monke
         None,
         ["a.eval: not a readable Inspect log"],
     )
+
+
+def test_the_manifest_gives_a_corpus_statistic_over_the_runs_samples(logs):
+    entry = bundle.run_entry(board_module.read_run(logs["a.eval"]), "logs/a.eval")
+    assert (entry["score"], entry["mean"], entry["n"]) == ("f1", pytest.approx(12 / 17), 4)
+    assert bundle.run_entry(board_module.read_run(logs["bare.eval"]), "logs/bare.eval")["mean"] is None

@@ -321,3 +321,44 @@ def test_the_manifest_entry_of_a_corpus_statistic(data, toy):
     none = _toy_run(data, [sample(f"s{i}", values={"vert": None}) for i in range(4)], judge=None)
     assert bundle.run_entry(none, "logs/x.eval")["mean"] is None
     assert bundle.run_entry(none, "logs/x.eval")["n_unscored"] == 4
+
+
+def test_an_unreadable_log_does_not_hide_the_next_logs_lines(data, tmp_path, monkeypatch):
+    def read(path: Path) -> RunEvidence:
+        if path.name == "broken.eval":
+            raise ValueError("broken.eval: not a readable Inspect log")
+        return memory_run(data, status="error")
+
+    monkeypatch.setattr(bundle, "read_run", read)
+    with pytest.raises(SubmissionRefused) as refused:
+        bundle.check_logs([tmp_path / "broken.eval", tmp_path / "b.eval"])
+    assert refused.value.lines == [
+        "broken.eval: not a readable Inspect log",
+        "b.eval: log status is error, not success",
+    ]
+
+
+def test_the_bundle_applies_its_own_unscored_limit_and_writes_a_readable_manifest(data, tmp_path, monkeypatch):
+    filled = {"vert": 0.0, "green": 0.0, "green_ec": None, "green_f1": 0.0}
+    refused = sample("s0", answer=None, values=filled, unscored=dict.fromkeys(filled, "judge_refused"))
+    run = memory_run(data, [refused, *[sample(f"s{i}") for i in (1, 2, 3)]])
+    monkeypatch.setattr(bundle, "read_run", lambda path: run)
+    (tmp_path / "a.eval").write_text("a")
+    manifest = bundle.write_bundle([tmp_path / "a.eval"], tmp_path / "out", SystemCard(), max_unscored=0.25)
+    text = manifest.read_text()
+    assert text.startswith('{\n  "manifest_version": "1",\n  "created": ') and text.endswith("}\n")
+    (entry,) = json.loads(text)["runs"]
+    assert entry == {
+        "log": "logs/a.eval",
+        "sha256": run.sha256,
+        "task": "vert",
+        "task_version": run.task_version,
+        "score": "vert",
+        "mean": pytest.approx(0.7 * 3 / 4),
+        "n": 4,
+        "n_unscored": 1,
+        "dataset": {"name": str(data), **run.fingerprint, "sample_ids_sha256": run.sample_ids_sha256()},
+        "judge": {"model": JUDGE, "temperatures": [0.0], "seeded": False},
+        "task_config": {"detail": "full", "prompt": "vert", "unscored": "worst"},
+        "templates": run.templates,
+    }
