@@ -101,10 +101,11 @@ def test_judges_are_compared_on_the_units_they_share(data, tmp_path):
 def test_units_shared_by_a_later_pair_are_tested_after_a_pair_without_any(data, tmp_path):
     a = _submission(data, "openai/a", {"u1": 0.9, "u2": 0.8})
     b = _submission(data, "openai/b", {"u3": 0.5, "u4": 0.4})
-    c = _submission(data, "openai/c", {"u3": 0.3, "u4": 0.2})
+    c = _submission(data, "openai/c", {"u1": 0.3, "u2": 0.2})
     assert len({repr(judge_comparability(x.run)) for x in (a, b, c)}) == 1, "the same samples judged"
     (board,), _ = judge_boards([a, b, c], tmp_path, SETTINGS)
-    assert [(t["a"], t["b"]) for t in board["significance"]["tests"]] == [("openai/b", "openai/c")]
+    assert [e["system"] for e in board["entries"]] == ["openai/a", "openai/b", "openai/c"]
+    assert [(t["a"], t["b"]) for t in board["significance"]["tests"]] == [("openai/a", "openai/c")]
 
 
 def test_a_nameless_judge_without_a_judge_is_named_by_its_log(data, tmp_path):
@@ -151,3 +152,205 @@ def test_judges_track_runs_go_to_the_judges_boards_and_their_refusals_to_not_ran
         ],
     }
     assert result["generated"].endswith("+00:00")
+
+
+# Agreement with experts: (expert score, judge score) per sample, NaN where the judge gave none.
+def _agreement(run: RunEvidence) -> dict[str, tuple[float, float]]:
+    return {
+        s.id: (float(s.metadata["expert_score"]), float("nan") if s.values["vert"] is None else float(s.values["vert"]))
+        for s in run.samples
+    }
+
+
+AGREE = Rescoring(ranked=lambda run: RankedScore("vert"), expected=lambda run, s: {}, agreement=_agreement)
+EXPERT = [0.1, 0.4, 0.2, 0.9, 0.6, 0.8]
+
+
+@pytest.fixture
+def agree_family(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(f"{__name__}.AGREE_RULES", AGREE, raising=False)
+    add_family(
+        Family(
+            name="toy_agree_unit",
+            tasks_module=__name__,
+            tasks=("toy_agree_unit",),
+            version="1.0.0",
+            rescoring=f"{__name__}:AGREE_RULES",
+        )
+    )
+    yield
+    remove_family("toy_agree_unit")
+
+
+def _judged(data: Path, judge: str, scores: list[float | None], expert: list[float] = EXPERT) -> Submission:
+    samples = [
+        replace(sample(f"s{i}", values={"vert": v}, expert_score=e), judge_calls=[JudgeCall(judge, 0.0, None, "")])
+        for i, (v, e) in enumerate(zip(scores, expert, strict=True))
+    ]
+    run = memory_run(data, samples, task="radiology_tasks/toy_agree_unit", judge=judge, sha256=judge[-1] * 64)
+    return Submission(
+        {"name": f"as {judge}", "institution": "I"}, "judges", data.parent / "logs" / f"{judge[-1]}.eval", run
+    )
+
+
+def test_the_agreement_board_whole(data, tmp_path, agree_family):
+    from scorers.leaderboard.agreement import tau_difference_test, tau_interval
+
+    a = _judged(data, "openai/a", [0.15, 0.35, 0.25, 0.95, 0.55, 0.85])
+    b = _judged(data, "openai/b", [0.9, 0.1, 0.8, 0.2, 0.7, 0.3])
+    (board,), not_ranked = judge_boards([b, a], tmp_path / "site", SETTINGS)
+    assert not_ranked == []
+    run = a.run
+    interval = tau_interval(
+        list(zip(EXPERT, [0.15, 0.35, 0.25, 0.95, 0.55, 0.85], strict=True)), confidence=0.8, resamples=120, seed=5
+    )
+    test = tau_difference_test(
+        list(zip(EXPERT, [0.15, 0.35, 0.25, 0.95, 0.55, 0.85], strict=True)),
+        list(zip(EXPERT, [0.9, 0.1, 0.8, 0.2, 0.7, 0.3], strict=True)),
+        resamples=120,
+        seed=5,
+    )
+    top = {
+        "system": "openai/a",
+        "submitted_as": "as openai/a",
+        "institution": "I",
+        "paper": None,
+        "code": None,
+        "description": None,
+        "judge": {"model": "openai/a", "temperatures": [0.0], "seeded": False},
+        "log": "../logs/a.eval",
+        "log_sha256": "a" * 64,
+        "score": interval.tau,
+        "ci_low": interval.low,
+        "ci_high": interval.high,
+        "n": 6,
+        "measures": {
+            "kendall_tau_b": {"value": interval.tau, "ci_low": interval.low, "ci_high": interval.high, "n": 6}
+        },
+        "rank": 1,
+    }
+    assert board["entries"][0] == top
+    assert {k: v for k, v in board.items() if k != "entries"} == {
+        "id": f"judges-toy_agree_unit-vert-{data}",
+        "kind": "agreement",
+        "task": "toy_agree_unit",
+        "score": "vert",
+        "measures": ["kendall_tau_b"],
+        "dataset": {
+            "name": str(data),
+            "layout": run.fingerprint.get("layout"),
+            "data_sha256": run.fingerprint["data_sha256"],
+            "revision": run.fingerprint.get("revision"),
+            "reports_sha256": run.fingerprint.get("reports_sha256"),
+            "sample_ids_sha256": run.sample_ids_sha256(),
+        },
+        "task_version": run.task_version,
+        "task_config": {"detail": "full", "prompt": "vert", "unscored": "worst"},
+        "n_samples": 6,
+        "significance": {
+            "resamples": 120,
+            "seed": 5,
+            "tests": [
+                {
+                    "a": "openai/a",
+                    "b": "openai/b",
+                    "difference": test.difference,
+                    "paired_bootstrap_p": test.bootstrap_p,
+                    "randomization_p": None,
+                    "n": 6,
+                }
+            ],
+        },
+        "note": (
+            "Kendall's tau-b between the judge's and the experts' scores, over the samples where the experts rated "
+            "the very candidate the judge saw; intervals and paired tests resample samples."
+        ),
+    }
+
+
+def test_a_measures_board_says_how_it_is_ranked(data, tmp_path):
+    (board,), _ = judge_boards([_submission(data, "openai/a", {"u1": 0.2, "u2": 0.6})], tmp_path, SETTINGS)
+    assert (board["kind"], board["id"], board["score"], board["n_samples"]) == (
+        "measures",
+        "judges-toy_units-first-demo",
+        "first",
+        2,
+    )
+    assert board["note"] == (
+        "Each measure is the mean over the units the task defines (for instance one per reference, over its "
+        "variants); intervals and paired tests resample units. Ranked by the first measure."
+    )
+
+
+def test_tau_needs_two_distinct_scores_on_each_side(data, tmp_path, agree_family):
+    two_levels = _judged(data, "openai/a", [0.2, 0.2, 0.2, 0.8, 0.8, 0.8], expert=[0.0, 0.0, 1.0, 1.0, 1.0, 0.0])
+    (board,), not_ranked = judge_boards([two_levels], tmp_path, SETTINGS)
+    assert not_ranked == [] and board["entries"][0]["n"] == 6
+    flat_judge = _judged(data, "openai/b", [0.5] * 6)
+    flat_expert = _judged(data, "openai/c", EXPERT, expert=[0.5] * 6)
+    _, rows = judge_boards([flat_judge, flat_expert], tmp_path, SETTINGS)
+    assert [row["reasons"] for row in rows] == [
+        ["Kendall's tau is undefined: the expert or the judge scores are all equal"]
+    ] * 2
+    unjudged = _judged(data, "openai/d", [None] * 6)
+    _, (row,) = judge_boards([unjudged], tmp_path / "site", SETTINGS)
+    assert row == {
+        "system": "openai/d",
+        "task": "toy_agree_unit",
+        "log": "../logs/d.eval",
+        "reasons": ["no sample has both an expert score for the candidate the judge saw and a judge score"],
+    }
+
+
+def test_tau_differences_are_tested_on_the_samples_two_judges_share(data, tmp_path, agree_family):
+    from scorers.leaderboard.agreement import tau_difference_test
+
+    a = _judged(data, "openai/a", [0.1, 0.4, None, None, None, None])
+    c = _judged(data, "openai/c", [None, None, 0.2, 0.95, 0.85, 0.55])
+    b = _judged(data, "openai/b", [0.3, 0.2, 0.1, 0.5, 0.9, 0.7])
+    (board,), _ = judge_boards([b, c, a], tmp_path, SETTINGS)
+    assert [e["system"] for e in board["entries"]] == ["openai/a", "openai/c", "openai/b"]
+    tests = board["significance"]["tests"]
+    assert [(t["a"], t["b"], t["n"]) for t in tests] == [("openai/a", "openai/b", 2), ("openai/c", "openai/b", 4)]
+    expected = tau_difference_test(
+        [(0.2, 0.2), (0.9, 0.95), (0.6, 0.85), (0.8, 0.55)],
+        [(0.2, 0.1), (0.9, 0.5), (0.6, 0.9), (0.8, 0.7)],
+        resamples=120,
+        seed=5,
+    )
+    assert (tests[1]["difference"], tests[1]["paired_bootstrap_p"]) == (expected.difference, expected.bootstrap_p)
+
+
+def test_a_run_with_no_value_of_the_ranked_measure_is_not_ranked(data, tmp_path, monkeypatch):
+    monkeypatch.setattr(
+        f"{__name__}.TOY_RULES", replace(TOY, judge_measures=lambda run: {"first": {"u1": float("nan")}})
+    )
+    _, (row,) = judge_boards([_submission(data, "openai/a", {"u1": 0.5})], tmp_path, SETTINGS)
+    assert row["reasons"] == ["the run gives no unit a value of the measure judges are ranked by"]
+    monkeypatch.setattr(f"{__name__}.TOY_RULES", replace(TOY, judge_measures=lambda run: {}))
+    _, (row,) = judge_boards([_submission(data, "openai/a", {"u1": 0.5})], tmp_path, SETTINGS)
+    assert row["reasons"] == ["the run gives no unit a value of the measure judges are ranked by"]
+
+
+def test_a_judge_that_saw_other_candidates_is_named_with_both_digests(data, tmp_path, agree_family):
+    import hashlib
+
+    a = _judged(data, "openai/a", [0.15, 0.35, 0.25, 0.95, 0.55, 0.85])
+    b = _judged(data, "openai/b", [0.9, 0.1, 0.8, 0.2, 0.7, 0.3])
+    c = _judged(data, "openai/c", [0.9, 0.1, 0.8, 0.2, 0.7, 0.3])
+    c = replace(c, run=replace(c.run, samples=[replace(s, candidate=None) for s in c.run.samples]))
+
+    def digest(candidates: list[str]) -> str:
+        pairs = sorted((f"s{i}", text) for i, text in enumerate(candidates))
+        return hashlib.sha256(json.dumps(pairs, sort_keys=True, default=str).encode()).hexdigest()[:12]
+
+    (board,), (row,) = judge_boards([a, b, c], tmp_path / "site", SETTINGS)
+    assert row == {
+        "system": "openai/c",
+        "task": "toy_agree_unit",
+        "log": "../logs/c.eval",
+        "reasons": [
+            f"not comparable: candidates judged differs ({digest([''] * 6)} vs the board's "
+            f"{digest([f'candidate s{i}' for i in range(6)])})"
+        ],
+    }
