@@ -362,3 +362,67 @@ def test_the_bundle_applies_its_own_unscored_limit_and_writes_a_readable_manifes
         "task_config": {"detail": "full", "prompt": "vert", "unscored": "worst"},
         "templates": run.templates,
     }
+
+
+def test_a_family_with_two_template_folders_releases_both():
+    from templates import template_hashes
+
+    assert checks.released_templates("judge_sensitivity") == {
+        **template_hashes("judge_sensitivity"),
+        **template_hashes("green_vert"),
+    }
+
+
+def _fingerprinted(data: Path, recorded: dict[str, Any]) -> RunEvidence:
+    run = memory_run(data)
+    return replace(run, metadata={**run.metadata, "data": {"fingerprint": recorded}})
+
+
+def test_a_changed_data_file_is_named_by_its_field(data):
+    recorded = dict(memory_run(data).fingerprint)
+    assert recorded["data_sha256"] is not None
+    data.write_text(data.read_text() + "\n")
+    lines = checks.run_violations(_fingerprinted(data, recorded))
+    assert len(lines) == 1 and "data_sha256" in lines[0] and "changed since the run" in lines[0]
+    without_layout = {k: v for k, v in recorded.items() if k != "layout"}
+    assert len(checks.run_violations(_fingerprinted(data, without_layout))) == 1, "hashed data without a layout"
+    layout_only = {**recorded, "data_sha256": None}
+    (line,) = checks.run_violations(_fingerprinted(data, layout_only))
+    assert "data_sha256" in line, "a layout recorded means the data was hashed"
+
+
+def test_a_log_from_before_hub_data_was_hashed_checks_only_its_candidates(data):
+    old = {"candidates_sha256": None, "revision": None}
+    data.write_text(data.read_text() + "\n")
+    assert checks.run_violations(_fingerprinted(data, old)) == []
+    changed = {**old, "candidates_sha256": "0" * 64}
+    (line,) = checks.run_violations(_fingerprinted(data, changed))
+    assert "candidates_sha256" in line
+
+
+def test_the_dataset_of_a_run_over_studies_is_its_studies(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    rows = [("p1", "Same reference."), ("p2", "Same reference."), ("p3", "Other reference.")]
+    path.write_text("".join(json.dumps({"id": i, "reference": r, "candidate": f"c {i}"}) + "\n" for i, r in rows))
+    run = memory_run(path, [sample(i) for i, _ in rows])
+    assert checks.dataset_ids(run) == ["p1", "p2", "p3"]
+    studies = replace(run, metadata={**run.metadata, "data": {**run.metadata["data"], "studies": {"pairs": 3}}})
+    assert checks.dataset_ids(studies) == ["p1", "p3"]
+
+
+def test_a_familys_own_sample_list_is_asked_with_the_run(data, toy, monkeypatch):
+    monkeypatch.setattr(f"{__name__}.TOY_RULES", replace(TOY, sample_ids=lambda run: list(run.task_args["ids"])))
+    run = _toy_run(data, judge=None, task_args={"ids": ["x", "y"], "data": str(data)})
+    assert checks.dataset_ids(run) == ["x", "y"]
+
+
+def test_means_and_scores_within_the_tolerance_are_the_same(data):
+    from tests.leaderboard.memory_runs import scored_run
+
+    zero = scored_run(data, [0.0, 0.0, 0.0, 0.0])
+    assert checks.run_violations(replace(zero, results={"vert_mean": 1e-9})) == []
+    assert checks.run_violations(replace(zero, results={"vert_mean": 2e-9})) == [
+        "results: vert_mean 2e-09 is not the mean of the samples' vert (0)"
+    ]
+    nudged = [replace(s, values={**s.values, "vert": 1e-9}) if s.id == "s0" else s for s in zero.samples]
+    assert rescore.rescoring_violations(replace(zero, samples=nudged)) == []
