@@ -426,3 +426,62 @@ def test_means_and_scores_within_the_tolerance_are_the_same(data):
     ]
     nudged = [replace(s, values={**s.values, "vert": 1e-9}) if s.id == "s0" else s for s in zero.samples]
     assert rescore.rescoring_violations(replace(zero, samples=nudged)) == []
+
+
+# Which runs a board ranks together.
+def test_the_settings_two_runs_must_share(data):
+    from radiology_tasks.leaderboard import board
+
+    run = memory_run(data)
+    fingerprint = run.fingerprint
+    assert board.comparability(run) == {
+        "data revision": {
+            "layout": fingerprint["layout"],
+            "data_sha256": fingerprint["data_sha256"],
+            "reports_sha256": fingerprint["reports_sha256"],
+        },
+        "sample set": run.sample_ids_sha256(),
+        "task version": run.task_version,
+        "prompt template set": board._digest(run.templates),
+        "task configuration": {"detail": "full", "prompt": "vert", "unscored": "worst"},
+        "judge": {"model": JUDGE, "temperatures": [0.0], "seeded": False},
+    }
+    pinned = replace(run, metadata={**run.metadata, "data": {"fingerprint": {"revision": "abc"}}})
+    assert board.comparability(pinned)["data revision"] == {
+        "layout": None,
+        "data_sha256": "revision abc",
+        "reports_sha256": None,
+    }
+    other_templates = replace(run, metadata={**run.metadata, "templates": {"x": "y"}})
+    assert (
+        board.comparability(other_templates)["prompt template set"] != board.comparability(run)["prompt template set"]
+    )
+    import hashlib
+
+    assert board._digest({"b": 1, "a": Path("p")}) == hashlib.sha256(b'{"a": "p", "b": 1}').hexdigest()[:12]
+
+
+def test_a_difference_names_every_differing_field_and_value():
+    from radiology_tasks.leaderboard import board
+
+    mine = {
+        "task configuration": {"prompt": "vert", "detail": "brief", "extra": {"b": 1, "a": 2}},
+        "task version": 2,
+        "judge": "x",
+    }
+    theirs = {"task configuration": {"prompt": "vert", "detail": "full"}, "task version": 1, "judge": {"model": "m"}}
+    assert board._difference(mine, theirs) == (
+        'task configuration differs (detail: brief vs the board\'s full, extra: {"a": 2, "b": 1} vs the board\'s '
+        'null); task version differs (2 vs the board\'s 1); judge differs (x vs the board\'s {"model": "m"})'
+    )
+
+
+def test_task_config_of_a_task_of_no_family_keeps_every_scoring_setting(data):
+    run = memory_run(data, task="radiology_tasks/unknown", task_args={"data": "x", "prompt": "vert", "b": 1})
+    assert bundle.task_config(run) == {"b": 1, "prompt": "vert"}
+
+
+def test_a_manifest_without_runs_names_the_keys_it_has(tmp_path):
+    (tmp_path / "manifest.json").write_text('{"system": {}, "track": null}')
+    with pytest.raises(ValueError, match=r"needs a list under 'runs' \(found: system, track\)$"):
+        bundle.read_manifest(tmp_path)
