@@ -259,6 +259,7 @@ def test_the_files_written(tmp_path):
 def test_the_page_embeds_the_data_and_escapes_it():
     text = page(_leaderboard(), title="Board <1>")
     assert "<title>Board &lt;1&gt;</title>" in text and "<h1>Board &lt;1&gt;</h1>" in text
+    assert text.startswith("<!DOCTYPE html>") and text.endswith("</html>\n"), "the template's last newline is kept"
     start = text.index('<script type="application/json" id="leaderboard-data">') + len(
         '<script type="application/json" id="leaderboard-data">'
     )
