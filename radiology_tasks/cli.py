@@ -110,7 +110,7 @@ def _max_unscored_argument(parser: argparse.ArgumentParser, what: str) -> None:
 def _task_docs(args: argparse.Namespace) -> int:
     from radiology_tasks.task_docs import task_docs_command
 
-    return task_docs_command(Path(args.readme), check=args.check)
+    return task_docs_command(None if args.readme is None else Path(args.readme), check=args.check)
 
 
 def _lm_eval_path(args: argparse.Namespace) -> int:
@@ -162,9 +162,11 @@ def build_parser() -> argparse.ArgumentParser:
     ).set_defaults(run=_lm_eval_path)
 
     docs = commands.add_parser(
-        "task-docs", help="write the tasks' -T parameter tables from their docstrings into the README's marked blocks"
+        "task-docs", help="write the tasks' -T parameter tables from their docstrings into the READMEs' marked blocks"
     )
-    docs.add_argument("--readme", default="README.md", help="the Markdown file to update (default: README.md)")
+    docs.add_argument(
+        "--readme", help="one Markdown file to update (default: docs/parameters.md and every family's README)"
+    )
     docs.add_argument(
         "--check", action="store_true", help="change nothing; exit 1 naming each block that differs from the code"
     )

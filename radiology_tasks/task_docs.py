@@ -1,10 +1,12 @@
 """The `-T` parameters of the registered tasks as Markdown, read from the `Args:` sections of their docstrings.
 
 Every `@task` documents each of its parameters in a Google-style `Args:` section. `radiology-tasks task-docs`
-writes the tables rendered from those sections into README.md between the lines ``<!-- task-parameters:start -->``
-and ``<!-- task-parameters:end -->``; with `--check` it changes nothing and names each block that differs. A start
-marker may name one task (``<!-- task-parameters:start ct_finebench -->``): that block is the table of all of that
-task's parameters, for a family README.
+writes the tables rendered from those sections between the lines ``<!-- task-parameters:start -->`` and
+``<!-- task-parameters:end -->``; with `--check` it changes nothing and names each block that differs. A start
+marker that names a task (``<!-- task-parameters:start vert -->``) holds the table of all of that task's
+parameters, and sits in the README of the family that declares the task (its package folder's README.md); the
+unnamed block holds the parameters several tasks share, in docs/parameters.md. The command checks that each
+task's block is where it belongs, so a task's table cannot go missing or live in another family's README.
 
 Nothing heavy is imported here: only `registered_task_docs` imports the tasks (and with them Inspect).
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 START = "<!-- task-parameters:start -->"
+SHARED_DOC = Path("docs/parameters.md")
 END = "<!-- task-parameters:end -->"
 FIX = "run radiology-tasks task-docs"
 GENERATED_NOTE = (
@@ -166,8 +169,8 @@ def render_task(doc: TaskDoc) -> list[str]:
 
 
 def render(docs: Sequence[TaskDoc]) -> list[str]:
-    """The parameters of all tasks as Markdown: those every task has with the same meaning and default, those
-    several tasks share (with the tasks named), and each task's own."""
+    """The parameters tasks share as Markdown: those every task has with the same meaning and default, and those
+    several tasks share (with the tasks named). Each task's full table is `render_task`'s, in its family's README."""
     every = [doc.short_name for doc in docs]
     groups: dict[tuple[str, str, str], list[str]] = {}
     for doc in docs:
@@ -191,14 +194,6 @@ def render(docs: Sequence[TaskDoc]) -> list[str]:
             *_table(("parameter", "default", "tasks", "meaning"), shared),
             "",
         ]
-    lines += ["Parameters of one task only:", ""]
-    for doc in docs:
-        own = [p for p in doc.parameters if len(groups[(p.name, default_text(p.default), p.description)]) == 1]
-        if not own:
-            lines += [f"`{doc.name}`: none besides those above.", ""]
-            continue
-        rows = [(f"`{p.name}`", default_text(p.default), p.description) for p in own]
-        lines += [f"`{doc.name}`:", "", *_table(("parameter", "default", "meaning"), rows), ""]
     return lines[:-1]
 
 
@@ -215,6 +210,11 @@ class Block:
     @property
     def label(self) -> str:
         return f"the task-parameters block of {self.task}" if self.task else "the task-parameters block"
+
+    @property
+    def short_task(self) -> str | None:
+        """The task the block names, as a short name (``vert`` for ``radiology_tasks/vert``)."""
+        return None if self.task is None else self.task.rsplit("/", 1)[-1]
 
 
 def find_blocks(lines: Sequence[str], source: str) -> list[Block]:
@@ -264,17 +264,75 @@ def refresh(text: str, docs: Sequence[TaskDoc], source: str = "README") -> tuple
     return "\n".join(lines), stale[::-1]
 
 
-def task_docs_command(readme: Path, *, check: bool) -> int:
-    """`radiology-tasks task-docs`: rewrite the README's generated blocks, or (`check`) name those that differ."""
-    text = readme.read_text(encoding="utf-8")
-    new_text, stale = refresh(text, registered_task_docs(), str(readme))
+def family_readme(task: str) -> Path:
+    """The README of the family that declares `task` (a short name): README.md in the folder of the family's
+    tasks module, relative to the repository root (``radiology_tasks/<family>/README.md``)."""
+    from radiology_tasks.core.family import family_of
+
+    family = family_of(task)
+    if family is None:
+        raise TaskDocError(f"task {task}: no family declares it, so it has no README for its parameter table")
+    return Path(*family.tasks_module.split(".")[:-1]) / "README.md"
+
+
+def targets(docs: Sequence[TaskDoc]) -> dict[Path, list[str | None]]:
+    """Each generated file, relative to the repository root, with the blocks it must hold: None for the shared
+    tables (docs/parameters.md), else the short names of the tasks whose tables it holds (its family's)."""
+    wanted: dict[Path, list[str | None]] = {SHARED_DOC: [None]}
+    for doc in docs:
+        wanted.setdefault(family_readme(doc.short_name), []).append(doc.short_name)
+    return wanted
+
+
+def check_placement(blocks: Sequence[Block], wanted: Sequence[str | None], source: str) -> None:
+    """A `TaskDocError` unless `blocks` are exactly the `wanted` ones, each once: a task's table missing from its
+    family's README, found in another file, or written twice is named with the file and line."""
+    seen: set[str | None] = set()
+    for block in blocks:
+        if block.short_task not in wanted:
+            where = SHARED_DOC if block.task is None else family_readme(block.short_task or "")
+            raise TaskDocError(f"{source}:{block.line}: {block.label} belongs in {where}, not here")
+        if block.short_task in seen:
+            raise TaskDocError(f"{source}:{block.line}: {block.label} is there twice")
+        seen.add(block.short_task)
+    for task in wanted:
+        if task not in seen:
+            marker = START if task is None else f"<!-- task-parameters:start {task} -->"
+            what = "the shared parameter tables" if task is None else f"the parameter table of task {task}"
+            raise TaskDocError(f"{source}: {what} is missing: add {marker} and {END} lines for it")
+
+
+def _update(path: Path, docs: Sequence[TaskDoc], wanted: Sequence[str | None] | None, *, check: bool) -> bool:
+    """Refresh one file's blocks (or, `check`, name those that differ); whether any differed."""
+    if not path.is_file():
+        raise TaskDocError(f"{path}: no such file to write the task-parameters blocks into")
+    text = path.read_text(encoding="utf-8")
+    if wanted is not None:
+        check_placement(find_blocks(text.split("\n"), str(path)), wanted, str(path))
+    new_text, stale = refresh(text, docs, str(path))
     if check:
         for block in stale:
-            print(f"{readme}:{block.line}: {block.label} differs from the tasks' docstrings ({FIX})")
+            print(f"{path}:{block.line}: {block.label} differs from the tasks' docstrings ({FIX})")
+    elif stale:
+        path.write_text(new_text, encoding="utf-8")
+        print(f"{path}: rewrote {len(stale)} task-parameters block(s)")
+    return bool(stale)
+
+
+def task_docs_command(readme: Path | None, *, check: bool, root: Path = Path(".")) -> int:
+    """`radiology-tasks task-docs`: rewrite the generated blocks, or (`check`) name those that differ.
+
+    With `readme`, that one file's blocks, whatever they hold. Without, those of docs/parameters.md and of every
+    family's README under `root` (the repository), each checked to hold exactly its tasks' blocks.
+    """
+    docs = registered_task_docs()
+    files: dict[Path, Sequence[str | None] | None] = (
+        {readme: None} if readme is not None else {root / path: wanted for path, wanted in targets(docs).items()}
+    )
+    stale = [path for path, wanted in files.items() if _update(path, docs, wanted, check=check)]
+    if check:
         return 1 if stale else 0
-    if stale:
-        readme.write_text(new_text, encoding="utf-8")
-        print(f"{readme}: rewrote {len(stale)} task-parameters block(s)")
-    else:
-        print(f"{readme}: the task-parameters blocks are up to date")
+    if not stale:
+        where = readme if readme is not None else f"{len(files)} files"
+        print(f"{where}: the task-parameters blocks are up to date")
     return 0

@@ -360,11 +360,11 @@ HELP = {
         "ctfb-qa CT-FineBench construction 3/3: questions and answers per report from the edited schema",
         "suite-report metric_suite tables (correlations, expert tau, pos/neg) as CSV/Markdown from logs",
         "lm-eval-path print the directory of the lm-evaluation-harness task configs (for --include_path)",
-        "task-docs write the tasks' -T parameter tables from their docstrings into the README's marked blocks",
+        "task-docs write the tasks' -T parameter tables from their docstrings into the READMEs' marked blocks",
     ],
     ("task-docs",): [
         "usage: radiology-tasks task-docs [-h] [--readme README] [--check]",
-        "--readme README the Markdown file to update (default: README.md)",
+        "--readme README one Markdown file to update (default: docs/parameters.md and every family's README)",
         "--check change nothing; exit 1 naming each block that differs from the code",
     ],
     ("suite-report",): [

@@ -1,4 +1,5 @@
-"""Every task documents each `-T` parameter in its docstring, and the README's tables are those docstrings."""
+"""Every task documents each `-T` parameter in its docstring, and the READMEs' tables are those docstrings: each
+task's in its family's README, the shared ones in docs/parameters.md."""
 
 from __future__ import annotations
 
@@ -13,20 +14,26 @@ import pytest
 from radiology_tasks.cli import main, registered_tasks
 from radiology_tasks.task_docs import (
     END,
+    SHARED_DOC,
     START,
     Parameter,
     TaskDoc,
     TaskDocError,
     default_text,
+    family_readme,
     parse_args_section,
     refresh,
     registered_task_docs,
     render,
+    render_task,
+    targets,
     task_doc,
+    task_docs_command,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-README = ROOT / "README.md"
+README = ROOT / SHARED_DOC
+GREEN_VERT_README = ROOT / "radiology_tasks" / "green_vert" / "README.md"
 TASKS = {
     "baselines",
     "ct_finebench",
@@ -65,9 +72,29 @@ def test_task_docstrings_cite_papers_not_local_files_or_issues():
 def test_the_readme_holds_the_rendering_of_the_docstrings(docs):
     text = README.read_text(encoding="utf-8")
     refreshed, stale = refresh(text, docs, "README.md")
-    assert stale == [], "README.md is stale: run `radiology-tasks task-docs`"
+    assert stale == [], "docs/parameters.md is stale: run `radiology-tasks task-docs`"
     assert refreshed == text
     assert "\n".join(render(docs)) in text
+
+
+def test_each_family_readme_holds_its_tasks_tables(docs):
+    wanted = targets(docs)
+    assert wanted[SHARED_DOC] == [None]
+    assert sorted(task for tasks in wanted.values() for task in tasks if task) == sorted(TASKS)
+    assert wanted[Path("radiology_tasks/green_vert/README.md")] == ["green", "vert"]
+    for doc in docs:
+        path = ROOT / family_readme(doc.short_name)
+        text = path.read_text(encoding="utf-8")
+        refreshed, stale = refresh(text, docs, str(path))
+        assert stale == [], f"{path} is stale: run `radiology-tasks task-docs`"
+        assert refreshed == text
+        assert "\n".join(render_task(doc)) in text, doc.name
+
+
+def test_the_default_check_passes_from_the_repository(monkeypatch, capsys):
+    monkeypatch.chdir(ROOT)
+    assert main(["task-docs", "--check"]) == 0
+    assert capsys.readouterr().out == ""
 
 
 def test_editing_the_readme_alone_is_caught(docs):
@@ -79,13 +106,29 @@ def test_editing_the_readme_alone_is_caught(docs):
     assert refreshed == text
 
 
+def test_editing_a_family_readme_alone_is_caught(docs):
+    text = GREEN_VERT_README.read_text(encoding="utf-8")
+    start = text.index("<!-- task-parameters:start vert -->")
+    edited = text[:start] + text[start:].replace("| `prompt` | `vert` |", "| `prompt` | `rubric` |", 1)
+    assert edited != text
+    refreshed, stale = refresh(edited, docs, "README.md")
+    assert [block.task for block in stale] == ["vert"]
+    assert refreshed == text
+
+
 def test_editing_a_docstring_alone_is_caught(docs):
     text = README.read_text(encoding="utf-8")
     first = docs[0]
-    changed = replace(first.parameters[0], description=first.parameters[0].description + " Changed.")
-    edited_docs = [replace(first, parameters=(changed, *first.parameters[1:])), *docs[1:]]
+    # A parameter every task shares, so its row is in docs/parameters.md as well as in the task's own table.
+    index = [p.name for p in first.parameters].index("on_bad_rows")
+    parameters = list(first.parameters)
+    parameters[index] = replace(parameters[index], description=parameters[index].description + " Changed.")
+    edited_docs = [replace(first, parameters=tuple(parameters)), *docs[1:]]
     _, stale = refresh(text, edited_docs, "README.md")
     assert len(stale) == 1
+    family = ROOT / family_readme(first.short_name)
+    _, stale = refresh(family.read_text(encoding="utf-8"), edited_docs, str(family))
+    assert [block.short_task for block in stale] == [first.short_name]
 
 
 def _fake_task(data: str | None = None, limit: int = 3) -> None:
@@ -165,13 +208,14 @@ def test_rendering_groups_common_shared_and_own_parameters():
     b = _doc("b", ("data", None, "The data."), ("flag", False, "A | B."), ("mode", "x", "Mode of b."))
     c = _doc("c", ("data", None, "The data."), ("flag", True, "A | B."))
     text = "\n".join(render([a, b, c]))
-    common, rest = text.split("Parameters several tasks share", 1)
-    shared, own = rest.split("Parameters of one task only:", 1)
+    common, shared = text.split("Parameters several tasks share", 1)
+    own = "".join(line for line in shared.splitlines(keepends=True) if "Mode of" in line or "| `true` |" in line)
     assert "| `data` | not set | The data. |" in common
     assert "flag" not in common  # c's default differs
     assert "| `flag` | `false` | `a` and `b` | A \\| B. |" in shared
-    assert "`radiology_tasks/a`:" in own and "| `mode` | `x` | Mode of a. |" in own
-    assert "| `flag` | `true` | A \\| B. |" in own
+    assert own == ""  # each task's own parameters are in its full table, in its family's README
+    assert "| `mode` | `x` | Mode of a. |" in "\n".join(render_task(a)) and "Mode of a" not in text
+    assert "| `flag` | `true` | A \\| B. |" in "\n".join(render_task(c))
     assert [default_text(v) for v in (None, True, 0.0, "bleu,chrf", inspect.Parameter.empty)] == [
         "not set",
         "`true`",
@@ -229,3 +273,48 @@ def test_the_command_refuses_a_file_without_markers(tmp_path, capsys):
     readme.write_text("# nothing generated here\n", encoding="utf-8")
     assert main(["task-docs", "--check", "--readme", str(readme)]) == 2
     assert "no <!-- task-parameters:start -->" in capsys.readouterr().err
+
+
+def _copy_tree(tmp_path: Path, docs: list[TaskDoc]) -> Path:
+    """docs/parameters.md and every family README under `tmp_path`, at their repository paths."""
+    for path in targets(docs):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text((ROOT / path).read_text(encoding="utf-8"), encoding="utf-8")
+    return tmp_path
+
+
+def test_the_default_command_checks_and_rewrites_every_family_readme(docs, tmp_path, capsys):
+    root = _copy_tree(tmp_path, docs)
+    readme = root / "radiology_tasks" / "green_vert" / "README.md"
+    assert task_docs_command(None, check=True, root=root) == 0
+    original = readme.read_text(encoding="utf-8")
+    readme.write_text(original.replace("| `prompt` | `vert` |", "| `prompt` | `x` |"), encoding="utf-8")
+    assert task_docs_command(None, check=True, root=root) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(rf"{re.escape(str(readme))}:\d+: the task-parameters block of vert differs from .*", line)
+    assert task_docs_command(None, check=False, root=root) == 0
+    assert readme.read_text(encoding="utf-8") == original
+    assert task_docs_command(None, check=True, root=root) == 0
+
+
+def test_a_missing_block_is_refused(docs, tmp_path):
+    root = _copy_tree(tmp_path, docs)
+    readme = root / "radiology_tasks" / "green_vert" / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    start = text.index("<!-- task-parameters:start vert -->")
+    end = text.index(END, start) + len(END)
+    readme.write_text(text[:start] + text[end:], encoding="utf-8")
+    with pytest.raises(TaskDocError, match=r"README.md: the parameter table of task vert is missing"):
+        task_docs_command(None, check=True, root=root)
+
+
+def test_a_block_in_another_familys_readme_is_refused(docs, tmp_path):
+    root = _copy_tree(tmp_path, docs)
+    other = root / family_readme("ran_score")
+    other.write_text(other.read_text(encoding="utf-8") + "\n<!-- task-parameters:start vert -->\n" + END + "\n")
+    with pytest.raises(TaskDocError, match=r"block of vert belongs in radiology_tasks/green_vert/README.md, not here"):
+        task_docs_command(None, check=True, root=root)
+    shared = root / SHARED_DOC
+    shared.write_text(shared.read_text(encoding="utf-8") + f"\n{START}\n{END}\n", encoding="utf-8")
+    with pytest.raises(TaskDocError, match=r"the task-parameters block is there twice"):
+        task_docs_command(None, check=True, root=root)
