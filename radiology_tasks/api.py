@@ -32,29 +32,17 @@ from radiology_tasks.core.inspect_compat import init_display_type
 from radiology_tasks.core.judge import GRADER_ROLE
 from radiology_tasks.core.tables import DataError
 from radiology_tasks.core.task_data import DataOptions
+from radiology_tasks.core.task_options import option_names
 from radiology_tasks.core.unscored import unscored_reason
 
 Reference = str | Mapping[str, Any]
 """A reference report, or a row of the flat layout holding it under ``reference`` with further columns (``qa``
 questions for CT-FineBench, ``indication``, ``modality``, expert scores, ...)."""
 
-DATA_PARAMETERS = frozenset(
-    {
-        "data",
-        "candidates",
-        "reports",
-        "revision",
-        "layout",
-        "limit",
-        "seed",
-        "on_bad_rows",
-        "track",
-        "image_root",
-        "generate",
-        "report_max_tokens",
-    }
-)
-"""Task parameters `score` sets itself or that would change which pairs are scored: refused in ``params``."""
+DATA_PARAMETERS = frozenset(option_names(DataOptions)) - {"expert_scale"}
+"""Task parameters `score` sets itself or that would change which pairs are scored: refused in ``params``.
+
+The data options' fields, but `expert_scale`, which changes how expert scores are read, not which pairs are scored."""
 
 DISPLAY = "none"
 """Inspect's display unless the caller picks one (`eval_args={"display": "plain"}`): a training loop stays quiet."""

@@ -100,14 +100,19 @@ def parse_args_section(doc: str, where: str) -> dict[str, str]:
 
 
 def task_doc(name: str, task_fn: Callable[..., Any]) -> TaskDoc:
-    """The documented parameters of one task function.
+    """The documented parameters of one task function: its `Args:` entries, and for the shared parameters it does
+    not describe itself, their option classes' descriptions (`radiology_tasks.core.task_options`).
 
     Raises:
         TaskDocError: naming the task and the parameter, for a parameter without an `Args:` entry or an entry
             that names no parameter.
     """
+    from radiology_tasks.core.task_options import shared_docs
+
     parameters = inspect.signature(task_fn).parameters
-    entries = parse_args_section(inspect.getdoc(task_fn) or "", f"task {name}")
+    own = parse_args_section(inspect.getdoc(task_fn) or "", f"task {name}")
+    # A shared parameter is described by its option class, unless the task's Args: says what it means there.
+    entries = {**shared_docs(task_fn), **own}
     for parameter in parameters:
         if parameter not in entries:
             raise TaskDocError(

@@ -24,6 +24,7 @@ from radiology_tasks.core.family import Family, RankedScore, Rescoring, add_fami
 from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.solvers import replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
+from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
@@ -50,14 +51,10 @@ def overlap_scorer() -> Scorer:
 
 
 @task
-def toy_overlap(data: str | None = None, candidates: str | None = None) -> Task:
-    """Toy family task: the share of the reference's words each candidate repeats.
-
-    Args:
-        data: Dataset name or file. Not set: the bundled demo set.
-        candidates: Candidates joined to the data by id. Not set: the data's own.
-    """
-    dataset, summary = report_dataset(DataOptions(data, candidates), require_candidate=True)
+@shared_parameters(data=shared(DataOptions, only=["data", "candidates"]))
+def toy_overlap(*, data: DataOptions) -> Task:
+    """Toy family task: the share of the reference's words each candidate repeats."""
+    dataset, summary, _ = report_dataset(data, require_candidate=True)
     return Task(
         dataset=dataset,
         solver=replay_candidate(),

@@ -41,13 +41,14 @@ from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import SuiteMetric, families
 from radiology_tasks.core.judge import require_judge
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.loading import OnBadRows
 from radiology_tasks.core.metrics import expert_agreement, mean_of
-from radiology_tasks.core.params import int_param
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS, generate_report, replay_candidate
-from radiology_tasks.core.task_data import DataOptions, check_report_source, report_dataset
-from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
+from radiology_tasks.core.solvers import generate_report, replay_candidate
+from radiology_tasks.core.task_data import DataOptions, TaskData, report_dataset
+from radiology_tasks.core.task_options import shared, shared_parameters
+from radiology_tasks.core.unscored import UnscoredPolicy
 from scorers.baselines.lexical import is_lexical
 from scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
 from scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
@@ -78,36 +79,24 @@ def refused_metrics() -> dict[str, str]:
     return {name: line for family in families() for name, line in family.suite_notes.items()}
 
 
-def judge_settings(
-    unscored: UnscoredPolicy, qa_mode: str, constrain: str, judge_retries: int, judge_max_tokens: int | None
-) -> dict[str, Any]:
+def judge_settings(judge: JudgeOptions, qa_mode: str) -> dict[str, Any]:
     """The settings every suite metric's scorer and solver factory is built from."""
     return {
-        "unscored": unscored,
-        "constrain": constrain,
-        "judge_retries": judge_retries,
-        "judge_max_tokens": judge_max_tokens,
+        "unscored": judge.unscored,
+        "constrain": judge.constrain,
+        "judge_retries": judge.judge_retries,
+        "judge_max_tokens": judge.judge_max_tokens,
         "qa_mode": qa_mode,
     }
 
 
 @task
+@shared_parameters(data=shared(DataOptions), judge=shared(JudgeOptions, only=["unscored"]))
 def baselines(
     baselines: str | list[str] = DEFAULT_BASELINES,
-    data: str | None = None,
-    candidates: str | None = None,
-    reports: str | None = None,
-    revision: str | None = None,
-    limit: int | None = None,
-    seed: int | None = None,
-    on_bad_rows: OnBadRows = "error",
-    layout: str | None = None,
-    track: str | None = None,
-    image_root: str | None = None,
-    expert_scale: str | None = None,
-    generate: bool = False,
-    report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS,
-    unscored: UnscoredPolicy = "worst",
+    *,
+    data: DataOptions,
+    judge: JudgeOptions,
 ) -> Task:
     """BLEU-1..4, chrF and ROUGE-L against the reference: no judge, no model, no download (with ``--model none``).
 
@@ -117,61 +106,28 @@ def baselines(
     Args:
         baselines: The lexical metrics to compute, comma-separated: `bleu` (all four orders), `bleu_1` ...
             `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`.
-        data: Registered dataset name (`radiology-tasks list`), a `.jsonl`/`.csv` file of report pairs or a public
-            dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
-            `demo` set.
-        candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, a ReXrank prediction file, or a generation log (the `.eval` log of the task that only
-            writes reports; its generator and settings are recorded). Not set: the data's own candidates.
-        reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
-        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
-            commit.
-        limit: Number of samples, taken after shuffling when `seed` is set. Not set: all.
-        seed: Shuffle the samples with this seed before `limit` applies. Not set: the data's order.
-        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
-            with its reason in the log (`data.rows_skipped`).
-        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
-            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
-        track: For ReXrank prediction files, the reference: `findings` (the findings section, also when not set)
-            or `findings_impression` (both sections, joined as ReXrank joins them).
-        image_root: Folder the data's image paths are relative to (ReXrank's `--img_root_dir`). Not set: the data
-            file's folder.
-        expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
-            (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
-        generate: `true`: the model under test (`--model`) writes one report per study (pairs sharing a reference
-            and its inputs; the sample id is the first pair's) from its indication, findings text and images;
-            stored candidates and expert scores go unused, so nothing is compared with experts; `false`: the
-            data's candidates are replayed, so `--model none` suffices.
-        report_max_tokens: With `generate=true`, the token budget of each generated report; a `--max-tokens` you
-            give takes precedence.
         unscored: A score that could not be had (an empty candidate, or one the generator failed to write): `worst`
             counts it as 0 in the means, `exclude` leaves it out.
     """
     keys = checked_lexical_keys(metric_names(baselines, "baselines"), "baselines")
-    policy = check_policy(unscored)
-    report_max_tokens = int_param("report_max_tokens", report_max_tokens, minimum=1, required=True)
-    check_report_source(generate, candidates)
-    options = DataOptions(
-        data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
-    )
     # Generating: one sample per study, without the stored candidates and their expert scores (they describe
     # other reports than the model under test writes).
-    dataset, summary = report_dataset(options, require_candidate=not generate, generate=generate)
-    pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
+    dataset, summary, pairs = report_dataset(data, require_candidate=True)
     with_expert = any(p.expert and p.expert.score is not None for p in pairs)
     return Task(
         dataset=dataset,
-        solver=generate_report(report_max_tokens) if generate else replay_candidate(),
-        scorer=lexical_baselines(keys, policy),
-        metrics=lexical_metrics(keys, with_expert=with_expert),
+        solver=generate_report(data.report_max_tokens) if data.generate else replay_candidate(),
+        scorer=lexical_baselines(keys, judge.unscored),
+        metrics=[*lexical_metrics(keys, with_expert=with_expert)],
         # No prompt templates: the empty record is what the leaderboard's release check compares.
         metadata={"data": summary, "keys": keys, "templates": {}},
         version=TASK_VERSION,
     )
 
 
-def _sets(sensitivity: str, on_bad_rows: OnBadRows) -> list[Sample]:
-    """The rows of ``pos.jsonl`` and ``neg.jsonl`` in a `radiology-tasks sensitivity-set` directory."""
+def _sets(sensitivity: str, on_bad_rows: OnBadRows) -> tuple[list[Sample], list[ReportPair]]:
+    """The rows of ``pos.jsonl`` and ``neg.jsonl`` in a `radiology-tasks sensitivity-set` directory, as samples
+    and as the pairs they were made from."""
     folder = Path(sensitivity)
     files = [folder / "pos.jsonl", folder / "neg.jsonl"]
     missing = [str(f) for f in files if not f.is_file()]
@@ -181,31 +137,37 @@ def _sets(sensitivity: str, on_bad_rows: OnBadRows) -> list[Sample]:
             "`radiology-tasks sensitivity-set`, or `ids` to pair the data's -para/-err rows)"
         )
     samples: list[Sample] = []
+    pairs: list[ReportPair] = []
     for file in files:
-        loaded, _ = report_dataset(DataOptions(str(file), on_bad_rows=on_bad_rows), require_candidate=True)
-        samples += list(loaded)
-    return samples
+        loaded = report_dataset(DataOptions(str(file), on_bad_rows=on_bad_rows), require_candidate=True)
+        samples += list(loaded.dataset)
+        pairs += loaded.pairs
+    return samples, pairs
 
 
-def _suite_dataset(options: DataOptions, sensitivity: str | None) -> tuple[MemoryDataset, dict[str, Any]]:
+def _suite_dataset(options: DataOptions, sensitivity: str | None) -> TaskData:
     """The data's rows (the demo when no data is given), plus the pos/neg sets of a sensitivity directory."""
     from_sets = sensitivity is not None and sensitivity != "ids"
     samples: list[Sample] = []
+    pairs: list[ReportPair] = []
     summary: dict[str, Any] = {}
     if options.data is not None or not from_sets:
-        loaded, summary = report_dataset(options, require_candidate=True)
-        samples += list(loaded)
+        loaded = report_dataset(options, require_candidate=True)
+        samples += list(loaded.dataset)
+        pairs += loaded.pairs
+        summary = loaded.summary
     if from_sets:
-        sets = _sets(str(sensitivity), options.on_bad_rows)
-        summary["sensitivity_rows"] = len(sets)
-        samples += sets
+        set_samples, set_pairs = _sets(str(sensitivity), options.on_bad_rows)
+        summary["sensitivity_rows"] = len(set_samples)
+        samples += set_samples
+        pairs += set_pairs
     seen: set[str] = set()
     for sample in samples:
         if str(sample.id) in seen:
             raise InputError(f"sample id '{sample.id}' appears twice in the data and the sensitivity sets")
         seen.add(str(sample.id))
     summary["samples"] = len(samples)
-    return MemoryDataset(samples, name=str(summary.get("source", sensitivity))), summary
+    return TaskData(MemoryDataset(samples, name=str(summary.get("source", sensitivity))), summary, pairs)
 
 
 def _sensitivity_metadata(pair: ReportPair) -> dict[str, str] | None:
@@ -241,7 +203,12 @@ def suite_scorer(
         parts.append((BASELINES_LABEL, lexical_baselines(lexical, unscored), None))
     if radeval:
         parts.append(("radeval", radeval_metrics(radeval, unscored), None))
-    settings = judge_settings(unscored, qa_mode, constrain, judge_retries, judge_max_tokens)
+    settings = judge_settings(
+        JudgeOptions(
+            constrain=constrain, judge_max_tokens=judge_max_tokens, judge_retries=judge_retries, unscored=unscored
+        ),
+        qa_mode,
+    )
     available = judge_metrics()
     for name in judges:
         metric = available[name]
@@ -310,25 +277,14 @@ def _suite_metrics(keys: list[str], *, with_expert: bool, lexical: bool, sensiti
 
 
 @task
+@shared_parameters(data=shared(DataOptions, without=["generate", "report_max_tokens"]), judge=shared(JudgeOptions))
 def metric_suite(
     metrics: str | list[str] = "bleu,chrf,rouge_l",
-    data: str | None = None,
-    candidates: str | None = None,
-    reports: str | None = None,
-    revision: str | None = None,
-    limit: int | None = None,
-    seed: int | None = None,
-    on_bad_rows: OnBadRows = "error",
-    layout: str | None = None,
-    track: str | None = None,
-    image_root: str | None = None,
-    expert_scale: str | None = None,
     sensitivity: str | None = None,
     qa_mode: str = "batch",
-    constrain: ConstrainMode = "auto",
-    judge_retries: int = 1,
-    judge_max_tokens: int | None = None,
-    unscored: UnscoredPolicy = "worst",
+    *,
+    data: DataOptions,
+    judge: JudgeOptions,
 ) -> Task:
     """Several metrics on the same samples: their correlations, agreement with experts, and the pos/neg table.
 
@@ -347,25 +303,9 @@ def metric_suite(
         data: Registered dataset name (`radiology-tasks list`), a `.jsonl`/`.csv` file of report pairs or a public
             dataset's own file, or a folder holding a downloaded copy of a public dataset. Not set: the bundled
             `demo` set, or only the sets of `sensitivity` when it names a directory.
-        candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, a ReXrank prediction file, or a generation log (the `.eval` log of the task that only
-            writes reports; its generator and settings are recorded). Not set: the data's own candidates.
-        reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
-        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
-            commit.
         limit: Number of `data` rows (the sensitivity sets are used whole), taken after shuffling when `seed` is
             set. Not set: all.
         seed: Shuffle the `data` rows with this seed before `limit` applies. Not set: the data's order.
-        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
-            with its reason in the log (`data.rows_skipped`).
-        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
-            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
-        track: For ReXrank prediction files, the reference: `findings` (the findings section, also when not set)
-            or `findings_impression` (both sections, joined as ReXrank joins them).
-        image_root: Folder the data's image paths are relative to (ReXrank's `--img_root_dir`). Not set: the data
-            file's folder.
-        expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
-            (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
         sensitivity: A directory written by `radiology-tasks sensitivity-set`, whose `pos.jsonl` and `neg.jsonl`
             are scored too and paired by `source_id`; or `ids`: pair the data's own `<id>-para`/`-pos` rows with
             `<id>-err`/`-neg`. Not set: no pos/neg table.
@@ -379,7 +319,6 @@ def metric_suite(
         unscored: A score that could not be had (an empty candidate, an unreadable judge answer): `worst` counts
             it as 0 in the means of [0, 1] scores (other scores stay excluded), `exclude` leaves it out.
     """
-    policy = check_policy(unscored)
     available = judge_metrics()
     lexical_names_, radeval_names, judges = _split(metric_names(metrics, "metrics"), available)
     lexical = checked_lexical_keys(lexical_names_, "metrics") if lexical_names_ else []
@@ -389,13 +328,9 @@ def metric_suite(
     keys = [*lexical, *radeval_keys(plan.runnable), *(key for name in judges for key in available[name].keys)]
     if not keys:
         raise InputError("-T metrics: none of the metrics asked for can run here (see the lines above)")
-    options = DataOptions(
-        data, candidates, reports, revision, limit, seed, on_bad_rows, layout, track, image_root, expert_scale
-    )
-    dataset, summary = _suite_dataset(options, sensitivity)
+    dataset, summary, pairs = _suite_dataset(data, sensitivity)
     if judges:
         require_judge()
-    pairs = [ReportPair.model_validate(s.metadata) for s in dataset]
     if sensitivity is not None:
         _check_pairs(pairs, sensitivity)
     chosen = [available[name] for name in judges]
@@ -403,7 +338,7 @@ def metric_suite(
         problem = metric.check(pairs) if metric.check is not None else None
         if problem is not None:
             raise InputError(problem)
-    settings = judge_settings(policy, qa_mode, constrain, judge_retries, judge_max_tokens)
+    settings = judge_settings(judge, qa_mode)
     solver: list[Solver] = [replay_candidate()]
     solver += [metric.solver(settings) for metric in chosen if metric.solver is not None]
     return Task(
@@ -413,18 +348,20 @@ def metric_suite(
             lexical,
             plan.runnable,
             judges,
-            unscored=policy,
+            unscored=judge.unscored,
             qa_mode=qa_mode,
-            constrain=constrain,
-            judge_retries=judge_retries,
-            judge_max_tokens=judge_max_tokens,
+            constrain=judge.constrain,
+            judge_retries=judge.judge_retries,
+            judge_max_tokens=judge.judge_max_tokens,
         ),
-        metrics=_suite_metrics(
-            keys,
-            with_expert=any(p.expert and p.expert.score is not None for p in pairs),
-            lexical=bool(lexical),
-            sensitivity=sensitivity,
-        ),
+        metrics=[
+            *_suite_metrics(
+                keys,
+                with_expert=any(p.expert and p.expert.score is not None for p in pairs),
+                lexical=bool(lexical),
+                sensitivity=sensitivity,
+            )
+        ],
         metadata={"data": summary, "keys": keys, "skipped_metrics": plan.skipped, "sensitivity": sensitivity},
         version=TASK_VERSION,
     )

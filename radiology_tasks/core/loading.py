@@ -11,7 +11,7 @@ import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from radiology_tasks.core.catalog import bundled_dataset
 from radiology_tasks.core.errors import InputError
@@ -21,6 +21,9 @@ from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.rows import pair_from_row
 from radiology_tasks.core.studies import STUDIES, fold_studies, rows_behind
 from radiology_tasks.core.tables import DataError
+
+if TYPE_CHECKING:
+    from radiology_tasks.core.task_data import DataOptions
 
 logger = logging.getLogger(__name__)
 
@@ -105,8 +108,6 @@ class _Collector:
     """Applies the bad-row policy: raise at once, or record the row as skipped."""
 
     def __init__(self, on_bad_rows: OnBadRows) -> None:
-        if on_bad_rows not in ("error", "skip"):
-            raise InputError(f"on_bad_rows must be 'error' or 'skip', got {on_bad_rows!r}")
         self.on_bad_rows = on_bad_rows
         self.skipped: list[SkippedRow] = []
 
@@ -292,12 +293,15 @@ def load_pairs(
     layout: str | None = None,
     track: str | None = None,
     image_root: str | None = None,
-    expert_scale: tuple[float, float] | None = None,
+    expert_scale: object = None,
     on_bad_rows: OnBadRows = "error",
     require_candidate: bool = False,
     per_study: bool = False,
 ) -> LoadedPairs:
     """Load report pairs from a registered dataset, a data file or a folder holding a copy of a dataset.
+
+    The keyword form of `load_options`, for commands and tools that have no `DataOptions` yet: the options are
+    built (and checked) once here.
 
     Args:
         data: Registered dataset name (see `radiology-tasks list`), a file, or a folder; None: the demo set.
@@ -310,8 +314,38 @@ def load_pairs(
             (`findings`, the default, or `findings_impression`).
         image_root: Folder that relative image paths are resolved against (ReXrank's image root); by default
             the data file's folder.
-        expert_scale: The expert-score scale to read the data with, replacing the layout's and the data's.
+        expert_scale: The expert-score scale to read the data with (`MIN,MAX`), replacing the layout's and the
+            data's.
         on_bad_rows: `error` stops at the first bad row; `skip` leaves it out and records it.
+        require_candidate: Every pair must end up with a candidate report (replayed runs).
+        per_study: Fold the pairs into studies (see `load_options`).
+
+    Raises:
+        DataError: for a bad row under `on_bad_rows="error"`, or a file that cannot be read.
+        InputError: for an unknown dataset name, or options that are malformed or do not apply to the data.
+    """
+    from radiology_tasks.core.task_data import DataOptions
+
+    options = DataOptions(
+        data,
+        candidates=candidates,
+        reports=reports,
+        revision=revision,
+        layout=layout,
+        track=track,
+        image_root=image_root,
+        expert_scale=expert_scale,
+        on_bad_rows=on_bad_rows,
+    )
+    return load_options(options, require_candidate=require_candidate, per_study=per_study)
+
+
+def load_options(options: DataOptions, *, require_candidate: bool = False, per_study: bool = False) -> LoadedPairs:
+    """The report pairs `options` name: locate the data, read its rows with its layout, validate each row into a
+    pair, fold pairs into studies when asked, and join candidates from a separate file or a generation log.
+
+    Args:
+        options: The data options, checked when they were built (`DataOptions`).
         require_candidate: Every pair must end up with a candidate report (replayed runs).
         per_study: Fold the pairs into studies, one pair each with no candidate (see `studies`), for the model
             under test to write one report per study. A generation log as `candidates` folds them too.
@@ -320,28 +354,28 @@ def load_pairs(
         DataError: for a bad row under `on_bad_rows="error"`, or a file that cannot be read.
         InputError: for an unknown dataset name, or options that do not apply to the data.
     """
-    collector = _Collector(on_bad_rows)
-    resolved = resolve_data(data, layout=layout, revision=revision)
-    if reports is not None and not resolved.layout.takes_reports:
+    collector = _Collector(options.on_bad_rows)
+    resolved = resolve_data(options.data, layout=options.layout, revision=options.revision)
+    if options.reports is not None and not resolved.layout.takes_reports:
         raise InputError(
             "-T reports=... applies only to question datasets such as ct-finebench, not to "
             f"{resolved.label} ({resolved.layout.name} layout)"
         )
-    if track is not None and track not in TRACKS:
-        raise InputError(f"-T track must be one of {', '.join(TRACKS)}; got {track!r}")
-    if track is not None and not resolved.layout.uses_track:
+    if options.track is not None and not resolved.layout.uses_track:
         raise InputError(f"-T track applies to data with several report sections (rexrank), not to {resolved.label}")
-    options = ReadOptions(
-        track=track or TRACKS[0],
-        image_root=None if image_root is None else Path(image_root).expanduser(),
-        reports=None if reports is None else Path(reports).expanduser(),
+    # The narrow view a layout reader gets: the three options that shape rows, as paths.
+    reading = ReadOptions(
+        track=options.track or TRACKS[0],
+        image_root=None if options.image_root is None else Path(options.image_root).expanduser(),
+        reports=None if options.reports is None else Path(options.reports).expanduser(),
     )
-    scale = _expert_scale(resolved, expert_scale)
-    layout_input = resolved.input(options)
+    scale = _expert_scale(resolved, options.expert_scale)
+    layout_input = resolved.input(reading)
     rows = _with_expert_scale(resolved.layout.read(layout_input), scale)
-    base_dir = options.image_root or resolved.base_dir
+    base_dir = reading.image_root or resolved.base_dir
     # Question-only data: the rows are the user's reports file, and its problems are named by that file.
-    source = str(options.reports) if resolved.layout.takes_reports and options.reports else resolved.label
+    source = str(reading.reports) if resolved.layout.takes_reports and reading.reports else resolved.label
+    candidates = options.candidates
     pairs, rows_read = _pairs_from_rows(rows, source, collector, base_dir, require_candidate and not candidates)
     generation = studies = None
     from_log = candidates is not None and is_inspect_log(Path(candidates).expanduser())
@@ -365,7 +399,7 @@ def load_pairs(
         data=resolved,
         skipped=collector.skipped,
         expert_scale=scale,
-        track=options.track if resolved.layout.uses_track else None,
+        track=reading.track if resolved.layout.uses_track else None,
         left_out=layout_input.left_out,
         generation=generation,
         studies=studies,

@@ -19,15 +19,13 @@ from typing import Any, get_args
 from inspect_ai import Task, task
 from inspect_ai.scorer import Metric
 
-from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge, require_role
-from radiology_tasks.core.judge_options import judge_options
-from radiology_tasks.core.loading import OnBadRows, load_pairs
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate
-from radiology_tasks.core.params import choice_param, int_param, text_param
+from radiology_tasks.core.params import choice_param, int_param
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
-from radiology_tasks.core.unscored import UnscoredPolicy
+from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.green_vert.scorer import DETAILS, ZeroMatched
 from radiology_tasks.judge_sensitivity.dataset import (
     VariantSamples,
@@ -70,11 +68,10 @@ _WHOLE_NUMBERS = ("passes", "max_errors", "paraphrases", "injector_attempts")
 
 
 def _check_types(values: dict[str, Any]) -> dict[str, Any]:
-    """The parameters whose type the later checks take for granted, read as `-T` gave them (YAML: text or numbers)."""
-    checked = {name: int_param(name, values[name], required=True) for name in _WHOLE_NUMBERS}
-    checked["seed"] = int_param("seed", values["seed"])
-    for name in ("limit", "injector_max_tokens"):
-        checked[name] = int_param(name, values[name], minimum=1)
+    """The task's own parameters whose type the later checks take for granted, read as `-T` gave them (YAML: text
+    or numbers); the shared ones were checked when their options were built."""
+    checked: dict[str, Any] = {name: int_param(name, values[name], required=True) for name in _WHOLE_NUMBERS}
+    checked["injector_max_tokens"] = int_param("injector_max_tokens", values["injector_max_tokens"], minimum=1)
     temperature = values["injector_temperature"]
     if isinstance(temperature, bool) or not isinstance(temperature, int | float):
         raise InputError(f"-T injector_temperature must be a number, got {temperature!r}")
@@ -83,7 +80,7 @@ def _check_types(values: dict[str, Any]) -> dict[str, Any]:
         ("missing_categories", MISSING_CATEGORIES),
         ("detail", DETAILS),
     ):
-        choice_param(name, values[name], allowed)
+        checked[name] = choice_param(name, values[name], allowed)
     return checked
 
 
@@ -96,20 +93,9 @@ def variant_plan(categories: str | list[str] | None, max_errors: int, paraphrase
         raise InputError(f"-T {error}") from None
 
 
-def _samples(
-    data: str | None,
-    *,
-    revision: str | None,
-    layout: str | None,
-    on_bad_rows: OnBadRows,
-    seed: int | None,
-    limit: int | None,
-    plan: list[VariantSpec],
-    generation: dict[str, Any],
-) -> VariantSamples:
+def _samples(options: DataOptions, *, plan: list[VariantSpec], generation: dict[str, Any]) -> VariantSamples:
     """The variants to judge: read from a variants file, or planned for the injector to make."""
-    loaded = load_pairs(data, revision=revision, layout=text_param("layout", layout), on_bad_rows=on_bad_rows)
-    options = DataOptions(data, revision=revision, layout=layout, on_bad_rows=on_bad_rows)
+    loaded = options.load()
     recorded = {**loaded.summary(), "fingerprint": data_fingerprint(options, loaded.data)}
     if is_variants_file(loaded):
         given = [f"-T {k}" for k, v in generation.items() if v != _GENERATION_DEFAULTS[k]]
@@ -118,12 +104,12 @@ def _samples(
                 f"{', '.join(given)} shape variants the injector makes; {loaded.source} holds ready-made variants "
                 "(make others with radiology-tasks perturb)"
             )
-        samples = file_samples(loaded, on_bad_rows=on_bad_rows, seed=seed, limit=limit)
+        samples = file_samples(loaded, on_bad_rows=options.on_bad_rows, seed=options.seed, limit=options.limit)
         return VariantSamples(
             samples.dataset, {"data": recorded, **samples.summary}, True, samples.categories, samples.max_n
         )
     require_role(INJECTOR_ROLE, NO_INJECTOR_MESSAGE)
-    references = pick(distinct_references(loaded.pairs), seed=seed, limit=limit)
+    references = pick(distinct_references(loaded.pairs), seed=options.seed, limit=options.limit)
     dataset = planned_samples(references, plan)
     summary = {"data": recorded, "references": len(references), "variants": len(dataset)}
     errors = [spec for spec in plan if spec.kind == "error"]
@@ -146,6 +132,10 @@ def _metrics(prompt: SensitivityPrompt, samples: VariantSamples) -> list[Metric]
 
 
 @task
+@shared_parameters(
+    data=shared(DataOptions, only=["data", "revision", "limit", "seed", "on_bad_rows", "layout"]),
+    judge=shared(JudgeOptions),
+)
 def judge_sensitivity(
     prompt: SensitivityPrompt = "vert",
     passes: int = 1,
@@ -155,19 +145,12 @@ def judge_sensitivity(
     injector_attempts: int = 5,
     injector_temperature: float = 0.0,
     injector_max_tokens: int | None = None,
-    data: str | None = None,
-    revision: str | None = None,
-    limit: int | None = None,
-    seed: int | None = None,
-    on_bad_rows: OnBadRows = "error",
-    layout: str | None = None,
-    constrain: ConstrainMode = "auto",
     zero_matched: ZeroMatched = "perfect_if_no_errors",
     missing_categories: MissingCategories = "zero",
     detail: Detail = "full",
-    judge_retries: int = 1,
-    unscored: UnscoredPolicy = "worst",
-    judge_max_tokens: int | None = None,
+    *,
+    data: DataOptions,
+    judge: JudgeOptions,
 ) -> Task:
     """Judge sensitivity: discrimination of injected errors, robustness to paraphrase, count recovery, F1.
 
@@ -193,16 +176,10 @@ def judge_sensitivity(
         data: References to make variants of (a dataset name, file or folder; candidates and expert annotations
             are ignored), or a variants file (`radiology-tasks perturb`), judged as it is: no injector call, and
             the variant-making parameters above must keep their defaults. Not set: the bundled `demo` set.
-        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
-            commit.
         limit: Number of distinct references (each keeps all its variants), taken after shuffling when `seed` is
             set. Not set: all.
         seed: Shuffles the references and seeds the injector (each variant's seed comes from it and the variant
             id). Not set: the data's order and injector seed 0.
-        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
-            with its reason in the log (`data.rows_skipped`).
-        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
-            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
         constrain: Constrain the judge's and the injector's answers to their format: `auto` picks the backend's
             way where it has one; `off`; or force one request shape: `grammar`, `structured_outputs`,
             `response_format`.
@@ -213,20 +190,13 @@ def judge_sensitivity(
             leaves such a section unreadable.
         detail: `full`: the paper's answer, with an explanation and each error described; `brief`: the same
             counts, matched count and score with a few words per error (fewer output tokens).
-        judge_retries: Re-asks of an answer that leaves a score unreadable, each with Inspect's cache bypassed, a
-            new seed and, for a greedy judge, temperature 0.7; every attempt's answer is kept.
-        unscored: A score the judge did not give: `worst` counts it as 0 in the means (error counts stay
-            excluded), `exclude` leaves it out.
         judge_max_tokens: Upper bound on the judge's GREEN/VERT answer (with `passes=2` the classifying one; the
             list of differences keeps its contract's budget). Not set: the contract's budget, 3072 tokens for
             `detail=full`, 1536 for `brief`.
     """
-    judge = judge_options(
-        constrain=constrain, judge_max_tokens=judge_max_tokens, judge_retries=judge_retries, unscored=unscored
-    )
     checked = _check_types(locals())
     passes, max_errors, paraphrases, injector_attempts = (checked[name] for name in _WHOLE_NUMBERS)
-    seed, limit, injector_max_tokens = checked["seed"], checked["limit"], checked["injector_max_tokens"]
+    injector_max_tokens = checked["injector_max_tokens"]
     plan = variant_plan(categories, max_errors, paraphrases)
     require_judge()
     generation = {
@@ -237,35 +207,26 @@ def judge_sensitivity(
         "injector_temperature": injector_temperature,
         "injector_max_tokens": injector_max_tokens,
     }
-    rewriting = {
+    rewriting: dict[str, Any] = {
         "attempts": injector_attempts,
         "constrain": judge.constrain,
         "temperature": injector_temperature,
         "max_tokens": injector_max_tokens,
-        "seed": seed or 0,
+        "seed": data.seed or 0,
     }
     solver = [inject_errors(**rewriting), paraphrase(**rewriting)]
     scorer = sensitivity_judge(
         prompt,
         passes=passes,
         constrain=judge.constrain,
-        zero_matched=zero_matched,
-        missing_categories=missing_categories,
-        detail=detail,
+        zero_matched=checked["zero_matched"],
+        missing_categories=checked["missing_categories"],
+        detail=checked["detail"],
         judge_retries=judge.judge_retries,
         unscored=judge.unscored,
         max_tokens=judge.judge_max_tokens,
     )
-    samples = _samples(
-        data,
-        revision=revision,
-        layout=layout,
-        on_bad_rows=on_bad_rows,
-        seed=seed,
-        limit=limit,
-        plan=plan,
-        generation=generation,
-    )
+    samples = _samples(data, plan=plan, generation=generation)
     metadata = {
         **samples.summary,
         "variants_from": "data" if samples.from_data else "injector",
@@ -279,7 +240,7 @@ def judge_sensitivity(
         dataset=samples.dataset,
         solver=solver,
         scorer=scorer,
-        metrics=_metrics(prompt, samples),
+        metrics=[*_metrics(prompt, samples)],
         metadata=metadata,
         version=TASK_VERSION,
     )

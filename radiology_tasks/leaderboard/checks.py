@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 from radiology_tasks.core.family import family_of
 from radiology_tasks.core.layouts import all_layouts
@@ -47,9 +48,8 @@ def run_data_options(run: RunEvidence) -> DataOptions:
     """The data options of the run, as its `-T` arguments gave them."""
     args = run.task_args
     names = ("candidates", "reports", "revision", "layout", "track", "image_root", "expert_scale")
-    return DataOptions(
-        run.data_name, **{name: args.get(name) for name in names}, on_bad_rows=args.get("on_bad_rows") or "error"
-    )
+    given: dict[str, Any] = {name: args.get(name) for name in names}
+    return DataOptions(run.data_name, **given, on_bad_rows=args.get("on_bad_rows") or "error")
 
 
 def dataset_ids(run: RunEvidence) -> list[str]:

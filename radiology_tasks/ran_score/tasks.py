@@ -12,6 +12,7 @@ F1 are computed over all reports, and the Ran Score is the unweighted mean of th
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from inspect_ai import Task, task
@@ -20,14 +21,14 @@ from inspect_ai.scorer import Metric
 from inspect_ai.solver import Solver
 
 from radiology_tasks.baselines.extras import add_baselines
-from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
-from radiology_tasks.core.loading import OnBadRows
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate, report_truncated
 from radiology_tasks.core.solvers import generate_report, replay_candidate
-from radiology_tasks.core.task_data import DataOptions, check_report_source, report_dataset
-from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
+from radiology_tasks.core.task_data import DataOptions, report_dataset
+from radiology_tasks.core.task_options import shared, shared_parameters
+from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.ran_score.cache import cache_root
 from radiology_tasks.ran_score.extraction import Extraction
 from radiology_tasks.ran_score.family import FAMILY
@@ -50,8 +51,6 @@ def _labels_only_dataset(
     (reference_path, reference_rows), (candidate_path, candidate_rows) = reference, candidate
     rows_for(candidate_rows, list(reference_rows), candidate_path)
     rows_for(reference_rows, list(candidate_rows), reference_path)
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
-        raise InputError(f"-T limit must be a whole number >= 1, got {limit!r}")
     samples = [Sample(id=study, input=f"labels of study {study}", target="") for study in reference_rows]
     dataset = MemoryDataset(samples, name="label files")
     if seed is not None:
@@ -88,30 +87,18 @@ def _metrics(taxonomy: Taxonomy, unscored: UnscoredPolicy, with_gold: bool, gene
 
 
 @task
+@shared_parameters(data=shared(DataOptions, without=["report_max_tokens"]), judge=shared(JudgeOptions))
 def ran_score(
-    data: str | None = None,
-    candidates: str | None = None,
-    reports: str | None = None,
-    revision: str | None = None,
-    limit: int | None = None,
-    seed: int | None = None,
-    on_bad_rows: OnBadRows = "error",
-    layout: str | None = None,
-    track: str | None = None,
-    image_root: str | None = None,
-    expert_scale: str | None = None,
-    generate: bool = False,
     taxonomy: str | None = None,
     extraction: Extraction = "batch",
     reference_labels: str | None = None,
     candidate_labels: str | None = None,
     gold_labels: str | None = None,
     label_cache: str | None = None,
-    constrain: ConstrainMode = "auto",
-    judge_max_tokens: int | None = None,
-    judge_retries: int = 1,
-    unscored: UnscoredPolicy = "worst",
     baselines: str | list[str] | None = None,
+    *,
+    data: DataOptions,
+    judge: JudgeOptions,
 ) -> Task:
     """Ran Score: a judge reads 21 chest X-ray findings from each report; macro F1 over labels (`ran_score`).
 
@@ -122,28 +109,6 @@ def ran_score(
         data: Registered dataset name (`radiology-tasks list`), a file, or a folder holding a downloaded copy of a
             public dataset, as in every task. Not set: the bundled `ran-score-demo` set, or, with both
             `reference_labels` and `candidate_labels`, the studies of those two tables.
-        candidates: The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and
-            `candidate`, a ReXrank prediction file, or a generation log (the `.eval` log of the task that only
-            writes reports; its generator and settings are recorded). Not set: the data's own candidates.
-        reports: Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`).
-        revision: Hugging Face revision (commit, tag or `main`) of a registered hub dataset. Not set: the pinned
-            commit.
-        limit: Number of samples, taken after shuffling when `seed` is set. Not set: all.
-        seed: Shuffle the samples with this seed before `limit` applies. Not set: the data's order.
-        on_bad_rows: `error` stops at the first bad row, naming file, row and field; `skip` leaves it out, counted
-            with its reason in the log (`data.rows_skipped`).
-        layout: Read `data` with this layout instead of recognising it from file names and columns: `flat`,
-            `rate-eval`, `radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.
-        track: For ReXrank prediction files, the reference: `findings` (the findings section, also when not set)
-            or `findings_impression` (both sections, joined as ReXrank joins them).
-        image_root: Folder the data's image paths are relative to (ReXrank's `--img_root_dir`). Not set: the data
-            file's folder.
-        expert_scale: `MIN,MAX`: the scale expert scores are read on, replacing the layout's or the file's
-            (recorded as `data.expert_scale`). Not set: the layout's or the file's scale.
-        generate: `true`: the model under test (`--model`) writes one report per study (pairs sharing a reference
-            and its inputs; the sample id is the first pair's) from its indication, findings text and images;
-            stored candidates and expert scores go unused, so nothing is compared with experts; `false`: the
-            data's candidates are replayed, so `--model none` suffices.
         taxonomy: Taxonomy file (YAML/JSON) replacing the 21 labels, their definitions and rules. Not set: the
             bundled taxonomy.
         extraction: `batch`: one judge call per report; `per_label`: one call per asked label, as the authors do.
@@ -155,9 +120,6 @@ def ran_score(
             `reference_labels`); a `gold_labels` field in the data (label column -> 0/1) does the same.
         label_cache: Directory where the judge's reference labels are cached, or `off`. Not set:
             `$XDG_CACHE_HOME/radiology-tasks/ran_score/reference_labels` (`~/.cache/...` without XDG_CACHE_HOME).
-        constrain: Constrain the judge's answer to its format: `auto` picks the backend's way where it has one
-            (GBNF for llama.cpp, `structured_outputs` for vLLM, a JSON schema for JSON answers elsewhere); `off`;
-            or force one request shape: `grammar`, `structured_outputs`, `response_format`.
         judge_max_tokens: Upper bound on each judge answer. Not set: the contract's budget, 12,032 tokens for
             `extraction=batch`, 512 per label.
         judge_retries: Re-asks of an answer that leaves a label unreadable.
@@ -165,38 +127,26 @@ def ran_score(
         baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
             four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
     """
-    check_judge_options(extraction, constrain, judge_retries, judge_max_tokens)
-    policy = check_policy(unscored)
+    check_judge_options(extraction, judge.constrain, judge.judge_retries, judge.judge_max_tokens)
     labels = load_taxonomy(taxonomy)
-    if candidate_labels and (generate or candidates):
+    if candidate_labels and (data.generate or data.candidates):
         raise InputError("-T candidate_labels gives the candidates' labels: drop -T generate and -T candidates")
     if reference_labels and gold_labels:
         raise InputError("-T gold_labels checks the judge's reading of the references, which -T reference_labels skips")
     tables = {path: read_label_file(path, labels) for path in (reference_labels, candidate_labels, gold_labels) if path}
-    if reference_labels and candidate_labels and data is None:
-        if reports or revision:
+    if reference_labels and candidate_labels and data.data is None:
+        if data.reports or data.revision:
             raise InputError("-T reports and -T revision apply to -T data, which label files alone do not need")
         dataset, summary = _labels_only_dataset(
-            (reference_labels, tables[reference_labels]), (candidate_labels, tables[candidate_labels]), seed, limit
+            (reference_labels, tables[reference_labels]),
+            (candidate_labels, tables[candidate_labels]),
+            data.seed,
+            data.limit,
         )
     else:
-        check_report_source(generate, candidates)
-        options = DataOptions(
-            data or DEMO_DATA,
-            candidates,
-            reports,
-            revision,
-            limit,
-            seed,
-            on_bad_rows,
-            layout,
-            track,
-            image_root,
-            expert_scale,
-        )
         # Generating: one sample per study, without the stored candidates (they describe other reports).
-        dataset, summary = report_dataset(
-            options, require_candidate=not generate and not candidate_labels, generate=generate
+        dataset, summary, _ = report_dataset(
+            replace(data, data=data.data or DEMO_DATA), require_candidate=not candidate_labels
         )
     if not (reference_labels and candidate_labels):
         require_judge()
@@ -207,7 +157,7 @@ def ran_score(
 
     steps: list[Solver] = []
     if not candidate_labels:
-        steps.append(generate_report() if generate else replay_candidate())
+        steps.append(generate_report() if data.generate else replay_candidate())
     steps.append(
         extract_findings(
             taxonomy=taxonomy,
@@ -216,9 +166,9 @@ def ran_score(
             candidate_labels=candidate_labels,
             gold_labels=gold_labels,
             label_cache=label_cache,
-            constrain=constrain,
-            judge_retries=judge_retries,
-            judge_max_tokens=judge_max_tokens,
+            constrain=judge.constrain,
+            judge_retries=judge.judge_retries,
+            judge_max_tokens=judge.judge_max_tokens,
         )
     )
     root = cache_root(label_cache)
@@ -239,17 +189,17 @@ def ran_score(
     if baselines is not None and candidate_labels:
         raise InputError("-T baselines compares report texts, which -T candidate_labels runs do not have")
     scorer, metrics = add_baselines(
-        finding_agreement(taxonomy=taxonomy, unscored=policy),
-        _metrics(labels, policy, with_gold, generate),
+        finding_agreement(taxonomy=taxonomy, unscored=judge.unscored),
+        _metrics(labels, judge.unscored, with_gold, data.generate),
         baselines,
-        unscored=policy,
+        unscored=judge.unscored,
         with_expert=False,
     )
     return Task(
         dataset=dataset,
         solver=steps,
         scorer=scorer,
-        metrics=metrics,
+        metrics=[*metrics],
         metadata=metadata,
         version=TASK_VERSION,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.judge_options import constrain_param, judge_options
+from radiology_tasks.core.judge_options import JudgeOptions, constrain_param
 
 
 def test_a_bare_off_is_yaml_false_and_means_off() -> None:
@@ -16,7 +16,7 @@ def test_a_bare_off_is_yaml_false_and_means_off() -> None:
 
 
 def test_options_are_checked_and_converted() -> None:
-    options = judge_options(constrain="auto", judge_max_tokens="512", judge_retries=2, unscored="exclude")
+    options = JudgeOptions(constrain="auto", judge_max_tokens="512", judge_retries=2, unscored="exclude")
     assert (options.constrain, options.judge_max_tokens, options.judge_retries, options.unscored) == (
         "auto",
         512,
@@ -24,8 +24,7 @@ def test_options_are_checked_and_converted() -> None:
         "exclude",
     )
     assert (
-        judge_options(constrain=False, judge_max_tokens=None, judge_retries=0, unscored="worst").judge_max_tokens
-        is None
+        JudgeOptions(constrain=False, judge_max_tokens=None, judge_retries=0, unscored="worst").judge_max_tokens is None
     )
 
 
@@ -41,5 +40,15 @@ def test_options_are_checked_and_converted() -> None:
 def test_bad_values_are_one_line_errors(kwargs: dict, message: str) -> None:
     arguments = {"constrain": "auto", "judge_max_tokens": None, "judge_retries": 1, "unscored": "worst", **kwargs}
     with pytest.raises(InputError) as caught:
-        judge_options(**arguments)
+        JudgeOptions(**arguments)
     assert str(caught.value) == message
+
+
+def test_the_defaults_are_the_tasks_defaults() -> None:
+    assert JudgeOptions() == JudgeOptions(constrain="auto", judge_max_tokens=None, judge_retries=1, unscored="worst")
+
+
+def test_a_bare_off_builds_options_that_say_off() -> None:
+    assert JudgeOptions(constrain=False).constrain == "off"
+    with pytest.raises(InputError, match="^-T constrain must be one of"):
+        JudgeOptions(constrain="json")

@@ -95,7 +95,7 @@ def test_skip_counts_every_bad_row(pairs_file):
 
 
 def test_unknown_policy_and_unknown_name():
-    with pytest.raises(ValueError, match="on_bad_rows must be 'error' or 'skip'"):
+    with pytest.raises(ValueError, match="^-T on_bad_rows must be one of error, skip; got 'ignore'$"):
         load_pairs(None, on_bad_rows="ignore")  # type: ignore[arg-type]
     with pytest.raises(ValueError) as caught:
         load_pairs("no-such-dataset")
@@ -146,10 +146,10 @@ def test_replay_requires_a_candidate(pairs_file):
 def test_limit_and_seed(pairs_file):
     rows = [dict(GOOD_ROWS[0], id=f"r{i}") for i in range(10)]
     path = str(pairs_file(rows))
-    dataset, summary = report_dataset(DataOptions(path, limit=3), require_candidate=True)
+    dataset, summary, _ = report_dataset(DataOptions(path, limit=3), require_candidate=True)
     assert [s.id for s in dataset] == ["r0", "r1", "r2"] and summary["samples"] == 3
-    first, _ = report_dataset(DataOptions(path, limit=4, seed=7), require_candidate=True)
-    again, _ = report_dataset(DataOptions(path, limit=4, seed=7), require_candidate=True)
+    first, _, _ = report_dataset(DataOptions(path, limit=4, seed=7), require_candidate=True)
+    again, _, _ = report_dataset(DataOptions(path, limit=4, seed=7), require_candidate=True)
     assert [s.id for s in first] == [s.id for s in again] != ["r0", "r1", "r2", "r3"]
     with pytest.raises(ValueError, match="limit must be at least 1"):
         report_dataset(DataOptions(path, limit=0), require_candidate=True)
@@ -363,7 +363,7 @@ def test_data_parameters_as_yaml_reads_them(pairs_file):
     options = DataOptions(str(pairs_file(rows)), limit="3", seed=" 7 ", revision=None)
     assert (options.limit, options.seed) == (3, 7)
     assert DataOptions(revision=4370268).revision == "4370268"
-    dataset, _ = report_dataset(options, require_candidate=True)
+    dataset, _, _ = report_dataset(options, require_candidate=True)
     assert len(dataset) == 3
 
 
@@ -484,7 +484,7 @@ def test_samples_carry_the_pair(pairs_file):
     from solvers.report_input import generation_prompt
 
     path = str(pairs_file(GOOD_ROWS))
-    dataset, summary = report_dataset(DataOptions(path), require_candidate=True)
+    dataset, summary, _ = report_dataset(DataOptions(path), require_candidate=True)
     assert dataset.name == path
     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
     fingerprint = {
@@ -511,18 +511,18 @@ def test_samples_carry_the_pair(pairs_file):
 def test_limit_takes_the_first_samples_after_the_seeded_shuffle(pairs_file):
     rows = [dict(GOOD_ROWS[0], id=f"r{i}") for i in range(10)]
     path = str(pairs_file(rows))
-    everything, _ = report_dataset(DataOptions(path, seed=3), require_candidate=True)
-    limited, summary = report_dataset(DataOptions(path, seed=3, limit=4), require_candidate=True)
+    everything, _, _ = report_dataset(DataOptions(path, seed=3), require_candidate=True)
+    limited, summary, _ = report_dataset(DataOptions(path, seed=3, limit=4), require_candidate=True)
     assert sorted(s.id for s in everything) == sorted(r["id"] for r in rows)
     assert [s.id for s in limited] == [s.id for s in everything][:4]
     assert (summary["samples"], summary["rows_used"], limited.name) == (4, 10, path)
-    unlimited, _ = report_dataset(DataOptions(path, limit=20), require_candidate=True)
+    unlimited, _, _ = report_dataset(DataOptions(path, limit=20), require_candidate=True)
     assert [s.id for s in unlimited] == [r["id"] for r in rows]
 
 
 def test_generated_runs_need_no_candidate(pairs_file):
     rows = [{k: v for k, v in r.items() if k != "candidate"} for r in GOOD_ROWS]
-    dataset, _ = report_dataset(DataOptions(str(pairs_file(rows))), require_candidate=False)
+    dataset, _, _ = report_dataset(DataOptions(str(pairs_file(rows))), require_candidate=False)
     assert len(dataset) == 2
     with pytest.raises(DataError, match="no candidate report"):
         report_dataset(DataOptions(str(pairs_file(rows))), require_candidate=True)
@@ -542,7 +542,7 @@ def test_report_dataset_passes_every_data_parameter_on(pairs_file, tmp_path):
     data = str(pairs_file(rows))
     cands = tmp_path / "cands.csv"
     cands.write_text("id,candidate\nr1,One.\nr2,Two.\n", encoding="utf-8")
-    dataset, summary = report_dataset(
+    dataset, summary, _ = report_dataset(
         DataOptions(data, candidates=str(cands), on_bad_rows="skip"), require_candidate=True
     )
     assert [s.metadata["candidate"] for s in dataset] == ["One.", "Two."]
@@ -713,3 +713,14 @@ def test_the_fingerprint_pins_data_candidates_and_hub_revision(pairs_file, tmp_p
     before = data_fingerprint(DataOptions(str(edited)))["data_sha256"]
     edited.write_text(edited.read_text() + "\n")
     assert data_fingerprint(DataOptions(str(edited)))["data_sha256"] not in (None, before)
+
+
+def test_report_dataset_hands_back_the_pairs_in_sample_order(pairs_file):
+    """A task reads the pairs behind its samples from here: shuffled and limited like the samples, and equal to
+    what each sample carries, so no task turns samples back into pairs."""
+    rows = [{"id": f"r{i}", "reference": f"Reference {i}.", "candidate": f"Candidate {i}."} for i in range(12)]
+    path = str(pairs_file(rows))
+    dataset, _, pairs = report_dataset(DataOptions(path, seed=5, limit=7), require_candidate=True)
+    assert [pair.id for pair in pairs] == [str(sample.id) for sample in dataset]
+    assert [pair.id for pair in pairs] != [f"r{i}" for i in range(7)]  # the seed did reorder them
+    assert [pair.model_dump(mode="json") for pair in pairs] == [sample.metadata for sample in dataset]

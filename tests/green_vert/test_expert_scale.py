@@ -33,7 +33,7 @@ def test_rate_eval_is_read_on_the_layouts_scale_and_records_it(tmp_path: Path) -
 
 def test_expert_scale_replaces_the_layouts_scale(tmp_path: Path) -> None:
     folder = rate_eval_copy(tmp_path / "RaTE-Eval")
-    _, summary = report_dataset(DataOptions(str(folder), expert_scale="0,4.5"), require_candidate=True)
+    _, summary, _ = report_dataset(DataOptions(str(folder), expert_scale="0,4.5"), require_candidate=True)
     assert summary["expert_scale"] == {"min": 0.0, "max": 4.5, "set_by": "-T expert_scale"}
     loaded = load_pairs(str(folder), expert_scale=(0.0, 4.5))
     assert [p.expert.normalized_score for p in loaded.pairs] == [1.0, pytest.approx(1.25 / 4.5), 0.0]

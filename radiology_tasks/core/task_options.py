@@ -1,0 +1,147 @@
+"""Task parameters shared by several tasks, declared once as typed option classes and passed to a task whole.
+
+Why a decorator and not `**kwargs` or a config object: Inspect matches each `-T name=value` against the task
+function's `inspect.signature` (`task_create` warns about and drops a name the signature lacks), and logs every
+parameter of that signature with its default applied as the eval's `task_args`. A `**kwargs` task would log only
+what was passed, and a task taking one config object would need `-T config=...`: either way the names users type
+and the task arguments old logs and the leaderboard read would change. Inspect's own tasks, and those of
+inspect_evals, spell their parameters out in the signature; with the same data and judge parameters in eight
+tasks that meant the same declarations and `Args:` text copied eight times.
+
+`shared_parameters` keeps both of Inspect's contracts: the function it returns has a `__signature__` listing the
+task's own parameters and then each shared field as a keyword-only parameter, with the default and annotation
+its option class gives it, so `-T` matching, `task_args`, `radiology-tasks list` and `api.check_params` see the
+same names and defaults as before; when called, it builds each option object once from the `-T` values (the
+classes check them as YAML gave them) and calls the task body with the objects. Apply it under `@task`:
+
+    @task
+    @shared_parameters(data=shared(DataOptions), judge=shared(JudgeOptions))
+    def vert(prompt: str = "vert", shots: int = 0, *, data: DataOptions, judge: JudgeOptions) -> Task: ...
+
+An option class is a frozen dataclass whose fields are declared with `option(default, doc)`: the doc is the
+field's one description, which the README's parameter tables (`radiology_tasks.task_docs`) use for every task
+that does not document the parameter itself.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, TypeVar, get_type_hints
+
+DOC = "doc"
+"""The key of a field's description in its dataclass metadata."""
+
+_SHARED = "__shared_parameters__"
+"""The attribute a decorated task keeps its shared groups under (copied along by `functools.wraps`)."""
+
+T = TypeVar("T")
+
+
+def option(default: Any, doc: str) -> Any:
+    """A field of an option class: its `-T` default and its one description."""
+    return dataclasses.field(default=default, metadata={DOC: doc})
+
+
+def option_docs(options: type[Any]) -> dict[str, str]:
+    """The description of each field of an option class, by field name."""
+    return {f.name: f.metadata[DOC] for f in dataclasses.fields(options) if DOC in f.metadata}
+
+
+def option_names(options: type[Any]) -> tuple[str, ...]:
+    """The field names of an option class, in declaration order."""
+    return tuple(f.name for f in dataclasses.fields(options))
+
+
+@dataclass(frozen=True)
+class Shared:
+    """An option class a task takes, and which of its fields are that task's `-T` parameters.
+
+    The fields a task does not take keep their defaults in the object it receives.
+    """
+
+    options: type[Any]
+    fields: tuple[str, ...]
+
+
+def shared(options: type[Any], *, only: Iterable[str] | None = None, without: Iterable[str] = ()) -> Shared:
+    """Take `options`'s fields as parameters: all of them, those `only` names, or all but those `without` names.
+
+    Raises:
+        ValueError: for a name that is not a field of `options`.
+    """
+    names = option_names(options)
+    chosen = tuple(names if only is None else only)
+    dropped = tuple(without)
+    unknown = [name for name in (*chosen, *dropped) if name not in names]
+    if unknown:
+        raise ValueError(f"{options.__name__} has no field {', '.join(unknown)}")
+    # Declaration order, whatever order `only` lists them in: the README and `radiology-tasks list` show it.
+    return Shared(options, tuple(name for name in names if name in chosen and name not in dropped))
+
+
+def shared_parameters(**groups: Shared) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Give a task the fields of option classes as its `-T` parameters, and its body the built objects.
+
+    Each keyword names a keyword-only parameter of the task body that receives the option object; its value says
+    which class and fields. See the module docstring for why.
+
+    Raises:
+        TypeError: when the body lacks a keyword-only parameter for a group, or a shared field's name is also one
+            of the task's own parameters or another group's field.
+    """
+
+    def decorate(body: Callable[..., T]) -> Callable[..., T]:
+        signature = inspect.signature(body)
+        for name in groups:
+            parameter = signature.parameters.get(name)
+            if parameter is None or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+                raise TypeError(f"{body.__name__} needs a keyword-only parameter {name!r} for its options")
+        own = [p for name, p in signature.parameters.items() if name not in groups]
+        taken = {p.name for p in own}
+        added: list[inspect.Parameter] = []
+        for group in groups.values():
+            hints = get_type_hints(group.options)
+            defaults = {f.name: f.default for f in dataclasses.fields(group.options)}
+            for name in group.fields:
+                if name in taken:
+                    raise TypeError(f"{body.__name__}: parameter {name!r} is both its own and a shared one")
+                taken.add(name)
+                added.append(
+                    inspect.Parameter(
+                        name, inspect.Parameter.KEYWORD_ONLY, default=defaults[name], annotation=hints[name]
+                    )
+                )
+
+        @functools.wraps(body)
+        def task_function(*args: Any, **kwargs: Any) -> T:
+            built = {
+                name: group.options(**{field: kwargs.pop(field) for field in group.fields if field in kwargs})
+                for name, group in groups.items()
+            }
+            return body(*args, **kwargs, **built)
+
+        task_function.__signature__ = signature.replace(parameters=[*own, *added])  # type: ignore[attr-defined]
+        setattr(task_function, _SHARED, dict(groups))
+        return task_function
+
+    return decorate
+
+
+def shared_docs(task_function: Callable[..., Any]) -> dict[str, str]:
+    """The option classes' descriptions of a task's shared parameters (none for a task without them)."""
+    groups: dict[str, Shared] = getattr(task_function, _SHARED, {})
+    docs: dict[str, str] = {}
+    for group in groups.values():
+        described = option_docs(group.options)
+        docs |= {name: described[name] for name in group.fields if name in described}
+    return docs
+
+
+def shared_fields(task_function: Callable[..., Any]) -> dict[str, tuple[str, ...]]:
+    """The shared parameters of a task, by the keyword its body receives their object as."""
+    groups: dict[str, Shared] = getattr(task_function, _SHARED, {})
+    return {name: group.fields for name, group in groups.items()}
