@@ -272,6 +272,9 @@ def suite_report_command(
         raise ValueError("the logs hold no numeric score")
     tables = suite_tables(data, n_resamples=resamples, seed=seed, by_id_suffix=pairs_by_id or None)
     print(format_markdown(tables), end="")
-    for path in write_report(tables, Path(out)):
+    written = write_report(tables, Path(out))
+    for path in written:
         print(f"wrote {path}")
+    if Path(out) / "kendall_heatmap.png" not in written:
+        print("no kendall_heatmap.png: the heatmap needs matplotlib (pip install 'radiology-tasks[plot]')")
     return 0

@@ -191,6 +191,7 @@ def test_suite_report_writes_the_tables_of_a_suite_log(demo_log, tmp_path, capsy
     assert main(["suite-report", demo_log.location, "--out", str(out), "--resamples", "200"]) == 0
     printed = capsys.readouterr().out
     assert "## Paraphrases (pos) against minimal clinically wrong edits (neg): 14 pairs" in printed
+    assert "no kendall_heatmap.png" not in printed
     assert {p.name for p in out.iterdir()} == {
         "kendall.csv",
         "pearson.csv",
@@ -214,12 +215,14 @@ def test_suite_report_writes_the_tables_of_a_suite_log(demo_log, tmp_path, capsy
     assert float(pos_neg_csv["rouge_l"][3]) == pytest.approx(rows["rouge_l"].gap, abs=1e-12)
 
 
-def test_suite_report_without_matplotlib_writes_no_heatmap(demo_log, tmp_path, monkeypatch):
+def test_suite_report_without_matplotlib_writes_no_heatmap(demo_log, tmp_path, monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     suite_report_command(
         [demo_log.location], str(tmp_path / "r"), keys="bleu_2,rouge_l", pairs_by_id=False, resamples=0, seed=0
     )
     assert not (tmp_path / "r" / "kendall_heatmap.png").exists()
+    out = capsys.readouterr().out
+    assert "no kendall_heatmap.png: the heatmap needs matplotlib (pip install 'radiology-tasks[plot]')" in out
     assert (tmp_path / "r" / "kendall.csv").read_text().splitlines()[0] == "metric,bleu_2,rouge_l"
 
 
