@@ -332,7 +332,7 @@ def _join(judges: Sequence[_JudgeScores]) -> _Joined:
     rows: list[list[float]] = []
     expert: list[float] = []
     for sample_id in shared:
-        ratings = {j.expert[sample_id] for j in judges if j.expert[sample_id] is not None}
+        ratings = {rating for j in judges if (rating := j.expert[sample_id]) is not None}
         if len(ratings) > 1:
             raise ValueError(f"sample {sample_id} has different expert scores in different logs: {sorted(ratings)}")
         scores = [j.judge[sample_id] for j in judges]

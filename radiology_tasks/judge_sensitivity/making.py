@@ -83,11 +83,18 @@ def make_variants(
     Raises:
         RuntimeError: the evaluation did not finish.
     """
-    options = {"attempts": settings.attempts, "constrain": settings.constrain, "temperature": settings.temperature}
-    options |= {"max_tokens": settings.max_tokens, "seed": settings.seed}
     task = Task(
         dataset=planned_samples(references, plan),
-        solver=[inject_errors(**options), paraphrase(**options)],
+        solver=[
+            rewriter(
+                attempts=settings.attempts,
+                constrain=settings.constrain,
+                temperature=settings.temperature,
+                max_tokens=settings.max_tokens,
+                seed=settings.seed,
+            )
+            for rewriter in (inject_errors, paraphrase)
+        ],
         name="make_variants",
     )
     kwargs: dict[str, Any] = {"log_dir": log_dir} if log_dir else {}

@@ -173,8 +173,8 @@ async def _attempt(model: Model, job: _Job, number: int) -> tuple[AttemptRecord,
         return replace(record, problem=failure, detail=call.answer), None
     reading = read_json_answer(call.answer, job.shape)
     if reading.value is None:
-        problem = TRUNCATED if call.truncated else str(reading.reason)
-        return replace(record, problem=problem, detail=reading.problems["answer"]), None
+        unread = TRUNCATED if call.truncated else str(reading.reason)
+        return replace(record, problem=unread, detail=reading.problems["answer"]), None
     checked = _checked(job, reading.value)
     if checked.text is None:
         return replace(record, problem=checked.problem, detail=checked.detail), None

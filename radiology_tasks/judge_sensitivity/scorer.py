@@ -237,6 +237,8 @@ def sensitivity_judge(
                 metadata=context,
             )
         result = await (one_pass(state, target) if passes == 1 else two_pass(state))
+        if result is None:  # Inspect's scorer type allows None; the GREEN/VERT judge always returns a score
+            raise RuntimeError("the GREEN/VERT judge returned no score")
         result.metadata = {**(result.metadata or {}), **context}
         return result
 

@@ -207,14 +207,16 @@ def judge_sensitivity(
         "injector_temperature": injector_temperature,
         "injector_max_tokens": injector_max_tokens,
     }
-    rewriting: dict[str, Any] = {
-        "attempts": injector_attempts,
-        "constrain": judge.constrain,
-        "temperature": injector_temperature,
-        "max_tokens": injector_max_tokens,
-        "seed": data.seed or 0,
-    }
-    solver = [inject_errors(**rewriting), paraphrase(**rewriting)]
+    solver = [
+        rewriter(
+            attempts=injector_attempts,
+            constrain=judge.constrain,
+            temperature=injector_temperature,
+            max_tokens=injector_max_tokens,
+            seed=data.seed or 0,
+        )
+        for rewriter in (inject_errors, paraphrase)
+    ]
     scorer = sensitivity_judge(
         prompt,
         passes=passes,

@@ -11,7 +11,7 @@ match, 1 or 0) instead of the judge's comparison. The report score is the same m
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score, unscored_reason
 from radiology_tasks.ct_finebench.extraction import extraction_prompt
@@ -65,7 +65,8 @@ def qa_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
     report = report_outcome(graded)
     missing = {} if report.score is not None else {SCORE_KEY: report.unscored_reason or ("no_questions", "")}
     score = judged_score({SCORE_KEY: report.score}, missing, policy="worst", bounded={SCORE_KEY})
-    value = score.value[SCORE_KEY]  # type: ignore[index]
+    # `judged_score` gives a dict of scores; Inspect's Score.value admits other shapes.
+    value = cast(dict[str, float], score.value)[SCORE_KEY]
     judged = None if is_filled_in(score.metadata, SCORE_KEY) or math.isnan(value) else value
     expert = pair.expert.normalized_score if pair.expert else None
     by_kind: dict[str, list[float]] = {"numeric_grade": [], "text_grade": []}

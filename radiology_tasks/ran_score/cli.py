@@ -42,7 +42,11 @@ def export_labels(log_file: str, out: Path) -> ExportedLabels:
     if not log.eval.task.endswith("ran_score") or "columns" not in taxonomy:
         raise InputError(f"{log_file} is a log of {log.eval.task}, not of radiology_tasks/ran_score")
     columns: list[str] = taxonomy["columns"]
-    scored = [(str(s.id), s.scores[SCORER].metadata or {}) for s in log.samples or [] if SCORER in (s.scores or {})]
+    scored = [
+        (str(sample.id), scores[SCORER].metadata or {})
+        for sample in log.samples or []
+        if SCORER in (scores := sample.scores or {})
+    ]
     if not scored:
         raise InputError(f"{log_file} has no scored samples")
     result = ExportedLabels()

@@ -104,10 +104,14 @@ async def report_qa(
     """Ask `judge` about one report and make its output line (see the module docstring)."""
     text = neutralize_candidate(report.reference)
     findings = finding_items(schema)
-    settings = {"constrain": options.constrain, "max_tokens": options.max_tokens, "retries": options.retries}
     by_id = {item.id: item for item in findings}
     ask_existence = JudgeStep(
-        prompt=partial(existence_prompt, by_id, text), contract=existence_contract, read=read_existence, **settings
+        prompt=partial(existence_prompt, by_id, text),
+        contract=existence_contract,
+        read=read_existence,
+        constrain=options.constrain,
+        max_tokens=options.max_tokens,
+        retries=options.retries,
     )
     outcomes: list[IdOutcome[Any]] = [await ask_for_ids(judge, ask_existence, list(by_id))]
     statuses = outcomes[0].values
@@ -118,7 +122,9 @@ async def report_qa(
             prompt=partial(attribute_prompt, items, text),
             contract=extraction_contract,
             read=read_extraction,
-            **settings,
+            constrain=options.constrain,
+            max_tokens=options.max_tokens,
+            retries=options.retries,
         )
         outcomes.append(await ask_for_ids(judge, ask_attributes, list(items)))
     construction: dict[str, Any] = {"key": key, "judge": _judge_summary(outcomes)}
