@@ -304,3 +304,12 @@ def test_the_sample_ids_of_a_variants_file_are_its_rows(tmp_path):
     assert RESCORING.sample_ids(run) == ["R1:paraphrase-1", "R1:error-a-1"]
     with pytest.raises(ValueError, match="row id 'R1:broken': category: "):
         RESCORING.sample_ids(_run([], results={}, data=str(data)))
+
+
+def test_the_sample_ids_are_loaded_with_the_runs_revision_and_layout(tmp_path):
+    data = tmp_path / "references.jsonl"
+    data.write_text(json.dumps({"id": "R1", "reference": "Finding. Other."}) + "\n")
+    with pytest.raises(ValueError, match="^-T revision applies to hub datasets"):
+        RESCORING.sample_ids(_run([], results={}, data=str(data), revision="abc"))
+    with pytest.raises(ValueError, match="^-T layout must be one of .*; got 'bogus'$"):
+        RESCORING.sample_ids(_run([], results={}, data=str(data), layout="bogus"))

@@ -159,16 +159,18 @@ def test_the_randomization_p_is_scipys_paired_permutation_test():
 
 
 def test_paired_test_passes_its_resamples_and_seed_to_both_tests():
-    test = paired_test(VALUES, OTHER, resamples=99, seed=5)
+    near = [float(v + d) for v, d in zip(VALUES, np.random.default_rng(2).normal(0.0, 0.1, 30), strict=True)]
+    test = paired_test(VALUES, near, resamples=99, seed=5)
     assert test == PairedTest(
-        pytest.approx(float(np.mean(VALUES) - np.mean(OTHER))),
-        paired_bootstrap_p(VALUES, OTHER, resamples=99, seed=5),
-        randomization_p(VALUES, OTHER, resamples=99, seed=5),
+        pytest.approx(float(np.mean(VALUES) - np.mean(near))),
+        paired_bootstrap_p(VALUES, near, resamples=99, seed=5),
+        randomization_p(VALUES, near, resamples=99, seed=5),
         30,
         99,
     )
-    assert test.bootstrap_p != paired_bootstrap_p(VALUES, OTHER)
-    assert test.randomization_p != randomization_p(VALUES, OTHER)
+    assert 0.05 < test.bootstrap_p < 0.95 and 0.05 < test.randomization_p < 0.95, "p-values the seed can move"
+    assert test.bootstrap_p != paired_bootstrap_p(VALUES, near, resamples=99, seed=0)
+    assert test.randomization_p != randomization_p(VALUES, near, resamples=99, seed=0)
 
 
 # A statistic of the whole sample set.
@@ -229,3 +231,19 @@ def test_the_paired_statistic_test_defaults():
     assert default == paired_statistic_test(a, b, _share_above, resamples=1000, seed=0)
     assert default.resamples == 1000
     assert paired_statistic_test(a, b, _share_above, seed=1) != default, "the seed is used"
+
+
+def test_a_resample_where_only_one_judges_tau_is_undefined_is_left_out():
+    # Four samples; judge b gives three of them the same score, so many resamples leave b's tau undefined
+    # while a's is defined: those resamples are left out of the test, not counted as differences.
+    a = [(0.1, 0.1), (0.4, 0.5), (0.7, 0.6), (0.9, 0.95)]
+    b = [(0.1, 0.0), (0.4, 0.0), (0.7, 0.0), (0.9, 1.0)]
+    picks = np.random.default_rng(0).integers(0, 4, size=(200, 4))
+    pairs = [(x, y) for x, y in zip(_taus(a, picks), _taus(b, picks), strict=True)]
+    kept = [x - y for x, y in pairs if not (np.isnan(x) or np.isnan(y))]
+    assert any(np.isnan(y) and not np.isnan(x) for x, y in pairs)
+    test = tau_difference_test(a, b, resamples=200, seed=0)
+    assert test.valid == len(kept) < 200
+    observed = kendall_tau(a) - kendall_tau(b)
+    extreme = sum(1 for d in kept if abs(d - observed) >= abs(observed) - 1e-12)
+    assert test.bootstrap_p == pytest.approx((extreme + 1) / (len(kept) + 1))

@@ -412,3 +412,34 @@ def test_logged_figures_missing_or_at_the_tolerance():
 def test_the_corpus_score_of_samples_without_labels():
     failed = replace(_sample(), error="boom")
     assert math.isnan(RESCORING.corpus_score([failed]))
+
+
+def test_an_empty_reference_is_still_asked_about():
+    sample = replace(_sample(), target="")
+    run = _run([sample], results={})
+    assert rs._reread(run, rs._settings(run), sample)[1] == []
+
+
+SIDES_ASKED = ("reference", "candidate")
+
+
+def test_a_per_label_answer_never_stored_names_the_label():
+    attempts = [_attempt(side, label_answer(None), label=key) for side in SIDES_ASKED for key in ASKED[1:]]
+    bare = SampleEvidence(
+        "s1",
+        1,
+        None,
+        {},
+        {"reference_source": "judge", "candidate_source": "judge", "judge_attempts": attempts},
+        CANDIDATE,
+        [],
+        True,
+        target=REFERENCE,
+    )
+    run = _run([], results={}, extraction="per_label")
+    lines = rs._reread(run, rs._settings(run), bare)[1]
+    assert lines == [
+        f"sample s1: {side} report: the task would have asked the judge about {ASKED[0]} again, but the log stores "
+        "no answer"
+        for side in SIDES_ASKED
+    ]
