@@ -11,7 +11,7 @@ arXiv 2405.03595).
 
 from __future__ import annotations
 
-from typing import Any, cast, get_args
+from typing import Any, cast
 
 from inspect_ai import Task, task
 from inspect_ai.scorer import Metric
@@ -29,16 +29,15 @@ from radiology_tasks.core.metrics import (
     parse_failure_rate,
     report_truncated,
 )
-from radiology_tasks.core.params import bool_param, choice_param, int_param, text_param
+from radiology_tasks.core.params import choice_param
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.green_vert.family import FAMILY
-from radiology_tasks.green_vert.fewshot import Curated, few_shot_examples
-from radiology_tasks.green_vert.scorer import DETAILS, JUDGE_PROMPTS, JudgePrompt, ZeroMatched, report_judge, score_keys
-from scorers.green_vert.grammar import Detail
-from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
+from radiology_tasks.green_vert.fewshot import few_shot_examples
+from radiology_tasks.green_vert.options import ExampleOptions, ReadingOptions
+from radiology_tasks.green_vert.scorer import JUDGE_PROMPTS, JudgePrompt, report_judge, score_keys
 from templates import template_hashes
 
 TASK_VERSION = FAMILY.version
@@ -67,60 +66,42 @@ def _metrics(keys: list[str], pairs: list[ReportPair], generate: bool) -> list[M
 
 def judge_task(
     prompt: JudgePrompt,
-    *,
-    shots: object,
-    shot_pool: object,
-    shot_seed: object,
-    curated: object,
-    error_descriptions: object,
-    zero_matched: object,
-    missing_categories: object,
-    detail: object,
     baselines: str | list[str] | None,
+    *,
     data: DataOptions,
     judge: JudgeOptions,
+    reading: ReadingOptions,
+    examples: ExampleOptions,
 ) -> Task:
-    """Build a GREEN-family judge task; `green` and `vert` pass their own `-T` values and the shared options.
-
-    The task's own parameters are checked here, once, as `-T` gave them (YAML: ``-T shots=two`` arrives as text);
-    they are documented in the `Args:` sections of `green` and `vert`.
-    """
-    checked_shots = int_param("shots", shots, minimum=0, required=True)
-    checked_seed = int_param("shot_seed", shot_seed, required=True)
-    pool = text_param("shot_pool", shot_pool)
-    with_descriptions = bool_param("error_descriptions", error_descriptions)
-    chosen_curated = cast(Curated, choice_param("curated", curated, get_args(Curated)))
-    chosen_zero = cast(ZeroMatched, choice_param("zero_matched", zero_matched, get_args(ZeroMatched)))
-    chosen_missing = cast(MissingCategories, choice_param("missing_categories", missing_categories, MISSING_CATEGORIES))
-    chosen_detail = cast(Detail, choice_param("detail", detail, DETAILS))
-    if prompt == "score" and (checked_shots or chosen_curated != "none" or with_descriptions):
+    """Build a GREEN-family judge task from the options `green` and `vert` were given (checked when built)."""
+    if prompt == "score" and examples.any:
         raise InputError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
     # Generating: one sample per study, without the stored candidates and their expert annotations (they describe
     # other reports than the model under test writes), so no agreement with experts is computed.
     dataset, summary, pairs = report_dataset(data, require_candidate=True)
     require_judge()
-    examples = few_shot_examples(
-        checked_shots,
+    shown = few_shot_examples(
+        examples.shots,
         with_score=prompt != "green",
-        shot_pool=pool,
-        shot_seed=checked_seed,
-        curated=chosen_curated,
+        shot_pool=examples.shot_pool,
+        shot_seed=examples.shot_seed,
+        curated=examples.curated,
         evaluated=pairs,
     )
     metadata: dict[str, Any] = {
         "data": summary,
-        "few_shot_examples": len(examples),
+        "few_shot_examples": len(shown),
         "templates": template_hashes("green_vert"),
     }
     scorer, metrics = add_baselines(
         report_judge(
             prompt,
-            examples=examples,
-            error_descriptions=with_descriptions,
+            examples=shown,
+            error_descriptions=examples.error_descriptions,
             constrain=judge.constrain,
-            zero_matched=chosen_zero,
-            missing_categories=chosen_missing,
-            detail=chosen_detail,
+            zero_matched=reading.zero_matched,
+            missing_categories=reading.missing_categories,
+            detail=reading.detail,
             judge_retries=judge.judge_retries,
             unscored=judge.unscored,
             max_tokens=judge.judge_max_tokens,
@@ -140,21 +121,23 @@ def judge_task(
     )
 
 
+_SHARED = {
+    "data": shared(DataOptions),
+    "judge": shared(JudgeOptions),
+    "reading": shared(ReadingOptions),
+    "examples": shared(ExampleOptions),
+}
+
+
 @task
-@shared_parameters(data=shared(DataOptions), judge=shared(JudgeOptions))
+@shared_parameters(**_SHARED)
 def green(
-    shots: int = 0,
-    shot_pool: str | None = None,
-    shot_seed: int = 0,
-    curated: Curated = "none",
-    error_descriptions: bool = False,
-    zero_matched: ZeroMatched = "perfect_if_no_errors",
-    missing_categories: MissingCategories = "zero",
-    detail: Detail = "full",
     baselines: str | list[str] | None = None,
     *,
     data: DataOptions,
     judge: JudgeOptions,
+    reading: ReadingOptions,
+    examples: ExampleOptions,
 ) -> Task:
     """GREEN: the judge counts clinically significant/insignificant errors (a)-(f) and matched findings.
 
@@ -162,58 +145,29 @@ def green(
     `-T baselines=bleu,rouge_l` adds lexical baselines on the same samples (see the baselines README).
 
     Args:
+        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
+            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
         shots: Must stay `0`: pool examples carry an overall expert score, which the GREEN prompt does not ask
             for (use `vert`, or `curated=error-types`).
         shot_pool: Not used by `green` (see `shots`).
         shot_seed: Not used by `green` (see `shots`).
-        curated: `error-types` puts the team's six curated examples, one per error category (a)-(f), before any
-            pool examples; `none` adds none.
-        error_descriptions: `true` adds the team's description of each error category (a)-(f) to the prompt.
-        zero_matched: GREEN's score when no finding matched (M = 0): `perfect_if_no_errors` gives 1.0 when there
-            are no significant errors either, else 0; `original` gives 0, as the original GREEN code does.
-        missing_categories: `zero` reads terse answers as GREEN's reference parser does: a category line absent
-            from a present error section, or "No errors.", counts 0 (recorded in `filled_categories`); `strict`
-            leaves such a section unreadable.
-        detail: `full`: the paper's answer, with an explanation and each error described; `brief`: the same
-            counts, matched count and score with a few words per error (fewer output tokens).
         judge_max_tokens: Upper bound on the judge's answer. Not set: the output contract's budget (3072 tokens
             for `detail=full`, 1536 for `brief`, 16 for vert's `prompt=score`), above the longest answer the
             contract admits, so a constrained answer always finishes.
-        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
-            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
     """
-    return judge_task(
-        "green",
-        shots=shots,
-        shot_pool=shot_pool,
-        shot_seed=shot_seed,
-        curated=curated,
-        error_descriptions=error_descriptions,
-        zero_matched=zero_matched,
-        missing_categories=missing_categories,
-        detail=detail,
-        baselines=baselines,
-        data=data,
-        judge=judge,
-    )
+    return judge_task("green", baselines, data=data, judge=judge, reading=reading, examples=examples)
 
 
 @task
-@shared_parameters(data=shared(DataOptions), judge=shared(JudgeOptions))
+@shared_parameters(**_SHARED)
 def vert(
     prompt: JudgePrompt = "vert",
-    shots: int = 0,
-    shot_pool: str | None = None,
-    shot_seed: int = 0,
-    curated: Curated = "none",
-    error_descriptions: bool = False,
-    zero_matched: ZeroMatched = "perfect_if_no_errors",
-    missing_categories: MissingCategories = "zero",
-    detail: Detail = "full",
     baselines: str | list[str] | None = None,
     *,
     data: DataOptions,
     judge: JudgeOptions,
+    reading: ReadingOptions,
+    examples: ExampleOptions,
 ) -> Task:
     """VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1].
 
@@ -224,41 +178,13 @@ def vert(
         prompt: `vert`: a direct overall score; `formula`: the judge computes M / (M + 2S + 0.5I); `rubric`: five
             score bands; `score`: the score alone, the prompt of judges fine-tuned on `radiology-tasks export-sft`
             data (it takes no examples or error descriptions).
-        shots: Number of pool examples (reference, candidate, expert score) drawn from `shot_pool` into the
-            prompt.
-        shot_pool: Dataset name or file with `candidate` and `expert_score` to draw the examples from; pairs being
-            evaluated are excluded by id and by text.
-        shot_seed: Seed of the draw from `shot_pool`.
-        curated: `error-types` puts the team's six curated examples, one per error category (a)-(f), before any
-            pool examples; `none` adds none.
-        error_descriptions: `true` adds the team's description of each error category (a)-(f) to the prompt.
-        zero_matched: GREEN's score when no finding matched (M = 0): `perfect_if_no_errors` gives 1.0 when there
-            are no significant errors either, else 0; `original` gives 0, as the original GREEN code does.
-        missing_categories: `zero` reads terse answers as GREEN's reference parser does: a category line absent
-            from a present error section, or "No errors.", counts 0 (recorded in `filled_categories`); `strict`
-            leaves such a section unreadable.
-        detail: `full`: the paper's answer, with an explanation and each error described; `brief`: the same
-            counts, matched count and score with a few words per error (fewer output tokens).
+        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
+            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
         judge_max_tokens: Upper bound on the judge's answer. Not set: the output contract's budget (3072 tokens
             for `detail=full`, 1536 for `brief`, 16 for vert's `prompt=score`), above the longest answer the
             contract admits, so a constrained answer always finishes.
-        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
-            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
     """
     if prompt == "green":
         raise InputError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric|score")
     chosen = cast(JudgePrompt, choice_param("prompt", prompt, [p for p in JUDGE_PROMPTS if p != "green"]))
-    return judge_task(
-        chosen,
-        shots=shots,
-        shot_pool=shot_pool,
-        shot_seed=shot_seed,
-        curated=curated,
-        error_descriptions=error_descriptions,
-        zero_matched=zero_matched,
-        missing_categories=missing_categories,
-        detail=detail,
-        baselines=baselines,
-        data=data,
-        judge=judge,
-    )
+    return judge_task(chosen, baselines, data=data, judge=judge, reading=reading, examples=examples)

@@ -14,7 +14,7 @@ on the ReEvalMed benchmark; abstract): discrimination against robustness, one pa
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.scorer import Metric
@@ -23,10 +23,10 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge, require_role
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate
-from radiology_tasks.core.params import choice_param, int_param
+from radiology_tasks.core.params import int_param
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.core.task_options import shared, shared_parameters
-from radiology_tasks.green_vert.scorer import DETAILS, ZeroMatched
+from radiology_tasks.green_vert.options import ReadingOptions
 from radiology_tasks.judge_sensitivity.dataset import (
     VariantSamples,
     distinct_references,
@@ -46,8 +46,6 @@ from radiology_tasks.judge_sensitivity.metrics import (
 from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, NO_INJECTOR_MESSAGE
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, sensitivity_judge
 from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
-from scorers.green_vert.grammar import Detail
-from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
 from scorers.green_vert.reading import score_keys
 from solvers.judge_sensitivity.variants import DEFAULT_CATEGORIES, VariantSpec, parse_categories, plan_variants
 from templates import template_hashes
@@ -75,12 +73,6 @@ def _check_types(values: dict[str, Any]) -> dict[str, Any]:
     temperature = values["injector_temperature"]
     if isinstance(temperature, bool) or not isinstance(temperature, int | float):
         raise InputError(f"-T injector_temperature must be a number, got {temperature!r}")
-    for name, allowed in (
-        ("zero_matched", get_args(ZeroMatched)),
-        ("missing_categories", MISSING_CATEGORIES),
-        ("detail", DETAILS),
-    ):
-        checked[name] = choice_param(name, values[name], allowed)
     return checked
 
 
@@ -135,6 +127,7 @@ def _metrics(prompt: SensitivityPrompt, samples: VariantSamples) -> list[Metric]
 @shared_parameters(
     data=shared(DataOptions, only=["data", "revision", "limit", "seed", "on_bad_rows", "layout"]),
     judge=shared(JudgeOptions),
+    reading=shared(ReadingOptions),
 )
 def judge_sensitivity(
     prompt: SensitivityPrompt = "vert",
@@ -145,12 +138,10 @@ def judge_sensitivity(
     injector_attempts: int = 5,
     injector_temperature: float = 0.0,
     injector_max_tokens: int | None = None,
-    zero_matched: ZeroMatched = "perfect_if_no_errors",
-    missing_categories: MissingCategories = "zero",
-    detail: Detail = "full",
     *,
     data: DataOptions,
     judge: JudgeOptions,
+    reading: ReadingOptions,
 ) -> Task:
     """Judge sensitivity: discrimination of injected errors, robustness to paraphrase, count recovery, F1.
 
@@ -183,13 +174,6 @@ def judge_sensitivity(
         constrain: Constrain the judge's and the injector's answers to their format: `auto` picks the backend's
             way where it has one; `off`; or force one request shape: `grammar`, `structured_outputs`,
             `response_format`.
-        zero_matched: GREEN's score when no finding matched (M = 0): `perfect_if_no_errors` gives 1.0 when there
-            are no significant errors either, else 0; `original` gives 0, as the original GREEN code does.
-        missing_categories: `zero` reads terse answers as GREEN's reference parser does: a category line absent
-            from a present error section, or "No errors.", counts 0 (recorded in `filled_categories`); `strict`
-            leaves such a section unreadable.
-        detail: `full`: the paper's answer, with an explanation and each error described; `brief`: the same
-            counts, matched count and score with a few words per error (fewer output tokens).
         judge_max_tokens: Upper bound on the judge's GREEN/VERT answer (with `passes=2` the classifying one; the
             list of differences keeps its contract's budget). Not set: the contract's budget, 3072 tokens for
             `detail=full`, 1536 for `brief`.
@@ -221,9 +205,9 @@ def judge_sensitivity(
         prompt,
         passes=passes,
         constrain=judge.constrain,
-        zero_matched=checked["zero_matched"],
-        missing_categories=checked["missing_categories"],
-        detail=checked["detail"],
+        zero_matched=reading.zero_matched,
+        missing_categories=reading.missing_categories,
+        detail=reading.detail,
         judge_retries=judge.judge_retries,
         unscored=judge.unscored,
         max_tokens=judge.judge_max_tokens,

@@ -1,0 +1,79 @@
+"""The GREEN/VERT parameters several tasks share, each declared and documented once (see
+`radiology_tasks.core.task_options`): how the judge's answer is asked for and read (`green`, `vert` and
+`judge_sensitivity`), and the examples and descriptions put into the prompt (`green` and `vert`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast, get_args
+
+from radiology_tasks.core.params import bool_param, choice_param, int_param, text_param
+from radiology_tasks.core.task_options import option
+from radiology_tasks.green_vert.fewshot import Curated
+from radiology_tasks.green_vert.scorer import DETAILS, ZeroMatched
+from scorers.green_vert.grammar import Detail
+from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
+
+
+@dataclass(frozen=True)
+class ReadingOptions:
+    """How the GREEN/VERT answer is asked for and read, checked as `-T` gave them when built."""
+
+    zero_matched: ZeroMatched = option(
+        "perfect_if_no_errors",
+        "GREEN's score when no finding matched (M = 0): `perfect_if_no_errors` gives 1.0 when there are no "
+        "significant errors either, else 0; `original` gives 0, as the original GREEN code does.",
+    )
+    missing_categories: MissingCategories = option(
+        "zero",
+        "`zero` reads terse answers as GREEN's reference parser does: a category line absent from a present error "
+        'section, or "No errors.", counts 0 (recorded in `filled_categories`); `strict` leaves such a section '
+        "unreadable.",
+    )
+    detail: Detail = option(
+        "full",
+        "`full`: the paper's answer, with an explanation and each error described; `brief`: the same counts, "
+        "matched count and score with a few words per error (fewer output tokens).",
+    )
+
+    def __post_init__(self) -> None:
+        choice_param("zero_matched", self.zero_matched, get_args(ZeroMatched))
+        choice_param("missing_categories", self.missing_categories, MISSING_CATEGORIES)
+        choice_param("detail", self.detail, DETAILS)
+
+
+@dataclass(frozen=True)
+class ExampleOptions:
+    """What the GREEN/VERT prompt shows before the reports: examples and error descriptions, checked when built."""
+
+    shots: int = option(
+        0, "Number of pool examples (reference, candidate, expert score) drawn from `shot_pool` into the prompt."
+    )
+    shot_pool: str | None = option(
+        None,
+        "Dataset name or file with `candidate` and `expert_score` to draw the examples from; pairs being evaluated "
+        "are excluded by id and by text.",
+    )
+    shot_seed: int = option(0, "Seed of the draw from `shot_pool`.")
+    curated: Curated = option(
+        "none",
+        "`error-types` puts the team's six curated examples, one per error category (a)-(f), before any pool "
+        "examples; `none` adds none.",
+    )
+    error_descriptions: bool = option(
+        False, "`true` adds the team's description of each error category (a)-(f) to the prompt."
+    )
+
+    def __post_init__(self) -> None:
+        # Frozen: checked values replace the raw ones the way dataclasses themselves set fields.
+        object.__setattr__(self, "shots", int_param("shots", self.shots, minimum=0, required=True))
+        object.__setattr__(self, "shot_pool", text_param("shot_pool", self.shot_pool))
+        object.__setattr__(self, "shot_seed", int_param("shot_seed", self.shot_seed, required=True))
+        object.__setattr__(self, "curated", cast(Curated, choice_param("curated", self.curated, get_args(Curated))))
+        object.__setattr__(self, "error_descriptions", bool_param("error_descriptions", self.error_descriptions))
+
+    @property
+    def any(self) -> bool:
+        """Whether the prompt gets anything besides the reports (the score-only prompt takes nothing)."""
+        return bool(self.shots or self.curated != "none" or self.error_descriptions)
