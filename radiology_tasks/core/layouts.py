@@ -23,10 +23,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.tables import TABLE_SUFFIXES, DataError, column_names, file_sha256
+
+if TYPE_CHECKING:
+    # Only for types: the options module imports this one.
+    from radiology_tasks.core.task_data import DataOptions
 
 Row = tuple[int, dict[str, Any]]
 Origin = Literal["bundled", "hub", "local"]
@@ -66,15 +70,6 @@ class DataFile:
 
 
 @dataclass(frozen=True)
-class ReadOptions:
-    """The `-T` parameters that shape how a layout's rows are built."""
-
-    track: str = "findings"
-    image_root: Path | None = None
-    reports: Path | None = None
-
-
-@dataclass(frozen=True)
 class LayoutInput:
     """What a layout's reader gets: its files by role, a name for messages, and the options.
 
@@ -84,7 +79,7 @@ class LayoutInput:
 
     label: str
     files: Mapping[str, Sequence[Path]]
-    options: ReadOptions = ReadOptions()
+    options: DataOptions
     left_out: list[dict[str, Any]] = field(default_factory=list)
 
     def one(self, role: str) -> Path:
@@ -175,11 +170,11 @@ class ResolvedData:
     base_dir: Path | None = None
     recognised_by: str = "name"
 
-    def input(self, options: ReadOptions) -> LayoutInput:
+    def input(self, options: DataOptions) -> LayoutInput:
         """The layout reader's input."""
         return LayoutInput(self.label, self.files, options)
 
-    def rows(self, options: ReadOptions) -> Iterator[Row]:
+    def rows(self, options: DataOptions) -> Iterator[Row]:
         """The flat rows of the data (records the layout leaves out are not counted here: see `input`)."""
         return self.layout.read(self.input(options))
 

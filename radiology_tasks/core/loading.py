@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from radiology_tasks.core.catalog import bundled_dataset
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.generation_log import is_inspect_log, join_generated, read_generation_log
-from radiology_tasks.core.layouts import FLAT, TRACKS, ReadOptions, ResolvedData, Row, all_layouts, resolve_local
+from radiology_tasks.core.layouts import FLAT, ResolvedData, Row, all_layouts, resolve_local
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.rows import pair_from_row
 from radiology_tasks.core.studies import STUDIES, fold_studies, rows_behind
@@ -151,7 +151,7 @@ def _pairs_from_rows(
     return pairs, count
 
 
-def _candidate_rows(path: Path) -> Iterator[Row]:
+def _candidate_rows(path: Path, options: DataOptions) -> Iterator[Row]:
     """The rows of a candidates file, in the flat layout (`id`, `candidate`) or a layout that holds candidates."""
     resolved = resolve_local(path)
     if resolved.layout.candidates is None:
@@ -159,15 +159,17 @@ def _candidate_rows(path: Path) -> Iterator[Row]:
             f"-T candidates={path}: a {resolved.layout.name} file holds no generated reports; give a JSONL/CSV file "
             "with id and candidate, or a ReXrank prediction file"
         )
-    return resolved.layout.candidates(resolved.input(ReadOptions()))
+    return resolved.layout.candidates(resolved.input(options))
 
 
-def _join_candidates(pairs: list[ReportPair], path: Path, collector: _Collector) -> list[ReportPair]:
+def _join_candidates(
+    pairs: list[ReportPair], path: Path, collector: _Collector, options: DataOptions
+) -> list[ReportPair]:
     """Take each pair's candidate from a separate file, joined by id."""
     source = str(path)
     ids = {p.id for p in pairs}
     candidates: dict[str, tuple[int, str]] = {}
-    for number, row in _candidate_rows(path):
+    for number, row in _candidate_rows(path, options):
         try:
             report_id = row.get("id")
             if report_id is None or not str(report_id).strip():
@@ -363,18 +365,13 @@ def load_options(options: DataOptions, *, require_candidate: bool = False, per_s
         )
     if options.track is not None and not resolved.layout.uses_track:
         raise InputError(f"-T track applies to data with several report sections (rexrank), not to {resolved.label}")
-    # The narrow view a layout reader gets: the three options that shape rows, as paths.
-    reading = ReadOptions(
-        track=options.track or TRACKS[0],
-        image_root=None if options.image_root is None else Path(options.image_root).expanduser(),
-        reports=None if options.reports is None else Path(options.reports).expanduser(),
-    )
     scale = _expert_scale(resolved, options.expert_scale)
-    layout_input = resolved.input(reading)
+    layout_input = resolved.input(options)
     rows = _with_expert_scale(resolved.layout.read(layout_input), scale)
-    base_dir = reading.image_root or resolved.base_dir
+    base_dir = options.image_folder or resolved.base_dir
     # Question-only data: the rows are the user's reports file, and its problems are named by that file.
-    source = str(reading.reports) if resolved.layout.takes_reports and reading.reports else resolved.label
+    reports = options.reports_file
+    source = str(reports) if resolved.layout.takes_reports and reports else resolved.label
     candidates = options.candidates
     pairs, rows_read = _pairs_from_rows(rows, source, collector, base_dir, require_candidate and not candidates)
     generation = studies = None
@@ -389,7 +386,7 @@ def load_options(options: DataOptions, *, require_candidate: bool = False, per_s
         generation = {**log.record(), "studies_not_generated": len(pairs) - len(joined)}
         pairs = joined
     elif candidates is not None:
-        pairs = _join_candidates(pairs, Path(candidates).expanduser(), collector)
+        pairs = _join_candidates(pairs, Path(candidates).expanduser(), collector, options)
     if not pairs:
         raise DataError(resolved.label, None, None, "no usable rows")
     return LoadedPairs(
@@ -399,7 +396,7 @@ def load_options(options: DataOptions, *, require_candidate: bool = False, per_s
         data=resolved,
         skipped=collector.skipped,
         expert_scale=scale,
-        track=reading.track if resolved.layout.uses_track else None,
+        track=options.reference_track if resolved.layout.uses_track else None,
         left_out=layout_input.left_out,
         generation=generation,
         studies=studies,

@@ -62,7 +62,7 @@ def rexrank_rows(source: LayoutInput) -> Iterator[Row]:
     document = json_document(path)
     if not isinstance(document, Mapping):
         raise DataError(str(path), None, None, "a ReXrank prediction file is one JSON object keyed by study id")
-    track = source.options.track
+    track = source.options.reference_track
     for number, (study_id, study) in enumerate(document.items(), start=1):
         if not isinstance(study, Mapping):
             raise DataError(str(path), number, str(study_id), "expected an object with the study's sections")
@@ -80,7 +80,7 @@ def rexrank_rows(source: LayoutInput) -> Iterator[Row]:
                 "reference": reference,
                 "candidate": prediction if isinstance(prediction, str) else None,
                 "indication": (_section(study.get(CONTEXT)) or "").strip() or None,
-                "images": _images(study.get(IMAGES), source.options.image_root),
+                "images": _images(study.get(IMAGES), source.options.image_folder),
                 "image_path": study.get(IMAGES),
                 "track": track,
             },

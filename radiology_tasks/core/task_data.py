@@ -111,6 +111,21 @@ class DataOptions:
                 "gives them: use one (a report_generation log as -T candidates judges reports generated once)"
             )
 
+    @property
+    def reference_track(self) -> str:
+        """The report section(s) a reference is built from, for data that has several: `findings` when not set."""
+        return self.track or TRACKS[0]
+
+    @property
+    def image_folder(self) -> Path | None:
+        """`image_root` as a folder (the user's `~` expanded), or None."""
+        return None if self.image_root is None else Path(self.image_root).expanduser()
+
+    @property
+    def reports_file(self) -> Path | None:
+        """`reports` as a file (the user's `~` expanded), or None."""
+        return None if self.reports is None else Path(self.reports).expanduser()
+
     def load(self, *, require_candidate: bool = False, per_study: bool = False) -> LoadedPairs:
         """The report pairs these options name (before shuffling and the limit); `per_study`: one per study."""
         return load_options(self, require_candidate=require_candidate, per_study=per_study)

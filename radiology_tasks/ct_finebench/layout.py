@@ -268,7 +268,7 @@ def ct_finebench_rows(source: LayoutInput) -> Iterator[Row]:
         InputError: when no report file is given or it does not exist.
         DataError: when the report file already has a `qa` column, or a report in it has no questions.
     """
-    reports = source.options.reports
+    reports = source.options.reports_file
     if reports is None:
         raise InputError(
             "ct-finebench has questions only, no reports: pass your reports with -T reports=FILE "

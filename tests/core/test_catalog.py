@@ -11,8 +11,9 @@ import pytest
 from radiology_tasks.core import hub
 from radiology_tasks.core.catalog import BUNDLED, bundled_dataset, bundled_path, dataset_names
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.layouts import Layout, ReadOptions
+from radiology_tasks.core.layouts import Layout
 from radiology_tasks.core.loading import load_pairs, resolve_data
+from radiology_tasks.core.task_data import DataOptions
 from tests.conftest import write_csv, write_jsonl
 
 
@@ -48,7 +49,7 @@ def test_demo_rows_come_from_the_bundled_file() -> None:
         path.parent,
     )
     assert resolve_data(None) == data
-    rows = list(data.rows(ReadOptions()))
+    rows = list(data.rows(DataOptions()))
     lines = [line for line in path.read_text().splitlines() if line.strip()]
     assert [number for number, _ in rows] == list(range(1, len(lines) + 1))
     assert load_pairs("demo").data.fingerprint()["origin"] == "bundled"

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.layouts import ReadOptions, all_layouts, layout_named, resolve_local
+from radiology_tasks.core.layouts import all_layouts, layout_named, resolve_local
 from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.core.task_data import DataOptions
 from tests.conftest import write_jsonl
 from tests.real_layouts import RADEVAL_FILE, write_csv
 from tests.real_layouts import RADEVAL_HEADER as RADEVAL_COLUMNS
@@ -59,7 +60,7 @@ def test_a_folder_as_huggingface_cli_download_leaves_it_is_recognised(tmp_path: 
     # The paragraph-level test file, not the sentence-level file of the same name, nor the train files.
     assert data.files == {"table": [folder / "Task2_paragraph_rate" / "rate_test.csv"]}
     assert data.base_dir == folder
-    ((_, row),) = list(data.rows(ReadOptions()))
+    ((_, row),) = list(data.rows(DataOptions()))
     assert (row["id"], row["reference"], row["expert_score"]) == ("test-1", "Normal chest.", "4.5")
 
 

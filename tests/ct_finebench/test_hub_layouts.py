@@ -15,11 +15,12 @@ from typing import Any
 import pytest
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.layouts import ReadOptions, Row, resolve_local
+from radiology_tasks.core.layouts import Row, resolve_local
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import QAPair, ReportPair
 from radiology_tasks.core.rows import pair_from_row
 from radiology_tasks.core.tables import DataError
+from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.ct_finebench.layout import QALayout, QALayoutError, questions_by_report
 from tests.conftest import write_csv, write_jsonl
 
@@ -208,7 +209,7 @@ def ct_finebench_folder(tmp_path: Path) -> Path:
 
 
 def joined_rows(folder: Path, reports: Path) -> list[Row]:
-    return list(resolve_local(folder).rows(ReadOptions(reports=reports)))
+    return list(resolve_local(folder).rows(DataOptions(reports=str(reports))))
 
 
 def to_pairs(rows: list[Row]) -> list[ReportPair]:

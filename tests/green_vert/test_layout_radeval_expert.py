@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.layouts import ReadOptions, Row, resolve_local
+from radiology_tasks.core.layouts import Row, resolve_local
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import ErrorCounts, ReportPair
 from radiology_tasks.core.rows import pair_from_row
 from radiology_tasks.core.tables import DataError
+from radiology_tasks.core.task_data import DataOptions
 from tests.real_layouts import RADEVAL_FILE as FILE_NAME
 from tests.real_layouts import RADEVAL_HEADER, write_csv
 from tests.real_layouts import RADEVAL_LABELS as LABELS
@@ -63,7 +64,7 @@ def radeval_folder(tmp_path: Path, records: list[list[Any]], header: list[str] =
 
 
 def rows_of(path: Path) -> list[Row]:
-    return list(resolve_local(path).rows(ReadOptions()))
+    return list(resolve_local(path).rows(DataOptions()))
 
 
 def to_pairs(rows: list[Row], source: str = "radeval-expert") -> list[ReportPair]:

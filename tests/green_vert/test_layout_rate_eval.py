@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.layouts import ReadOptions, Row, resolve_local
+from radiology_tasks.core.layouts import Row, resolve_local
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.rows import pair_from_row
 from radiology_tasks.core.tables import DataError
+from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.green_vert.layouts.rate_eval import LAYOUT
 from tests.real_layouts import write_csv
 
@@ -35,7 +36,7 @@ def rate_eval_folder(tmp_path: Path, records: list[list[Any]] | None = None, hea
 
 
 def rows_of(path: Path) -> list[Row]:
-    return list(resolve_local(path).rows(ReadOptions()))
+    return list(resolve_local(path).rows(DataOptions()))
 
 
 def test_rows_become_scored_pairs_on_the_layouts_scale(tmp_path: Path) -> None:

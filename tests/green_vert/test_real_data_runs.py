@@ -14,6 +14,7 @@ from inspect_ai.model import ModelOutput, get_model
 
 from radiology_tasks.core.layouts import ResolvedData, resolve_local
 from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.green_vert.tasks import green, vert
 from tests.judge_answers import assessment, mock_output
 from tests.real_layouts import radeval_copy, rexrank_file, rexval_copy
@@ -130,9 +131,7 @@ def test_a_rexval_mean_that_no_rater_could_give_is_refused(tmp_path: Path) -> No
 
 
 def _options() -> Any:
-    from radiology_tasks.core.layouts import ReadOptions
-
-    return ReadOptions()
+    return DataOptions()
 
 
 @pytest.mark.parametrize(

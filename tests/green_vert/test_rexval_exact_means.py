@@ -18,10 +18,11 @@ from inspect_ai.model import ChatMessage, ModelOutput, get_model
 from inspect_ai.scorer import SampleScore, Score
 from scipy import stats
 
-from radiology_tasks.core.layouts import ReadOptions, resolve_local
+from radiology_tasks.core.layouts import resolve_local
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.metrics import expert_agreement
 from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.green_vert.scorer import _expert_metadata
 from radiology_tasks.green_vert.tasks import green
 from tests.judge_answers import assessment, mock_output
@@ -48,7 +49,7 @@ def _rater_total(pair: ReportPair) -> int:
 
 def test_the_layout_writes_exact_means_and_equal_totals_compare_equal(tmp_path: Path) -> None:
     folder = rexval_copy(tmp_path / "rexval", _errors())
-    rows = {row["id"]: row for _, row in resolve_local(folder).rows(ReadOptions())}
+    rows = {row["id"]: row for _, row in resolve_local(folder).rows(DataOptions())}
     assert rows[SPLIT_4_6]["significant_a"] == Fraction(4, 6)
     assert isinstance(rows[SPLIT_4_6]["significant_a"], Fraction)
 

@@ -6,9 +6,9 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from radiology_tasks.core.layouts import ReadOptions
 from radiology_tasks.core.loading import resolve_data
 from radiology_tasks.core.rows import DataError, pair_from_row
+from radiology_tasks.core.task_data import DataOptions
 
 
 def text_hash(text: str) -> str:
@@ -48,7 +48,7 @@ def read_reports(data: str, limit: int | None = None) -> list[ReportRow]:
         InputError: `data` is neither a dataset nor a file.
     """
     resolved = resolve_data(data)
-    rows, source = resolved.rows(ReadOptions()), resolved.label
+    rows, source = resolved.rows(DataOptions()), resolved.label
     reports: list[ReportRow] = []
     seen: dict[str, int] = {}
     for number, row in rows:
