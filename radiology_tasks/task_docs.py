@@ -104,15 +104,21 @@ def task_doc(name: str, task_fn: Callable[..., Any]) -> TaskDoc:
     not describe itself, their option classes' descriptions (`radiology_tasks.core.task_options`).
 
     Raises:
-        TaskDocError: naming the task and the parameter, for a parameter without an `Args:` entry or an entry
-            that names no parameter.
+        TaskDocError: naming the task and the parameter, for a parameter without an `Args:` entry, an entry that
+            names no parameter, or one that repeats its option class's description word for word.
     """
     from radiology_tasks.core.task_options import shared_docs
 
     parameters = inspect.signature(task_fn).parameters
     own = parse_args_section(inspect.getdoc(task_fn) or "", f"task {name}")
+    shared = shared_docs(task_fn)
+    for entry, text in own.items():
+        if shared.get(entry) == text:
+            raise TaskDocError(
+                f"task {name}: the Args: entry {entry!r} repeats its option class's description; drop it"
+            )
     # A shared parameter is described by its option class, unless the task's Args: says what it means there.
-    entries = {**shared_docs(task_fn), **own}
+    entries = {**shared, **own}
     for parameter in parameters:
         if parameter not in entries:
             raise TaskDocError(

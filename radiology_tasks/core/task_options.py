@@ -139,9 +139,3 @@ def shared_docs(task_function: Callable[..., Any]) -> dict[str, str]:
         described = option_docs(group.options)
         docs |= {name: described[name] for name in group.fields if name in described}
     return docs
-
-
-def shared_fields(task_function: Callable[..., Any]) -> dict[str, tuple[str, ...]]:
-    """The shared parameters of a task, by the keyword its body receives their object as."""
-    groups: dict[str, Shared] = getattr(task_function, _SHARED, {})
-    return {name: group.fields for name, group in groups.items()}

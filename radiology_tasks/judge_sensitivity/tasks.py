@@ -62,19 +62,6 @@ _GENERATION_DEFAULTS: dict[str, Any] = {
 }
 """Parameters that shape the variants the injector makes; with a variants file they must keep these values."""
 
-_WHOLE_NUMBERS = ("passes", "max_errors", "paraphrases", "injector_attempts")
-
-
-def _check_types(values: dict[str, Any]) -> dict[str, Any]:
-    """The task's own parameters whose type the later checks take for granted, read as `-T` gave them (YAML: text
-    or numbers); the shared ones were checked when their options were built."""
-    checked: dict[str, Any] = {name: int_param(name, values[name], required=True) for name in _WHOLE_NUMBERS}
-    checked["injector_max_tokens"] = int_param("injector_max_tokens", values["injector_max_tokens"], minimum=1)
-    temperature = values["injector_temperature"]
-    if isinstance(temperature, bool) or not isinstance(temperature, int | float):
-        raise InputError(f"-T injector_temperature must be a number, got {temperature!r}")
-    return checked
-
 
 def variant_plan(categories: str | list[str] | None, max_errors: int, paraphrases: int) -> list[VariantSpec]:
     """The variants planned for each reference (validated even when a variants file makes them moot)."""
@@ -178,9 +165,15 @@ def judge_sensitivity(
             list of differences keeps its contract's budget). Not set: the contract's budget, 3072 tokens for
             `detail=full`, 1536 for `brief`.
     """
-    checked = _check_types(locals())
-    passes, max_errors, paraphrases, injector_attempts = (checked[name] for name in _WHOLE_NUMBERS)
-    injector_max_tokens = checked["injector_max_tokens"]
+    # The task's own parameters, read as `-T` gave them (YAML: text or numbers); the shared ones were checked when
+    # their options were built.
+    passes = int_param("passes", passes, required=True)
+    max_errors = int_param("max_errors", max_errors, required=True)
+    paraphrases = int_param("paraphrases", paraphrases, required=True)
+    injector_attempts = int_param("injector_attempts", injector_attempts, required=True)
+    injector_max_tokens = int_param("injector_max_tokens", injector_max_tokens, minimum=1)
+    if isinstance(injector_temperature, bool) or not isinstance(injector_temperature, int | float):
+        raise InputError(f"-T injector_temperature must be a number, got {injector_temperature!r}")
     plan = variant_plan(categories, max_errors, paraphrases)
     require_judge()
     generation = {
