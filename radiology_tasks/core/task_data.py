@@ -207,7 +207,13 @@ def report_dataset(options: DataOptions, *, require_candidate: bool) -> TaskData
         and the pairs the samples were made from, so a task reads them without turning samples back into pairs.
     """
     loaded = options.load(require_candidate=require_candidate and not options.generate, per_study=options.generate)
-    dataset = MemoryDataset([pair_to_sample(p) for p in loaded.pairs], name=loaded.source)
+    return sampled(options, loaded, loaded.pairs)
+
+
+def sampled(options: DataOptions, loaded: LoadedPairs, pairs: list[ReportPair]) -> TaskData:
+    """`pairs` (the loaded pairs, or those a task keeps of them) as samples, shuffled when `options` are seeded and
+    cut to their limit, with the loaded data's summary and fingerprint (see `report_dataset`)."""
+    dataset = MemoryDataset([pair_to_sample(p) for p in pairs], name=loaded.source)
     if options.seed is not None:
         dataset.shuffle(seed=options.seed)
     if options.limit is not None:
@@ -215,5 +221,5 @@ def report_dataset(options: DataOptions, *, require_candidate: bool) -> TaskData
     summary = loaded.summary()
     summary["samples"] = len(dataset)
     summary["fingerprint"] = data_fingerprint(options, loaded.data)
-    by_id = {pair.id: pair for pair in loaded.pairs}
+    by_id = {pair.id: pair for pair in pairs}
     return TaskData(dataset, summary, [by_id[str(sample.id)] for sample in dataset])

@@ -14,10 +14,8 @@ judge. The report score is the mean over its questions.
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset
 from inspect_ai.scorer import Metric
 
 from radiology_tasks.baselines.extras import add_baselines
@@ -28,7 +26,7 @@ from radiology_tasks.core.metrics import expert_agreement, judge_calls, mean_of,
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.studies import rows_behind
-from radiology_tasks.core.task_data import DataOptions, TaskData, pair_to_sample, report_dataset
+from radiology_tasks.core.task_data import DataOptions, TaskData, sampled
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.ct_finebench.extraction import qa_extraction
 from radiology_tasks.ct_finebench.family import FAMILY
@@ -51,34 +49,28 @@ def _metrics(pairs: list[ReportPair]) -> list[Metric]:
 
 def _dataset_with_questions(options: DataOptions) -> TaskData:
     """The data's reports that have questions, shuffled when seeded and limited, with a summary of the data."""
-    # Shuffle and limit after leaving out reports without questions, so -T limit=2 gives two reports to score.
     # Generating: one sample per study, without the stored candidates and their expert scores (they describe
     # other reports than the model under test writes).
-    _, summary, pairs = report_dataset(replace(options, limit=None, seed=None), require_candidate=True)
-    with_questions = [pair for pair in pairs if pair.qa]
+    loaded = options.load(require_candidate=not options.generate, per_study=options.generate)
+    with_questions = [pair for pair in loaded.pairs if pair.qa]
     if not with_questions:
         raise InputError(
-            f"no report in {summary['source']} has questions (a 'qa' list): use -T data=ct-finebench "
+            f"no report in {loaded.source} has questions (a 'qa' list): use -T data=ct-finebench "
             "-T reports=FILE, or a data file with a 'qa' column"
         )
     # The bundled demo mixes modalities on purpose: its X-ray and MRI reports have no questions, which the task
     # metadata and the README state once. Any other data without questions for some reports is worth a warning.
-    if len(with_questions) < len(pairs) and options.data not in (None, "demo"):
+    if len(with_questions) < len(loaded.pairs) and options.data not in (None, "demo"):
         logger.warning(
             "ct_finebench: %d of %d reports have no questions and are left out",
-            len(pairs) - len(with_questions),
-            len(pairs),
+            len(loaded.pairs) - len(with_questions),
+            len(loaded.pairs),
         )
-    dataset = MemoryDataset([pair_to_sample(p) for p in with_questions], name=summary["source"])
-    if options.seed is not None:
-        dataset.shuffle(seed=options.seed)
-    if options.limit is not None:
-        dataset = MemoryDataset(list(dataset)[: options.limit], name=summary["source"])
+    # Seed and limit apply to the reports with questions, so -T limit=2 gives two reports to score.
+    task_data = sampled(options, loaded, with_questions)
     # Counted in data rows also when the samples are studies (generated reports), each of several rows.
-    without = sum(rows_behind(pair) for pair in pairs if not pair.qa)
-    summary |= {"rows_without_questions": without, "samples": len(dataset)}
-    by_id = {pair.id: pair for pair in with_questions}
-    return TaskData(dataset, summary, [by_id[str(sample.id)] for sample in dataset])
+    task_data.summary["rows_without_questions"] = sum(rows_behind(pair) for pair in loaded.pairs if not pair.qa)
+    return task_data
 
 
 @task
