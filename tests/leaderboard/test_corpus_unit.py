@@ -235,3 +235,40 @@ def test_the_manifest_gives_a_corpus_statistic_over_the_runs_samples(logs):
     entry = bundle.run_entry(board_module.read_run(logs["a.eval"]), "logs/a.eval")
     assert (entry["score"], entry["mean"], entry["n"]) == ("f1", pytest.approx(12 / 17), 4)
     assert bundle.run_entry(board_module.read_run(logs["bare.eval"]), "logs/bare.eval")["mean"] is None
+
+
+def test_a_family_without_a_breakdown_shows_none(logs, tmp_path, monkeypatch):
+    monkeypatch.setattr(f"{__name__}.CORPUS_RULES", replace(CORPUS, breakdown=None))
+    result = build_leaderboard([logs["a.eval"]], tmp_path / "site", SETTINGS)
+    assert result["boards"][0]["entries"][0]["breakdown"] is None
+
+
+def test_reports_files_are_part_of_the_data_revision(tmp_path):
+    run = memory_run(write_pairs(tmp_path))
+    pinned = replace(
+        run, metadata={**run.metadata, "data": {"fingerprint": {"data_sha256": "d", "reports_sha256": "r"}}}
+    )
+    assert board_module.comparability(pinned)["data revision"] == {
+        "layout": None,
+        "data_sha256": "d",
+        "reports_sha256": "r",
+    }
+
+
+def test_a_mean_boards_intervals_use_the_boards_confidence(tmp_path, monkeypatch):
+    from scorers.leaderboard.significance import mean_interval
+    from tests.leaderboard.memory_runs import scored_run
+
+    scores = [0.9, 0.2, 0.6, 0.4]
+    run = scored_run(write_pairs(tmp_path), scores)
+    log = tmp_path / "m.eval"
+    log.write_text("m")
+    monkeypatch.setattr(board_module, "read_run", lambda path: replace(run, path=log))
+    result = build_leaderboard([log], tmp_path / "site", Settings(confidence=0.5, resamples=200, seed=4))
+    (entry,) = result["boards"][0]["entries"]
+    interval = mean_interval(scores, confidence=0.5, resamples=200, seed=4)
+    assert (entry["ci_low"], entry["ci_high"]) == (pytest.approx(interval.low), pytest.approx(interval.high))
+    assert (
+        interval.high - interval.low
+        < mean_interval(scores, resamples=200, seed=4).high - mean_interval(scores, resamples=200, seed=4).low
+    )

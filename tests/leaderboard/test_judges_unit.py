@@ -354,3 +354,18 @@ def test_a_judge_that_saw_other_candidates_is_named_with_both_digests(data, tmp_
             f"{digest([f'candidate s{i}' for i in range(6)])})"
         ],
     }
+
+
+def test_submissions_with_problems_are_skipped_not_stopped_at(data, tmp_path):
+    refused = replace(_submission(data, "openai/x", {"u1": 0.1, "u2": 0.3}), problems=["edited"])
+    unknown = _submission(data, "openai/y", {"u1": 0.1, "u2": 0.3})
+    unknown = replace(unknown, run=replace(unknown.run, task="radiology_tasks/unknown_family"))
+    named = _submission(data, "openai/z", {"u1": 0.2, "u2": 0.4}, name="Z")
+    named = replace(named, run=replace(named.run, judge=None))
+    good = _submission(data, "openai/a", {"u1": 0.5, "u2": 0.6})
+    boards, rows = judge_boards([refused, unknown, named, good], tmp_path / "site", SETTINGS)
+    assert [e["system"] for e in boards[0]["entries"]] == ["openai/a"]
+    assert [(row["system"], row["reasons"][0][:40]) for row in rows] == [
+        ("openai/y", "task unknown_family cannot rank judges: "),
+        ("Z", "no judge named (--model-role grader=<jud"),
+    ]

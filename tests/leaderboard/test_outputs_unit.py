@@ -275,7 +275,7 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     data = write_pairs(tmp_path)
     made = {
         "a.eval": memory_run(data),
-        "bad.eval": memory_run(data, status="error"),
+        "bad.eval": memory_run(data, status="error", results={"vert_mean": 0.5}),
         "b.eval": memory_run(data, [sample(f"s{i}", values={**VALUES, "vert": 0.7}) for i in range(4)]),
     }
     paths = {}
@@ -294,7 +294,7 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
 
 def _submit_args(logs: list[Path], out: Path, **changes: Any) -> argparse.Namespace:
     fields = {"system": "Sys", "institution": "I", "paper": "P", "code": "C", "description": "D", "track": None}
-    return argparse.Namespace(logs=[str(p) for p in logs], out=str(out), max_unscored=0.02, **{**fields, **changes})
+    return argparse.Namespace(logs=[str(p) for p in logs], out=str(out), **{"max_unscored": 0.02, **fields, **changes})
 
 
 def test_submit_writes_the_bundle_and_says_so(runs, tmp_path, capsys):
@@ -306,13 +306,24 @@ def test_submit_writes_the_bundle_and_says_so(runs, tmp_path, capsys):
     assert (manifest["track"], manifest["max_unscored"]) == ("findings", 0.02)
 
 
+def test_submit_passes_its_unscored_limit_on(runs, tmp_path, monkeypatch, capsys):
+    filled = {"vert": 0.0, "green": 0.0, "green_ec": None, "green_f1": 0.0}
+    refused = sample("s0", answer=None, values=filled, unscored=dict.fromkeys(filled, "judge_refused"))
+    one_unscored = memory_run(write_pairs(tmp_path), [refused, *[sample(f"s{i}") for i in (1, 2, 3)]])
+    monkeypatch.setattr(bundle, "read_run", lambda path: one_unscored)
+    args = _submit_args([runs["a.eval"]], tmp_path / "lenient", max_unscored=0.25)
+    assert submit_command(args) == 0
+    assert submit_command(_submit_args([runs["a.eval"]], tmp_path / "strict")) == 1
+
+
 def test_submit_prints_each_refusal_and_fails(runs, tmp_path, capsys):
     code = submit_command(_submit_args([runs["a.eval"], runs["bad.eval"]], tmp_path / "bundle"))
     assert code == 1
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == (
-        "radiology-tasks submit: refused, 1 problem(s):\n  bad.eval: log status is error, not success\n"
+        "radiology-tasks submit: refused, 2 problem(s):\n  bad.eval: log status is error, not success\n"
+        "  bad.eval: results: vert_mean 0.5 is not the mean of the samples' vert (0.7)\n"
     )
 
 
@@ -329,7 +340,10 @@ def test_the_leaderboard_command_ranks_and_lists_what_it_wrote(runs, tmp_path, c
     assert leaderboard_command(args) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "1 board(s), 2 ranked run(s), 1 not ranked"
-    assert lines[1] == "  not ranked: pairs candidates (../bad.eval): log status is error, not success"
+    assert lines[1] == (
+        "  not ranked: pairs candidates (../bad.eval): log status is error, not success; "
+        "results: vert_mean 0.5 is not the mean of the samples' vert (0.7)"
+    )
     assert lines[2:] == [
         f"wrote json: {out / 'leaderboard.json'}",
         f"wrote csv: {out / 'leaderboard.csv'}",
