@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorers.contract import UNICODE_TOKENS_PER_CHAR, OutputContract
+from radiology_tasks.core.contract import UNICODE_TOKENS_PER_CHAR, OutputContract
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,8 @@ from typing import Any, Literal, get_args
 from inspect_ai.model import GenerateConfig, Model, ResponseSchema
 from inspect_ai.util import JSONSchema
 
+from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.llama_cpp_provider import LlamaCppAPI
-from scorers.contract import OutputContract
 
 ConstrainMode = Literal["auto", "off", "grammar", "structured_outputs", "response_format"]
 """How to constrain the judge: pick by backend (``auto``), not at all (``off``), or force one

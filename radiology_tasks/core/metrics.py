@@ -19,15 +19,15 @@ from typing import Any, Literal, cast
 
 from inspect_ai.scorer import Metric, MetricProtocol, SampleScore, Value, aggregate, mean, metric
 
-from radiology_tasks.core.records import ERROR_CATEGORIES
-from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, unscored_reason
-from scorers.agreement import (
+from radiology_tasks.core.agreement import (
     category_error_f1,
     checked_counts,
     correlate,
     count_bias_by_human_errors,
     expert_error_total,
 )
+from radiology_tasks.core.records import ERROR_CATEGORIES
+from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, unscored_reason
 
 EXPERT_SCORE = "expert_score"
 EXPERT_SIGNIFICANT = "expert_significant"
@@ -56,7 +56,8 @@ def expert_agreement(
     With ``truth="score"`` the judge is compared with the expert score; with ``truth="significant_errors"``
     with the experts' total of clinically significant errors (a mean over raters where the data has several:
     GREEN's ReXVal protocol), taken as the better the fewer, so a positive tau means agreement either way. That
-    total is added up exactly (`scorers.agreement.expert_error_total`), so candidates whose raters counted the
+    total is added up exactly (`radiology_tasks.core.agreement.expert_error_total`), so candidates whose raters
+    counted the
     same total are tied however the errors were split over categories.
 
     Samples whose judge score is NaN/None, or was filled in by ``-T unscored=worst`` (not the judge's

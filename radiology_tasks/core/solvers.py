@@ -12,7 +12,7 @@ from radiology_tasks.core.generation_log import PAIR_KEY
 from radiology_tasks.core.inspect_compat import active_generate_config
 from radiology_tasks.core.judge import rejected_request, stopped_at_budget
 from radiology_tasks.core.records import ReportPair
-from solvers.report_input import generation_messages
+from radiology_tasks.core.report_input import generation_messages
 
 REPLAY_MODEL = "replay"
 

@@ -14,10 +14,10 @@ from radiology_tasks.core.layouts import TRACKS, ResolvedData
 from radiology_tasks.core.loading import LoadedPairs, OnBadRows, load_options, parse_expert_scale, resolve_data
 from radiology_tasks.core.params import bool_param, choice_param, int_param, text_param
 from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.report_input import generation_prompt
 from radiology_tasks.core.solvers import DEFAULT_REPORT_MAX_TOKENS
 from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.core.task_options import option
-from solvers.report_input import generation_prompt
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from typing import Any, Generic, TypeVar
 from inspect_ai.model import GenerateConfig, Model
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
+from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge
 from radiology_tasks.ct_finebench.options import QAMode
-from scorers.contract import OutputContract
 from scorers.ct_finebench.answers import IdReading
 
 T = TypeVar("T")

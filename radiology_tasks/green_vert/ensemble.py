@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from radiology_tasks.core.agreement import Agreement, correlate
 from radiology_tasks.core.metrics import EXPERT_SCORE
-from scorers.agreement import Agreement, correlate
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog

@@ -9,12 +9,12 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
+from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, judge_explanation
 from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
-from scorers.contract import OutputContract
 from scorers.green_vert.grammar import DETAIL_BOUNDS, SCORE_ONLY_CONTRACT, Detail, assessment_contract
 from scorers.green_vert.parse import MISSING_CATEGORIES, AssessmentFormatError, MissingCategories
 from scorers.green_vert.reading import BOUNDED_KEYS, JUDGE_PROMPTS, JudgePrompt, ScoreReading, read_scores, score_keys
@@ -49,7 +49,7 @@ def _expert_metadata(pair: ReportPair) -> dict[str, Any]:
     return {
         "expert_score": expert.normalized_score if expert else None,
         # Rater means are held as exact fractions and logged as floats, as before; readers of the log add them up
-        # exactly again with `expert_raters` (`scorers.agreement.expert_error_total`).
+        # exactly again with `expert_raters` (`radiology_tasks.core.agreement.expert_error_total`).
         "expert_significant": expert.significant.model_dump() if expert and expert.significant else None,
         "expert_insignificant": expert.insignificant.model_dump() if expert and expert.insignificant else None,
         "expert_raters": expert.raters if expert else None,

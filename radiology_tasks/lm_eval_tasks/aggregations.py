@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from scorers.agreement import correlate
+from radiology_tasks.core.agreement import correlate
 
 _NAN = float("nan")
 
@@ -27,7 +27,7 @@ def _agreement(pairs: Sequence[tuple[float | None, float | None]], name: str, *,
 
 
 def kendall_tau(pairs: Sequence[tuple[float | None, float | None]]) -> float:
-    """Kendall's tau-b of the judge's scores with the experts' (`scorers.agreement.correlate`)."""
+    """Kendall's tau-b of the judge's scores with the experts' (`radiology_tasks.core.agreement.correlate`)."""
     return _agreement(pairs, "kendall_tau", higher_is_better=True)
 
 

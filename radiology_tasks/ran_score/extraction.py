@@ -16,8 +16,8 @@ from inspect_ai.model import GenerateConfig, Model
 from pydantic import BaseModel, Field
 
 from radiology_tasks.core.constrain import ConstrainedConfig
+from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.judge import JudgeResult, ask_judge
-from scorers.contract import OutputContract
 from scorers.ran_score.contract import EVIDENCE_MAX_CHARS
 from scorers.ran_score.reading import LabelReading, read_batch_answer, read_label_answer
 from scorers.ran_score.taxonomy import LabelEntry, Taxonomy

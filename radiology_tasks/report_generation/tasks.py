@@ -27,7 +27,7 @@ from radiology_tasks.report_generation.scorer import generated_report, report_me
 TASK_VERSION = FAMILY.version
 
 GENERATION_TEMPLATE = "generate_report.jinja"
-"""The prompt template the reports are written from (`solvers.report_input.generation_prompt`)."""
+"""The prompt template the reports are written from (`radiology_tasks.core.report_input.generation_prompt`)."""
 
 
 def generation_template_hashes() -> dict[str, str]:

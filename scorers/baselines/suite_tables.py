@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from scorers.agreement import correlate
+from radiology_tasks.core.agreement import correlate
 
 LOWER_IS_BETTER = frozenset({"green_ec", "radcliq_v1"})
 """Score keys where a lower number means a better report."""
@@ -82,7 +82,7 @@ class ExpertRow:
 def expert_table(
     values: Values, expert: Sequence[float | None], *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
 ) -> list[ExpertRow]:
-    """Each metric's Kendall tau-b against the expert score (`scorers.agreement.correlate`).
+    """Each metric's Kendall tau-b against the expert score (`radiology_tasks.core.agreement.correlate`).
 
     Error-like metrics (`LOWER_IS_BETTER`) are negated first, so a positive tau always means agreement.
     """

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
-from scorers.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR, OutputContract
+from radiology_tasks.core.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR, OutputContract
 from scorers.ct_finebench.contracts import SPACING, keyed_contract
 from scorers.gbnf import Rule, chars, choice, grammar, literal, optional, repeat, sequence
 from scorers.json_gbnf import json_member, json_object, json_value

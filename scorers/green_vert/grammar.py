@@ -29,8 +29,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
-from scorers.contract import OutputContract
 from scorers.gbnf import Piece, Rule, chars, choice, grammar, literal, optional, sequence
 from scorers.green_vert.parse import (
     SECTION_EXPLANATION,

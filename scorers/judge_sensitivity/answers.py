@@ -17,7 +17,7 @@ from typing import Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from scorers.contract import OutputContract
+from radiology_tasks.core.contract import OutputContract
 
 AnswerProblem = Literal["empty_answer", "invalid_json", "wrong_shape", "outside_contract"]
 """Why an answer could not be read: nothing written, not JSON, JSON of another shape, or (`read_contract_answer`)

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from scorers.contract import ASCII_TOKENS_PER_CHAR, BUDGET_MARGIN, UNICODE_TOKENS_PER_CHAR, OutputContract
+from radiology_tasks.core.contract import ASCII_TOKENS_PER_CHAR, BUDGET_MARGIN, UNICODE_TOKENS_PER_CHAR, OutputContract
 from scorers.gbnf import Piece, Rule, choice, grammar
 from scorers.json_gbnf import (
     JSON_CHAR,

@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from radiology_tasks.core.agreement import category_error_f1
 from radiology_tasks.core.records import ERROR_CATEGORIES
-from scorers.agreement import category_error_f1
 
 VariantKind = Literal["error", "paraphrase"]
 

@@ -20,7 +20,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from scorers.contract import BUDGET_MARGIN, UNICODE_TOKENS_PER_CHAR, OutputContract
+from radiology_tasks.core.contract import BUDGET_MARGIN, UNICODE_TOKENS_PER_CHAR, OutputContract
 from scorers.gbnf import Piece, Rule, chars, choice, grammar, literal, sequence
 
 EVIDENCE_MAX_CHARS = 80

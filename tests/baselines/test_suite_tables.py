@@ -7,7 +7,7 @@ import math
 import pytest
 from scipy import stats
 
-from scorers.agreement import correlate
+from radiology_tasks.core.agreement import correlate
 from scorers.baselines.suite_tables import correlation_matrix, expert_table, pos_neg_table, sensitivity_pairs
 
 VALUES = {

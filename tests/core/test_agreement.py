@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from scorers.agreement import Agreement, correlate, count_bias_by_human_errors
+from radiology_tasks.core.agreement import Agreement, correlate, count_bias_by_human_errors
 
 JUDGE = [0.1, 0.4, 0.35, 0.8, 0.6, 0.6, 0.9, 0.2]
 EXPERT = [0.0, 0.2, 0.4, 1.0, 0.6, 0.8, 0.8, 0.2]
@@ -371,7 +371,7 @@ def test_one_constant_side_is_undefined_without_warnings() -> None:
 def test_the_bootstrap_in_chunks_gives_the_intervals_of_one_draw(monkeypatch):
     import numpy as np
 
-    import scorers.agreement as agreement
+    import radiology_tasks.core.agreement as agreement
 
     rng = np.random.default_rng(3)
     x, y = rng.normal(size=300), rng.normal(size=300)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorers.agreement import category_error_f1, checked_counts
+from radiology_tasks.core.agreement import category_error_f1, checked_counts
 
 
 def _counts(**nonzero: int) -> dict[str, int]:

@@ -9,7 +9,7 @@ from inspect_ai.model import GenerateConfig, Model, ResponseSchema, get_model
 from inspect_ai.util import JSONSchema
 
 from radiology_tasks.core.constrain import constrained_config, judge_backend
-from scorers.contract import OutputContract
+from radiology_tasks.core.contract import OutputContract
 
 GBNF = 'root ::= "yes" | "no"'
 SCHEMA = {

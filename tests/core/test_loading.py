@@ -480,8 +480,8 @@ def test_a_home_relative_path_is_expanded(pairs_file, monkeypatch, tmp_path):
 
 def test_samples_carry_the_pair(pairs_file):
     from radiology_tasks.core.records import ReportPair
+    from radiology_tasks.core.report_input import generation_prompt
     from radiology_tasks.core.task_data import pair_to_sample
-    from solvers.report_input import generation_prompt
 
     path = str(pairs_file(GOOD_ROWS))
     dataset, summary, _ = report_dataset(DataOptions(path), require_candidate=True)

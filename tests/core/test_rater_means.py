@@ -15,10 +15,10 @@ import pytest
 from inspect_ai.scorer import SampleScore, Score
 from scipy import stats
 
+from radiology_tasks.core.agreement import expert_error_total
 from radiology_tasks.core.metrics import expert_agreement
 from radiology_tasks.core.records import ExpertAnnotation
 from radiology_tasks.core.rows import pair_from_row
-from scorers.agreement import expert_error_total
 
 RATERS = 6
 # Whole rater totals per category (summed over the six raters) of three candidates.

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from radiology_tasks.core.constrain import constrained_config
-from scorers.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR
+from radiology_tasks.core.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR
 from scorers.ct_finebench.construction_answers import Triplet, read_existence, read_triplets
 from scorers.ct_finebench.construction_contracts import (
     ATTRIBUTE_MAX_CHARS,

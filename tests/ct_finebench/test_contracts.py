@@ -8,7 +8,7 @@ import re
 import pytest
 
 from radiology_tasks.core.constrain import constrained_config
-from scorers.contract import UNICODE_TOKENS_PER_CHAR
+from radiology_tasks.core.contract import UNICODE_TOKENS_PER_CHAR
 from scorers.ct_finebench.answers import read_extraction, read_grades
 from scorers.ct_finebench.contracts import (
     ANSWER_MAX_CHARS,

@@ -227,7 +227,7 @@ def test_errors(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", [0, 4])
 def test_seed_draws_the_split_and_the_bootstrap(three_logs: list[str], seed: int) -> None:
-    from scorers.agreement import correlate
+    from radiology_tasks.core.agreement import correlate
 
     report = ensemble_report(three_logs, train_fraction=0.4, seed=seed, n_resamples=60)
     # The documented split: numpy.random.default_rng(seed).permutation of the shared samples, sorted by id;

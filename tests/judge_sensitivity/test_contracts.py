@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from inspect_ai.util import JSONSchema
 
-from scorers.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR
+from radiology_tasks.core.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR
 from scorers.judge_sensitivity.answers import Differences, InjectionAnswer, ParaphraseAnswer, Verdict, read_json_answer
 from scorers.judge_sensitivity.contracts import (
     DIFFERENCES_CONTRACT,
