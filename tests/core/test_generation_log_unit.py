@@ -258,3 +258,24 @@ def test_the_selection_replays_the_generation_runs_seed_and_limit(tmp_path):
     assert [
         p.id for p in join_generated([ReportPair(id=i, reference="R") for i in ids], log, "pairs.jsonl", "abc")
     ] == [i for i in ids if i in shuffled[:3]], "joined in data order"
+
+
+def test_exactly_ten_errored_samples_are_all_named(tmp_path):
+    path = _write(tmp_path / "ten.eval", [_sample(f"s{i}", "r", error=True) for i in range(10)])
+    with pytest.raises(InputError) as error:
+        read_generation_log(path)
+    shown = ", ".join(f"s{i}" for i in range(10))
+    assert str(error.value) == f"-T candidates={path}: samples {shown} errored in the generation run; retry them first"
+
+
+def test_an_unreadable_log_is_named_with_inspects_own_error(tmp_path):
+    from inspect_ai.log import read_eval_log
+
+    path = tmp_path / "broken.eval"
+    path.write_text("no")
+    with pytest.raises(Exception) as inspect_error:
+        read_eval_log(str(path))
+    with pytest.raises(InputError) as error:
+        read_generation_log(path)
+    cause = f"{type(inspect_error.value).__name__}: {inspect_error.value}"
+    assert str(error.value) == f"-T candidates={path}: not a readable Inspect log ({cause})"

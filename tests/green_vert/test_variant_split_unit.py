@@ -162,8 +162,8 @@ def test_balancing_keeps_as_many_of_each_error_stratum_as_the_rarest():
     assert sorted(v.stratum for v in kept) == ["a", "a+c", "b", "paraphrase", "paraphrase"]
     assert _ids(kept) == [v.id for v in variants if v in kept]
     rng = random.Random("0:balance-categories")
-    chosen = [rng.sample([v for v in variants if v.stratum == name], 1) for name in ("a", "a+c", "b")]
-    assert {v.id for group in chosen for v in group} <= set(_ids(kept))
+    chosen = [v for name in ("a", "a+c", "b") for v in rng.sample([v for v in variants if v.stratum == name], 1)]
+    assert set(_ids(kept)) == {"r1-p0", "r1-p1", *_ids(chosen)}, "the seeded draw of each stratum"
     paraphrases = _mixed("r1", 2, 0, 0)
     assert balance_categories(paraphrases, seed=0) == paraphrases
 
@@ -183,6 +183,24 @@ def test_the_paraphrase_share_drops_the_kind_in_excess(share, paraphrases, error
     expected_err = {0.5: 4, 0.25: 8, 0.2: 8, 1.0: 0, 0.0: 8, 0.4: 6, 0.9: 0}[share]
     assert counted == (expected_para, expected_err)
     assert _ids(kept) == [v.id for v in variants if v in kept]
+
+
+def test_the_paraphrases_kept_are_the_seeded_turn_order():
+    from radiology_tasks.green_vert.variant_split import _in_turn
+
+    variants = _mixed("r1", 8, 4, 0) + _mixed("r2", 0, 2, 2)
+    kept = apply_paraphrase_share(variants, 0.25, seed=7)  # 3 of the 8 paraphrases
+    rng = random.Random("7:paraphrase-share")
+    expected = _in_turn([v for v in variants if v.kind == "paraphrase"], rng)[:3]
+    assert [v.id for v in kept if v.kind == "paraphrase"] == [v.id for v in variants if v in expected]
+
+
+def test_a_share_of_zero_or_one_needs_only_one_kind():
+    errors = _mixed("r1", 0, 2, 1)
+    assert apply_paraphrase_share(errors, 0.0, seed=0) == errors
+    paraphrases = _mixed("r1", 3, 0, 0)
+    assert apply_paraphrase_share(paraphrases, 1.0, seed=0) == paraphrases
+    assert apply_paraphrase_share(paraphrases, 0.0, seed=0) == []
 
 
 def test_a_paraphrase_share_outside_zero_to_one_is_refused():
