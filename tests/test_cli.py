@@ -249,13 +249,13 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
     )
     # A task's own parameters come first, then the shared data and judge parameters (`core/task_options`).
     # `data` shows the dataset read when it is not given: the demo for most tasks, Ran Score's own demo for it.
-    assert lines[start + 2].startswith("      -T prompt='vert', baselines=None, data='demo', candidates=None, ")
+    assert lines[start + 2].startswith("      -T prompt='vert', data='demo', candidates=None, ")
     ran_score = lines.index("  radiology_tasks/ran_score")
     assert lines[ran_score + 2].startswith("      -T taxonomy=None, extraction='batch', ")
-    assert ", baselines=None, data='ran-score-demo', candidates=None, " in lines[ran_score + 2]
+    assert ", label_cache=None, data='ran-score-demo', candidates=None, " in lines[ran_score + 2]
     assert all("data=None" not in line for line in lines)
     assert ", constrain='auto', judge_max_tokens=None, judge_retries=1, unscored='worst', " in lines[start + 2]
-    assert lines[start + 2].endswith(", curated='none', error_descriptions=False")
+    assert lines[start + 2].endswith(", curated='none', error_descriptions=False, baselines=None")
     assert "on_bad_rows='error', layout=None, track=None, image_root=None, expert_scale=None," in lines[start + 2]
     heading = lines.index("Datasets (-T data=<name>, or a file or folder of your own):")
     assert lines[heading - 1] == ""

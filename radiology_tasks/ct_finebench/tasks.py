@@ -19,6 +19,7 @@ from inspect_ai import Task, task
 from inspect_ai.scorer import Metric
 
 from radiology_tasks.baselines.extras import add_baselines
+from radiology_tasks.baselines.options import BaselineOptions
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
@@ -74,13 +75,15 @@ def _dataset_with_questions(options: DataOptions) -> TaskData:
 
 
 @task
-@shared_parameters(data=shared(DataOptions, without=["report_max_tokens"]), judge=shared(JudgeOptions))
+@shared_parameters(
+    data=shared(DataOptions, without=["report_max_tokens"]), judge=shared(JudgeOptions), beside=shared(BaselineOptions)
+)
 def ct_finebench(
     qa_mode: QAMode = "batch",
-    baselines: str | list[str] | None = None,
     *,
     data: DataOptions,
     judge: JudgeOptions,
+    beside: BaselineOptions,
 ) -> Task:
     """CT-FineBench: a judge answers the reference's attribute questions from the candidate, graded 0/0.5/1.
 
@@ -97,8 +100,6 @@ def ct_finebench(
             question for extraction, 28 per question for grading, plus 16).
         judge_retries: Re-asks of a judge answer that cannot be read as a whole (broken JSON).
         unscored: A report with no graded question: `worst` counts it as 0 in the means, `exclude` leaves it out.
-        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
-            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
     """
     solver = qa_extraction(
         qa_mode, constrain=judge.constrain, max_tokens=judge.judge_max_tokens, retries=judge.judge_retries
@@ -114,7 +115,7 @@ def ct_finebench(
     require_judge()
     with_expert = any(p.expert and p.expert.score is not None for p in pairs)
     scorer, metrics = add_baselines(
-        scorer, _metrics(pairs), baselines, unscored=judge.unscored, with_expert=with_expert
+        scorer, _metrics(pairs), beside.baselines, unscored=judge.unscored, with_expert=with_expert
     )
     return Task(
         dataset=dataset,

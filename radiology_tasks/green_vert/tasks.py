@@ -17,6 +17,7 @@ from inspect_ai import Task, task
 from inspect_ai.scorer import Metric
 
 from radiology_tasks.baselines.extras import add_baselines
+from radiology_tasks.baselines.options import BaselineOptions
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
@@ -66,12 +67,12 @@ def _metrics(keys: list[str], pairs: list[ReportPair], generate: bool) -> list[M
 
 def judge_task(
     prompt: JudgePrompt,
-    baselines: str | list[str] | None,
     *,
     data: DataOptions,
     judge: JudgeOptions,
     reading: ReadingOptions,
     examples: ExampleOptions,
+    beside: BaselineOptions,
 ) -> Task:
     """Build a GREEN-family judge task from the options `green` and `vert` were given (checked when built)."""
     if prompt == "score" and examples.any:
@@ -107,7 +108,7 @@ def judge_task(
             max_tokens=judge.judge_max_tokens,
         ),
         _metrics(score_keys(prompt), pairs, data.generate),
-        baselines,
+        beside.baselines,
         unscored=judge.unscored,
         with_expert=any(p.expert and p.expert.score is not None for p in pairs),
     )
@@ -126,18 +127,19 @@ _SHARED = {
     "judge": shared(JudgeOptions),
     "reading": shared(ReadingOptions),
     "examples": shared(ExampleOptions),
+    "beside": shared(BaselineOptions),
 }
 
 
 @task
 @shared_parameters(**_SHARED)
 def green(
-    baselines: str | list[str] | None = None,
     *,
     data: DataOptions,
     judge: JudgeOptions,
     reading: ReadingOptions,
     examples: ExampleOptions,
+    beside: BaselineOptions,
 ) -> Task:
     """GREEN: the judge counts clinically significant/insignificant errors (a)-(f) and matched findings.
 
@@ -145,8 +147,6 @@ def green(
     `-T baselines=bleu,rouge_l` adds lexical baselines on the same samples (see the baselines README).
 
     Args:
-        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
-            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
         shots: Must stay `0`: pool examples carry an overall expert score, which the GREEN prompt does not ask
             for (use `vert`, or `curated=error-types`).
         shot_pool: Not used by `green` (see `shots`).
@@ -155,19 +155,19 @@ def green(
             for `detail=full`, 1536 for `brief`, 16 for vert's `prompt=score`), above the longest answer the
             contract admits, so a constrained answer always finishes.
     """
-    return judge_task("green", baselines, data=data, judge=judge, reading=reading, examples=examples)
+    return judge_task("green", data=data, judge=judge, reading=reading, examples=examples, beside=beside)
 
 
 @task
 @shared_parameters(**_SHARED)
 def vert(
     prompt: JudgePrompt = "vert",
-    baselines: str | list[str] | None = None,
     *,
     data: DataOptions,
     judge: JudgeOptions,
     reading: ReadingOptions,
     examples: ExampleOptions,
+    beside: BaselineOptions,
 ) -> Task:
     """VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1].
 
@@ -178,8 +178,6 @@ def vert(
         prompt: `vert`: a direct overall score; `formula`: the judge computes M / (M + 2S + 0.5I); `rubric`: five
             score bands; `score`: the score alone, the prompt of judges fine-tuned on `radiology-tasks export-sft`
             data (it takes no examples or error descriptions).
-        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
-            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
         judge_max_tokens: Upper bound on the judge's answer. Not set: the output contract's budget (3072 tokens
             for `detail=full`, 1536 for `brief`, 16 for vert's `prompt=score`), above the longest answer the
             contract admits, so a constrained answer always finishes.
@@ -187,4 +185,4 @@ def vert(
     if prompt == "green":
         raise InputError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric|score")
     chosen = cast(JudgePrompt, choice_param("prompt", prompt, [p for p in JUDGE_PROMPTS if p != "green"]))
-    return judge_task(chosen, baselines, data=data, judge=judge, reading=reading, examples=examples)
+    return judge_task(chosen, data=data, judge=judge, reading=reading, examples=examples, beside=beside)

@@ -21,6 +21,7 @@ from inspect_ai.scorer import Metric
 from inspect_ai.solver import Solver
 
 from radiology_tasks.baselines.extras import add_baselines
+from radiology_tasks.baselines.options import BaselineOptions
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
@@ -87,7 +88,9 @@ def _metrics(taxonomy: Taxonomy, unscored: UnscoredPolicy, with_gold: bool, gene
 
 
 @task
-@shared_parameters(data=shared(DataOptions, without=["report_max_tokens"]), judge=shared(JudgeOptions))
+@shared_parameters(
+    data=shared(DataOptions, without=["report_max_tokens"]), judge=shared(JudgeOptions), beside=shared(BaselineOptions)
+)
 def ran_score(
     taxonomy: str | None = None,
     extraction: Extraction = "batch",
@@ -95,10 +98,10 @@ def ran_score(
     candidate_labels: str | None = None,
     gold_labels: str | None = None,
     label_cache: str | None = None,
-    baselines: str | list[str] | None = None,
     *,
     data: DataOptions,
     judge: JudgeOptions,
+    beside: BaselineOptions,
 ) -> Task:
     """Ran Score: a judge reads 21 chest X-ray findings from each report; macro F1 over labels (`ran_score`).
 
@@ -124,8 +127,6 @@ def ran_score(
             `extraction=batch`, 512 per label.
         judge_retries: Re-asks of an answer that leaves a label unreadable.
         unscored: A candidate label that could not be had: `worst` counts it wrong, `exclude` leaves it out.
-        baselines: Lexical baselines scored beside the judge on the same samples, comma-separated: `bleu` (all
-            four orders), `bleu_1` ... `bleu_4`, `bleu_rexrank`, `chrf`, `rouge_l`. Not set: none.
     """
     check_judge_options(extraction, judge.constrain, judge.judge_retries, judge.judge_max_tokens)
     labels = load_taxonomy(taxonomy)
@@ -186,12 +187,12 @@ def ran_score(
         "label_cache": None if reference_labels or root is None else str(root),
         "templates": template_hashes("ran_score"),
     }
-    if baselines is not None and candidate_labels:
+    if beside.baselines is not None and candidate_labels:
         raise InputError("-T baselines compares report texts, which -T candidate_labels runs do not have")
     scorer, metrics = add_baselines(
         finding_agreement(taxonomy=taxonomy, unscored=judge.unscored),
         _metrics(labels, judge.unscored, with_gold, data.generate),
-        baselines,
+        beside.baselines,
         unscored=judge.unscored,
         with_expert=False,
     )
