@@ -5,15 +5,12 @@ The tasks come from the families `radiology_tasks.families` lists, so a new fami
 datasets or llama_cpp at module level.
 """
 
-import importlib
-
 from radiology_tasks.core.family import families
 from radiology_tasks.core.llama_cpp_provider import llama_cpp_api
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 
 for _family in families():
     globals().update(_family.task_functions())
-    for _module in _family.registers:
-        importlib.import_module(_module)
+    _family.register()
 
 __all__ = ["generate_report", "llama_cpp_api", "replay_candidate"]

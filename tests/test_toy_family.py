@@ -1,8 +1,10 @@
 """A family added with nothing but its own code and one registration is listed, runs, is submitted and ranked.
 
 Everything the toy family needs is in this file: its task, its scorer (the share of the reference's words the
-candidate repeats, no judge) and its descriptor with the rules for re-scoring a stored log. `add_family` stands in
-for the one line a family adds to `radiology_tasks/families.py`; no shared module is edited.
+candidate repeats, no judge), its rules for re-scoring a stored log and its descriptor, a `Family` subclass.
+`add_family` stands in for the one line a family adds to `radiology_tasks/families.py`. That no shared module is
+edited is checked too: the toy family is also written as a package in a temporary folder and added through a
+copy of `radiology_tasks/families.py` with one line more, and the repository's shared modules are read for it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from inspect_ai.solver import TaskState
 
 from radiology_tasks.cli import main
 from radiology_tasks.core.catalog import bundled_path
-from radiology_tasks.core.family import Family, RankedScore, Rescoring, add_family, remove_family
+from radiology_tasks.core.family import Family, add_family, remove_family
 from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.solvers import replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
@@ -28,6 +30,7 @@ from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from tests.leaderboard.runs import edited
 
 KEY = "overlap"
@@ -64,18 +67,35 @@ def toy_overlap(*, data: DataOptions) -> Task:
     )
 
 
-def _expected(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
-    return {KEY: word_overlap(sample.candidate or "", sample.target or "")}
+class ToyRescoring(Rescoring):
+    """How the leaderboard re-scores a toy log: the overlap again, from the texts the log stores."""
+
+    def ranked(self, run: RunEvidence) -> RankedScore:
+        return RankedScore(KEY)
+
+    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+        return {KEY: word_overlap(sample.candidate or "", sample.target or "")}
+
+    def answers(self, sample: SampleEvidence) -> list[str]:
+        return []
+
+    def needs_judge(self) -> bool:
+        return False
 
 
-RESCORING = Rescoring(ranked=lambda run: RankedScore(KEY), expected=_expected, answers=lambda s: [], needs_judge=False)
-TOY = Family(
-    name="toy",
-    tasks_module=__name__,
-    tasks=("toy_overlap",),
-    version="0.1.0",
-    rescoring=f"{__name__}:RESCORING",
-)
+class Toy(Family):
+    """The toy family's descriptor."""
+
+    name = "toy"
+    tasks_module = __name__
+    tasks = ("toy_overlap",)
+    version = "0.1.0"
+
+    def rescoring(self, task: str) -> Rescoring | None:
+        return ToyRescoring()
+
+
+TOY = Toy()
 
 
 @pytest.fixture(scope="module")

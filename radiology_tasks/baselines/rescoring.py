@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 from radiology_tasks.baselines.scorer import DEFAULT_BASELINES, checked_lexical_keys, lexical_score, metric_names
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.family import RankedScore, Rescoring
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from scorers.baselines.lexical import LEXICAL_KEYS
 
 if TYPE_CHECKING:
@@ -117,11 +117,23 @@ def _no_answers(sample: SampleEvidence) -> list[str]:
     return []
 
 
-RESCORING = Rescoring(
-    ranked=ranked,
-    expected=expected_values,
-    answers=_no_answers,
-    run_checks=run_checks,
-    needs_judge=False,
-    tasks=(SUBMITTABLE_TASK,),
-)
+class BaselinesRescoring(Rescoring):
+    """The re-scoring rules above, as the leaderboard calls them."""
+
+    def ranked(self, run: RunEvidence) -> RankedScore:
+        return ranked(run)
+
+    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+        return expected_values(run, sample)
+
+    def answers(self, sample: SampleEvidence) -> list[str]:
+        return _no_answers(sample)
+
+    def run_checks(self, run: RunEvidence) -> list[str]:
+        return run_checks(run)
+
+    def needs_judge(self) -> bool:
+        return False
+
+
+RESCORING = BaselinesRescoring()

@@ -1,18 +1,52 @@
 """CT-FineBench as a family: questions about fine-grained finding attributes, answered from the candidate report."""
 
-from radiology_tasks.core.family import Family
+from __future__ import annotations
 
-FAMILY = Family(
-    name="ct_finebench",
-    tasks_module="radiology_tasks.ct_finebench.tasks",
-    tasks=("ct_finebench",),
-    version="1.3.0",
-    templates=("ct_finebench",),
-    rescoring="radiology_tasks.ct_finebench.rescoring:RESCORING",
-    suite="radiology_tasks.ct_finebench.suite:SUITE",
-    lm_eval_configs=("radiology_ct_finebench_qa.yaml",),
-    layouts=("radiology_tasks.ct_finebench.layout",),
-    commands="radiology_tasks.ct_finebench.commands:add_commands",
-    registers=("radiology_tasks.ct_finebench.extraction", "radiology_tasks.ct_finebench.scorer"),
-    side_args=("baselines",),
-)
+from typing import TYPE_CHECKING
+
+from radiology_tasks.core.family import Family, SuiteMetric
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Mapping
+
+    from radiology_tasks.leaderboard.rules import Rescoring
+
+
+class CTFineBench(Family):
+    """The ct_finebench family."""
+
+    name = "ct_finebench"
+    tasks_module = "radiology_tasks.ct_finebench.tasks"
+    tasks = ("ct_finebench",)
+    version = "1.3.0"
+    templates = ("ct_finebench",)
+    lm_eval_configs = ("radiology_ct_finebench_qa.yaml",)
+    layouts = ("radiology_tasks.ct_finebench.layout",)
+    side_args = ("baselines",)
+
+    def register(self) -> None:
+        """Register the family's scorers and solvers with Inspect by name."""
+        import radiology_tasks.ct_finebench.extraction  # noqa: F401
+        import radiology_tasks.ct_finebench.scorer  # noqa: F401
+
+    def rescoring(self, task: str) -> Rescoring | None:
+        """The leaderboard's rules for the family's tasks."""
+        from radiology_tasks.ct_finebench.rescoring import RESCORING
+
+        return RESCORING
+
+    def suite_metrics(self) -> Mapping[str, SuiteMetric]:
+        """The family's judges for `metric_suite`."""
+        from radiology_tasks.ct_finebench.suite import SUITE
+
+        return SUITE
+
+    def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        """The family's own `radiology-tasks` subcommands."""
+        from radiology_tasks.ct_finebench.commands import add_commands
+
+        add_commands(commands)
+
+
+FAMILY = CTFineBench()

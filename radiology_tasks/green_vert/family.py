@@ -1,27 +1,60 @@
 """GREEN and VERT as a family: two judge tasks over report pairs, scored from error counts or a direct score."""
 
-from radiology_tasks.core.family import Family
+from __future__ import annotations
 
-FAMILY = Family(
-    name="green_vert",
-    tasks_module="radiology_tasks.green_vert.tasks",
-    tasks=("green", "vert"),
-    version="1.4.0",
-    templates=("green_vert",),
-    rescoring="radiology_tasks.green_vert.rescoring:RESCORING",
-    suite="radiology_tasks.green_vert.suite:SUITE",
-    lm_eval_configs=(
+from typing import TYPE_CHECKING
+
+from radiology_tasks.core.family import Family, SuiteMetric
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Mapping
+
+    from radiology_tasks.leaderboard.rules import Rescoring
+
+
+class GreenVert(Family):
+    """The green_vert family."""
+
+    name = "green_vert"
+    tasks_module = "radiology_tasks.green_vert.tasks"
+    tasks = ("green", "vert")
+    version = "1.4.0"
+    templates = ("green_vert",)
+    lm_eval_configs = (
         "radiology_green.yaml",
         "radiology_vert.yaml",
         "radiology_vert_formula.yaml",
         "radiology_vert_rubric.yaml",
-    ),
-    layouts=(
+    )
+    layouts = (
         "radiology_tasks.green_vert.layouts.rate_eval",
         "radiology_tasks.green_vert.layouts.radeval_expert",
         "radiology_tasks.green_vert.layouts.rexval",
-    ),
-    commands="radiology_tasks.green_vert.commands:add_commands",
-    registers=("radiology_tasks.green_vert.scorer",),
-    side_args=("baselines",),
-)
+    )
+    side_args = ("baselines",)
+
+    def register(self) -> None:
+        """Register the family's scorers and solvers with Inspect by name."""
+        import radiology_tasks.green_vert.scorer  # noqa: F401
+
+    def rescoring(self, task: str) -> Rescoring | None:
+        """The leaderboard's rules for the family's tasks."""
+        from radiology_tasks.green_vert.rescoring import RESCORING
+
+        return RESCORING
+
+    def suite_metrics(self) -> Mapping[str, SuiteMetric]:
+        """The family's judges for `metric_suite`."""
+        from radiology_tasks.green_vert.suite import SUITE
+
+        return SUITE
+
+    def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        """The family's own `radiology-tasks` subcommands."""
+        from radiology_tasks.green_vert.commands import add_commands
+
+        add_commands(commands)
+
+
+FAMILY = GreenVert()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from radiology_tasks.core.family import RankedScore, Rescoring
 from radiology_tasks.core.judge import stored_unreadable_reason
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
 from radiology_tasks.core.unscored import is_filled_in, judged_score
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from scorers.green_vert.reading import BOUNDED_KEYS, read_scores, score_keys
 
 if TYPE_CHECKING:
@@ -76,9 +76,20 @@ def expert_agreement(run: RunEvidence) -> dict[str, tuple[float, float]]:
     return pairs
 
 
-RESCORING = Rescoring(
-    ranked=ranked,
-    expected=expected_values,
-    breakdown=error_profile,
-    agreement=expert_agreement,
-)
+class GreenVertRescoring(Rescoring):
+    """The re-scoring rules above, as the leaderboard calls them."""
+
+    def ranked(self, run: RunEvidence) -> RankedScore:
+        return ranked(run)
+
+    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+        return expected_values(run, sample)
+
+    def breakdown(self, run: RunEvidence) -> dict[str, dict[str, float]] | None:
+        return error_profile(run)
+
+    def agreement(self, run: RunEvidence) -> dict[str, tuple[float, float]]:
+        return expert_agreement(run)
+
+
+RESCORING = GreenVertRescoring()

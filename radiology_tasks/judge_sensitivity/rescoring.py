@@ -16,11 +16,11 @@ from typing import Any
 
 from inspect_ai.scorer import SampleScore, Score
 
-from radiology_tasks.core.family import RankedScore, Rescoring
 from radiology_tasks.core.judge import stored_unreadable_reason
 from radiology_tasks.core.unscored import judged_score
 from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness, judged_variants
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from scorers.green_vert.reading import BOUNDED_KEYS, read_scores, score_keys
 from scorers.judge_sensitivity.answers import Differences, read_json_answer
 from scorers.judge_sensitivity.sensitivity import balance, discrimination, robustness
@@ -183,12 +183,29 @@ def sample_ids(run: RunEvidence) -> list[str]:
     return [str(sample.id) for sample in dataset]
 
 
-RESCORING = Rescoring(
-    ranked=ranked,
-    expected=expected,
-    answers=answers,
-    run_checks=run_checks,
-    judge_measures=judge_measures,
-    sample_ids=sample_ids,
-    left_out=_excluded,
-)
+class JudgeSensitivityRescoring(Rescoring):
+    """The re-scoring rules above, as the leaderboard calls them."""
+
+    def ranked(self, run: RunEvidence) -> RankedScore:
+        return ranked(run)
+
+    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+        return expected(run, sample)
+
+    def answers(self, sample: SampleEvidence) -> list[str]:
+        return answers(sample)
+
+    def run_checks(self, run: RunEvidence) -> list[str]:
+        return run_checks(run)
+
+    def judge_measures(self, run: RunEvidence) -> dict[str, dict[str, float]]:
+        return judge_measures(run)
+
+    def sample_ids(self, run: RunEvidence) -> list[str] | None:
+        return sample_ids(run)
+
+    def left_out(self, sample: SampleEvidence) -> bool:
+        return _excluded(sample)
+
+
+RESCORING = JudgeSensitivityRescoring()

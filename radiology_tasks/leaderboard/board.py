@@ -31,6 +31,7 @@ from radiology_tasks.leaderboard.bundle import (
 from radiology_tasks.leaderboard.checks import run_violations, unscored_share
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
+from radiology_tasks.leaderboard.rules import CorpusStatistic, ExpertAgreement
 
 if TYPE_CHECKING:
     from scorers.leaderboard.significance import Interval, PairedTest
@@ -170,16 +171,16 @@ def samples_by_id(run: RunEvidence) -> dict[str, list[SampleEvidence]]:
 
 
 def _corpus_statistic(run: RunEvidence) -> Callable[[list[list[SampleEvidence]]], float]:
-    statistic = rescoring(run).corpus_score
-    if statistic is None:
+    rules = rescoring(run)
+    if not isinstance(rules, CorpusStatistic):
         raise ValueError(f"task {run.short_task} ranks a corpus statistic but its family gives no corpus_score")
-    return lambda groups: statistic([sample for group in groups for sample in group])
+    return lambda groups: rules.corpus_score([sample for group in groups for sample in group])
 
 
 def expert_points(run: RunEvidence) -> list[list[float]] | None:
     """(expert score, judge score) per sample where the experts rated the very candidate the judge saw."""
-    agreement = rescoring(run).agreement
-    points = [[expert, judged] for expert, judged in agreement(run).values()] if agreement else []
+    rules = rescoring(run)
+    points = [[e, j] for e, j in rules.agreement(run).values()] if isinstance(rules, ExpertAgreement) else []
     return points or None
 
 
@@ -223,7 +224,7 @@ def _entry(submission: Submission, key: str, out: Path, settings: Settings) -> d
     run = submission.run
     assert run is not None
     interval = _interval(run, key, settings)
-    breakdown = rescoring(run).breakdown
+    breakdown = rescoring(run).breakdown(run)
     missing, _ = unscored_share(run)
     return {
         "system": submission.system["name"],
@@ -235,7 +236,7 @@ def _entry(submission: Submission, key: str, out: Path, settings: Settings) -> d
         "n_unscored": missing,
         "log": os.path.relpath(submission.log, out),
         "log_sha256": run.sha256,
-        "breakdown": breakdown(run) if breakdown else None,
+        "breakdown": breakdown,
         "expert_points": expert_points(run),
     }
 

@@ -15,6 +15,7 @@ from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED, JUDGES_TRACK, TRAC
 from radiology_tasks.leaderboard.checks import run_violations, unscored_share
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
+from radiology_tasks.leaderboard.rules import CorpusStatistic
 
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = "1"
@@ -144,8 +145,8 @@ def run_entry(run: RunEvidence, log_name: str) -> dict[str, Any]:
     ranked = ranked_score(run)
     key = ranked.key
     if ranked.corpus:
-        statistic = rescoring(run).corpus_score
-        mean = statistic(run.samples) if statistic else None
+        rules = rescoring(run)
+        mean = rules.corpus_score(run.samples) if isinstance(rules, CorpusStatistic) else None
     else:
         present = [v for v in (s.values.get(key) for s in run.samples) if v is not None]
         mean = sum(present) / len(present) if present else None

@@ -12,6 +12,7 @@ from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
 from radiology_tasks.leaderboard.evidence import RunEvidence
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring, rescoring_violations, task_family
+from radiology_tasks.leaderboard.rules import LeavesOut
 
 _SHOWN_IDS = 5
 
@@ -59,9 +60,9 @@ def dataset_ids(run: RunEvidence) -> list[str]:
     Raises:
         ValueError: when the data cannot be loaded here.
     """
-    listed = rescoring(run).sample_ids
+    listed = rescoring(run).sample_ids(run)
     if listed is not None:
-        return listed(run)
+        return listed
     options = run_data_options(run)
     loaded = DataOptions(**{**options.__dict__, "candidates": None}).load()
     return [pair.id for pair in as_run_used(loaded.pairs, run.metadata.get("data") or {})]
@@ -150,10 +151,10 @@ def _judge_violations(run: RunEvidence) -> list[str]:
 
 def unscored_share(run: RunEvidence) -> tuple[int, int]:
     """(samples whose ranked score is unscored, samples): a filled-in worst value counts as unscored; samples the
-    task left out by design (`Rescoring.left_out`) count in neither."""
+    task left out by design (`rules.LeavesOut`) count in neither."""
     key = ranked_score(run).sample_key
-    left_out = rescoring(run).left_out
-    counted = [s for s in run.samples if left_out is None or not left_out(s)]
+    rules = rescoring(run)
+    counted = [s for s in run.samples if not (isinstance(rules, LeavesOut) and rules.left_out(s))]
     missing = sum(1 for s in counted if key in (s.metadata.get("unscored") or {}) or s.values.get(key) is None)
     return missing, len(counted)
 
@@ -188,7 +189,7 @@ def run_violations(run: RunEvidence, *, max_unscored: float = DEFAULT_MAX_UNSCOR
             lines.append(f"sample {sample.id}: error: {sample.error.splitlines()[0]}")
     lines += _sample_set_violations(run)
     lines += _release_violations(run)
-    if rescoring(run).needs_judge:
+    if rescoring(run).needs_judge():
         lines += _judge_violations(run)
     missing, total = unscored_share(run)
     if total and missing / total > max_unscored:

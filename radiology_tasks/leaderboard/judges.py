@@ -1,6 +1,6 @@
 """The judges' leaderboard: rank the judge of each run on the `judges` track, only among comparable runs.
 
-A family ranks judges one of two ways, through its `Rescoring`:
+A family ranks judges one of two ways, through its `Rescoring` (`radiology_tasks.leaderboard.rules`):
 
 - ``agreement``: per sample, (expert score, judge score) where experts rated the very candidate the judge saw.
   One board per (task, score key, dataset), ranked by Kendall's tau-b against the experts (the comparison that
@@ -26,10 +26,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from radiology_tasks.core.family import Rescoring, family_of
+from radiology_tasks.core.family import family_of
 from radiology_tasks.leaderboard.board import Settings, Submission, _difference, comparability
 from radiology_tasks.leaderboard.bundle import judge_settings
 from radiology_tasks.leaderboard.evidence import RunEvidence
+from radiology_tasks.leaderboard.rescore import family_rescoring
+from radiology_tasks.leaderboard.rules import ExpertAgreement, JudgeMeasures, Rescoring
 
 TAU = "kendall_tau_b"
 AGREEMENT_NOTE = (
@@ -57,7 +59,7 @@ def judge_comparability(run: RunEvidence) -> dict[str, Any]:
 
 def _rescoring(run: RunEvidence) -> Rescoring | None:
     family = family_of(run.short_task)
-    return None if family is None else family.load_rescoring()
+    return None if family is None else family_rescoring(family, run.short_task)
 
 
 def _not_ranked(submission: Submission, reasons: list[str], out: Path) -> dict[str, Any]:
@@ -236,7 +238,7 @@ def _figures(
     if run.judge is None:
         return "no judge named (--model-role grader=<judge model>): there is no judge to rank"
     rescoring = _rescoring(run)
-    if rescoring is not None and rescoring.agreement is not None:
+    if isinstance(rescoring, ExpertAgreement):
         key = rescoring.ranked(run).key
         points = {i: p for i, p in rescoring.agreement(run).items() if not any(math.isnan(v) for v in p)}
         if not points:
@@ -244,7 +246,7 @@ def _figures(
         if len({e for e, _ in points.values()}) < 2 or len({j for _, j in points.values()}) < 2:
             return "Kendall's tau is undefined: the expert or the judge scores are all equal"
         return "agreement", (run.short_task, key, run.dataset_name), points
-    if rescoring is not None and rescoring.judge_measures is not None:
+    if isinstance(rescoring, JudgeMeasures):
         measures = rescoring.judge_measures(run)
         if not measures or not _present(next(iter(measures.values()))):
             return "the run gives no unit a value of the measure judges are ranked by"

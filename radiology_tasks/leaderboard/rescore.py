@@ -1,7 +1,7 @@
 """Recompute every score of a log from what it stores, and name the samples whose score differs.
 
 A score that was edited after the run no longer follows from the judge's answer (or, for a metric without a
-judge, the texts) stored next to it. Each family says how in its `radiology_tasks.core.family.Rescoring`, using
+judge, the texts) stored next to it. Each family says how in its `radiology_tasks.leaderboard.rules.Rescoring`, using
 the task's own reading code, so the check cannot drift from the scorer; a task whose family has none cannot be
 submitted.
 """
@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import math
 
-from radiology_tasks.core.family import Family, RankedScore, Rescoring, families, family_of
+from radiology_tasks.core.family import Family, families, family_of
 from radiology_tasks.leaderboard.evidence import RunEvidence
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring, Submittable
 
 _TOLERANCE = 1e-9
 
 
+def family_rescoring(family: Family, task: str) -> Rescoring | None:
+    """The rules for `task` of `family`, or None when the family or that task cannot be submitted."""
+    return family.rescoring(task) if isinstance(family, Submittable) else None
+
+
 def _rescored_tasks(family: Family) -> tuple[str, ...]:
-    rules = family.load_rescoring()
-    if rules is None:
-        return ()
-    return family.tasks if rules.tasks is None else tuple(t for t in family.tasks if t in rules.tasks)
+    return tuple(task for task in family.tasks if family_rescoring(family, task) is not None)
 
 
 def rescorable_tasks() -> list[str]:
@@ -46,7 +49,7 @@ def task_family(run: RunEvidence) -> Family:
 
 def rescoring(run: RunEvidence) -> Rescoring:
     """The re-scoring rules of `run`'s task (see `task_family` for the errors)."""
-    rules = task_family(run).load_rescoring()
+    rules = family_rescoring(task_family(run), run.short_task)
     assert rules is not None
     return rules
 
@@ -76,7 +79,7 @@ def rescoring_violations(run: RunEvidence) -> list[str]:
         rules = rescoring(run)
     except ValueError as error:
         return [str(error)]
-    source = "stored judge answer gives" if rules.needs_judge else "stored texts give"
+    source = "stored judge answer gives" if rules.needs_judge() else "stored texts give"
     lines = []
     for sample in run.samples:
         if sample.error is not None:

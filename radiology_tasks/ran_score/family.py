@@ -1,21 +1,49 @@
 """Ran Score as a family: 21 finding labels read from both reports, scored by corpus macro F1."""
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from radiology_tasks.core.family import Family
 
-FAMILY = Family(
-    name="ran_score",
-    tasks_module="radiology_tasks.ran_score.tasks",
-    tasks=("ran_score",),
-    version="1.3.0",
-    templates=("ran_score",),
-    rescoring="radiology_tasks.ran_score.rescoring:RESCORING",
-    suite_notes={
+if TYPE_CHECKING:
+    import argparse
+
+    from radiology_tasks.leaderboard.rules import Rescoring
+
+
+class RanScore(Family):
+    """The ran_score family."""
+
+    name = "ran_score"
+    tasks_module = "radiology_tasks.ran_score.tasks"
+    tasks = ("ran_score",)
+    version = "1.3.0"
+    templates = ("ran_score",)
+    suite_notes = {
         "ran_score": "ran_score is a corpus macro F1 over labels: run radiology_tasks/ran_score on the same rows and "
         "join its log with `radiology-tasks suite-report`",
-    },
-    lm_eval_configs=("radiology_ran_score_extraction.yaml",),
-    commands="radiology_tasks.ran_score.commands:add_commands",
-    registers=("radiology_tasks.ran_score.scorer", "radiology_tasks.ran_score.solver"),
-    side_args=("baselines",),
-    default_data="ran-score-demo",
-)
+    }
+    lm_eval_configs = ("radiology_ran_score_extraction.yaml",)
+    side_args = ("baselines",)
+    default_data = "ran-score-demo"
+
+    def register(self) -> None:
+        """Register the family's scorers and solvers with Inspect by name."""
+        import radiology_tasks.ran_score.scorer  # noqa: F401
+        import radiology_tasks.ran_score.solver  # noqa: F401
+
+    def rescoring(self, task: str) -> Rescoring | None:
+        """The leaderboard's rules for the family's tasks."""
+        from radiology_tasks.ran_score.rescoring import RESCORING
+
+        return RESCORING
+
+    def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        """The family's own `radiology-tasks` subcommands."""
+        from radiology_tasks.ran_score.commands import add_commands
+
+        add_commands(commands)
+
+
+FAMILY = RanScore()

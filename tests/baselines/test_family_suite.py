@@ -14,12 +14,13 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 import radiology_tasks.green_vert.suite as green_vert_suite
 from radiology_tasks.baselines.tasks import judge_metrics, metric_suite, refused_metrics
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.family import Family, SuiteMetric, add_family, family_of, remove_family
+from radiology_tasks.core.family import SuiteMetric, add_family, family_of, remove_family
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.green_vert.suite import SUITE
 from scorers.baselines.lexical import lexical_scores
 from tests.conftest import GOOD_ROWS, write_jsonl
 from tests.judge_answers import assessment, mock_output
+from tests.toy_families import ToyFamily
 
 SETTINGS = {"unscored": "exclude", "constrain": "off", "judge_retries": 3, "judge_max_tokens": 77, "qa_mode": "q"}
 """The suite's judge settings as `metric_suite` is given them below, in the mapping its factories receive."""
@@ -66,7 +67,6 @@ def _toy_check(pairs: list[ReportPair]) -> str | None:
 
 
 TOY_SUITE = {"toy": SuiteMetric(("toy_words",), _toy_scorer, solver=_toy_solver, check=_toy_check)}
-TOY_SUITE_PATH = "tests.baselines.test_family_suite:TOY_SUITE"
 
 
 @pytest.fixture
@@ -74,12 +74,10 @@ def toy_family() -> Iterator[None]:
     """A family outside the package that adds `toy` to the suite and refuses `toy_corpus`."""
     SEEN.clear()
     add_family(
-        Family(
-            name="toy_suite_family",
-            tasks_module="tests.baselines.test_family_suite",
-            tasks=(),
-            version="0.0.1",
-            suite=TOY_SUITE_PATH,
+        ToyFamily(
+            "toy_suite_family",
+            (),
+            suite=TOY_SUITE,
             suite_notes={"toy_corpus": "toy_corpus is a corpus figure: run its own task"},
         )
     )
@@ -132,7 +130,7 @@ def test_a_family_metric_check_stops_the_suite_in_its_own_line(toy_family, tmp_p
 
 
 def test_two_families_adding_one_name_is_an_error(toy_family):
-    add_family(Family(name="toy_twin", tasks_module="x", tasks=(), version="0", suite=TOY_SUITE_PATH))
+    add_family(ToyFamily("toy_twin", (), suite=TOY_SUITE))
     try:
         with pytest.raises(ValueError, match="suite metric toy is added by both family toy_suite_family and family"):
             judge_metrics()
@@ -166,16 +164,14 @@ def test_vert_in_the_suite_keeps_its_direct_score_only(tmp_path):
 
 def test_ct_finebench_comes_from_its_family():
     family = family_of("ct_finebench")
-    if family is None or family.suite is None:
-        pytest.skip("ct_finebench's family does not declare its suite metric yet (family.suite is None)")
+    assert family is not None and "ct_finebench" in family.suite_metrics()
     metric = judge_metrics()["ct_finebench"]
     assert metric.keys == ("ct_finebench",) and metric.solver is not None and metric.check is not None
 
 
 def test_ran_score_is_refused_with_its_family_line():
     family = family_of("ran_score")
-    if family is None or "ran_score" not in family.suite_notes:
-        pytest.skip("ran_score's family does not declare its suite note yet (family.suite_notes)")
+    assert family is not None and "ran_score" in family.suite_notes
     with pytest.raises(InputError, match="run radiology_tasks/ran_score on the same rows"):
         metric_suite(metrics="ran_score")
 
@@ -184,11 +180,11 @@ def test_the_family_adds_suite_report_with_its_options(monkeypatch):
     import argparse
 
     import radiology_tasks.baselines.report as report
-    from radiology_tasks.baselines.commands import add_commands
 
-    assert family_of("metric_suite").commands == "radiology_tasks.baselines.commands:add_commands"
+    family = family_of("metric_suite")
+    assert family is not None
     parser = argparse.ArgumentParser(prog="radiology-tasks")
-    add_commands(parser.add_subparsers(dest="command", required=True))
+    family.add_commands(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(["suite-report", "a.eval", "b.eval", "--out", "o", "--keys", "k", "--pairs-by-id"])
     calls = []
     monkeypatch.setattr(report, "suite_report_command", lambda *a, **kw: calls.append((a, kw)) or 0)

@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from radiology_tasks.baselines.family import FAMILY
 from radiology_tasks.baselines.rescoring import RESCORING
-from radiology_tasks.core.family import RankedScore
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
+from radiology_tasks.leaderboard.rules import RankedScore
 from scorers.baselines.lexical import lexical_scores
 
 ROWS = [
@@ -58,8 +59,8 @@ def test_an_honest_run_is_ranked_on_its_first_key_and_gives_no_line(data):
         expected = lexical_scores(sample.target or "", sample.candidate or "", ["bleu_2", "rouge_l"])[0]
         assert RESCORING.expected(run, sample) == pytest.approx(expected)
     assert RESCORING.run_checks(run) == []
-    assert not RESCORING.needs_judge and RESCORING.answers(run.samples[0]) == []
-    assert RESCORING.tasks == ("baselines",)
+    assert not RESCORING.needs_judge() and RESCORING.answers(run.samples[0]) == []
+    assert FAMILY.rescoring("baselines") is RESCORING and FAMILY.rescoring("metric_suite") is None
 
 
 def test_the_defaults_are_the_tasks(data):

@@ -16,13 +16,14 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from radiology_tasks.core.family import Rescoring, family_of
+from radiology_tasks.core.family import family_of
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.ct_finebench.family import FAMILY
 from radiology_tasks.ct_finebench.rescoring import RESCORING
 from radiology_tasks.ct_finebench.tasks import ct_finebench
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
 from radiology_tasks.leaderboard.rescore import rescoring_violations
+from radiology_tasks.leaderboard.rules import Rescoring
 from tests.ct_finebench.stub_judge import SCORER, answer, asked_ids, candidate_in, is_extraction, items_in
 from tests.leaderboard.runs import edited
 from tests.openai_stub import openai_stub
@@ -74,7 +75,7 @@ def batch_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def differences(run: RunEvidence, rescoring: Rescoring = RESCORING) -> list[str]:
     """What the leaderboard's re-scoring refuses in `run`, then a line when the logged run mean is not the samples'."""
-    assert rescoring is family_of(run.short_task).load_rescoring()
+    assert rescoring is family_of(run.short_task).rescoring(run.short_task)
     run_level = rescoring.run_checks(run)
     lines = rescoring_violations(run)  # the samples' lines, then the run-level ones
     assert lines[len(lines) - len(run_level) :] == run_level
@@ -94,7 +95,7 @@ def score_of(log: EvalLog, index: int) -> Any:
 
 
 def test_the_family_names_its_rescoring_and_ranks_the_bounded_mean():
-    assert FAMILY.load_rescoring() is RESCORING
+    assert FAMILY.rescoring("ct_finebench") is RESCORING
     assert FAMILY.version == "1.3.0"
     ranked = RESCORING.ranked(read_run_stub())
     assert (ranked.key, ranked.bounded, ranked.corpus) == ("ct_finebench", True, False)

@@ -40,7 +40,7 @@ def test_the_error_profile_is_the_mean_count_per_category(data):
     assert rows["(a) False report of a finding in the candidate"] == 1.5
     assert rows["(c) Misidentification of a finding's anatomic location/position"] == 0.5
     assert sum(rows.values()) == 2.0 and len(rows) == 6
-    assert RESCORING.breakdown is error_profile
+    assert RESCORING.breakdown(memory_run(data, samples)) == profile
 
 
 @pytest.mark.parametrize("generate", [True, "true"])

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from radiology_tasks.core.family import RankedScore
 from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.green_vert.rescoring import error_profile
 from radiology_tasks.green_vert.tasks import TASK_VERSION
 from radiology_tasks.leaderboard import board, bundle, checks, rescore
 from radiology_tasks.leaderboard.evidence import JudgeCall, ids_sha256
+from radiology_tasks.leaderboard.rules import RankedScore
 from templates import template_hashes
 from tests.judge_answers import assessment
 from tests.leaderboard.memory_runs import ANSWER, JUDGE, VALUES, write_pairs

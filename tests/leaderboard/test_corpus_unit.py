@@ -12,13 +12,15 @@ from typing import Any
 
 import pytest
 
-from radiology_tasks.core.family import Family, RankedScore, Rescoring, add_family, remove_family
+from radiology_tasks.core.family import add_family, remove_family
 from radiology_tasks.leaderboard import board as board_module
 from radiology_tasks.leaderboard import bundle
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from scorers.leaderboard.corpus import paired_statistic_test, statistic_interval
 from tests.leaderboard.memory_runs import memory_run, write_pairs
+from tests.toy_families import ToyFamily
 
 SETTINGS = Settings(confidence=0.9, resamples=60, seed=3)
 # (TP, FP, FN) per report s0..s3 for two systems.
@@ -40,25 +42,38 @@ def _breakdown(run: RunEvidence) -> dict[str, dict[str, float]]:
     return {"Counts": {"tp": float(sum(s.metadata["tp"] for s in run.samples))}}
 
 
-CORPUS = Rescoring(
-    ranked=lambda run: RankedScore("f1", corpus=True, per_sample="hit"),
-    expected=_expected,
-    needs_judge=False,
-    corpus_score=f1,
-    breakdown=_breakdown,
-    sample_ids=lambda run: [f"s{i}" for i in range(4)],
-)
-NO_STATISTIC = replace(CORPUS, corpus_score=None)
+class _NoStatistic(Rescoring):
+    """A corpus-ranked task whose rules lack the statistic itself."""
+
+    def ranked(self, run: RunEvidence) -> RankedScore:
+        return RankedScore("f1", corpus=True, per_sample="hit")
+
+    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+        return _expected(run, sample)
+
+    def needs_judge(self) -> bool:
+        return False
+
+    def breakdown(self, run: RunEvidence) -> dict[str, dict[str, float]] | None:
+        return _breakdown(run)
+
+    def sample_ids(self, run: RunEvidence) -> list[str] | None:
+        return [f"s{i}" for i in range(4)]
+
+
+class _Corpus(_NoStatistic):
+    def corpus_score(self, samples: list[SampleEvidence]) -> float:
+        return f1(samples)
+
+
+CORPUS = _Corpus()
+NO_STATISTIC = _NoStatistic()
 
 
 @pytest.fixture(autouse=True)
-def toy_family(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(f"{__name__}.CORPUS_RULES", CORPUS, raising=False)
-    monkeypatch.setattr(f"{__name__}.BARE_RULES", NO_STATISTIC, raising=False)
-    for name, rules in (("toy_corpus", "CORPUS_RULES"), ("toy_bare_corpus", "BARE_RULES")):
-        add_family(
-            Family(name=name, tasks_module=__name__, tasks=(name,), version="1.0.0", rescoring=f"{__name__}:{rules}")
-        )
+def toy_family() -> Iterator[None]:
+    for name, rules in (("toy_corpus", CORPUS), ("toy_bare_corpus", NO_STATISTIC)):
+        add_family(ToyFamily(name, (name,), rules={name: rules}))
     yield
     remove_family("toy_corpus")
     remove_family("toy_bare_corpus")
@@ -238,7 +253,7 @@ def test_the_manifest_gives_a_corpus_statistic_over_the_runs_samples(logs):
 
 
 def test_a_family_without_a_breakdown_shows_none(logs, tmp_path, monkeypatch):
-    monkeypatch.setattr(f"{__name__}.CORPUS_RULES", replace(CORPUS, breakdown=None))
+    monkeypatch.setattr(CORPUS, "breakdown", lambda run: None)
     result = build_leaderboard([logs["a.eval"]], tmp_path / "site", SETTINGS)
     assert result["boards"][0]["entries"][0]["breakdown"] is None
 

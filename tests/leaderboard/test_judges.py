@@ -8,13 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from radiology_tasks.core.family import Family, RankedScore, Rescoring, add_family, remove_family
+from radiology_tasks.core.family import add_family, remove_family
 from radiology_tasks.leaderboard.board import Settings, Submission
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence
 from radiology_tasks.leaderboard.judges import judge_boards
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from scorers.leaderboard.agreement import kendall_tau, tau_difference_test
 from scorers.leaderboard.significance import mean_interval
 from tests.leaderboard.memory_runs import memory_run, sample
+from tests.toy_families import ToyFamily
 
 EXPERT = [0.1, 0.4, 0.2, 0.9, 0.6, 0.8, 0.3, 0.7]
 SETTINGS = Settings(resamples=300, seed=1)
@@ -33,22 +35,31 @@ def _expected(run: RunEvidence, sample: object) -> dict[str, float]:
     return {}
 
 
-TOYS = {
-    "toy_agree": Rescoring(ranked=lambda run: RankedScore("vert"), expected=_expected, agreement=_agreement),
-    "toy_measures": Rescoring(ranked=lambda run: RankedScore("vert"), expected=_expected, judge_measures=_measures),
-    "toy_plain": Rescoring(ranked=lambda run: RankedScore("vert"), expected=_expected),
-}
+class _Plain(Rescoring):
+    def ranked(self, run: RunEvidence) -> RankedScore:
+        return RankedScore("vert")
+
+    def expected(self, run: RunEvidence, sample: object) -> dict[str, float]:
+        return _expected(run, sample)
+
+
+class _Agree(_Plain):
+    def agreement(self, run: RunEvidence) -> dict[str, tuple[float, float]]:
+        return _agreement(run)
+
+
+class _Measures(_Plain):
+    def judge_measures(self, run: RunEvidence) -> dict[str, dict[str, float]]:
+        return _measures(run)
+
+
+TOYS = {"toy_agree": _Agree(), "toy_measures": _Measures(), "toy_plain": _Plain()}
 
 
 @pytest.fixture(autouse=True)
 def toy_families(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     for name, rescoring in TOYS.items():
-        monkeypatch.setattr(f"{__name__}.{name.upper()}", rescoring, raising=False)
-        add_family(
-            Family(
-                name=name, tasks_module=__name__, tasks=(name,), version="1.0.0", rescoring=f"{__name__}:{name.upper()}"
-            )
-        )
+        add_family(ToyFamily(name, (name,), rules={name: rescoring}))
     yield
     for name in TOYS:
         remove_family(name)

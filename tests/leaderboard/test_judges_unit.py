@@ -10,13 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from radiology_tasks.core.family import Family, RankedScore, Rescoring, add_family, remove_family
+from radiology_tasks.core.family import add_family, remove_family
 from radiology_tasks.leaderboard import board as board_module
 from radiology_tasks.leaderboard.board import Settings, Submission, build_leaderboard
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence
 from radiology_tasks.leaderboard.judges import judge_boards, judge_comparability
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from scorers.leaderboard.significance import mean_interval, paired_test
 from tests.leaderboard.memory_runs import memory_run, sample
+from tests.toy_families import ToyFamily
 
 SETTINGS = Settings(confidence=0.8, resamples=120, seed=5)
 
@@ -28,21 +30,25 @@ def _measures(run: RunEvidence) -> dict[str, dict[str, float]]:
     return {"first": scores, "gap": gap, "last": {u: 2 * v for u, v in scores.items()}}
 
 
-TOY = Rescoring(ranked=lambda run: RankedScore("vert"), expected=lambda run, s: {}, judge_measures=_measures)
+class _Toy(Rescoring):
+    def ranked(self, run: RunEvidence) -> RankedScore:
+        return RankedScore("vert")
+
+    def expected(self, run: RunEvidence, sample: object) -> dict[str, float]:
+        return {}
+
+
+class _Units(_Toy):
+    def judge_measures(self, run: RunEvidence) -> dict[str, dict[str, float]]:
+        return _measures(run)
+
+
+TOY = _Units()
 
 
 @pytest.fixture(autouse=True)
-def toy_family(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(f"{__name__}.TOY_RULES", TOY, raising=False)
-    add_family(
-        Family(
-            name="toy_units",
-            tasks_module=__name__,
-            tasks=("toy_units",),
-            version="1.0.0",
-            rescoring=f"{__name__}:TOY_RULES",
-        )
-    )
+def toy_family() -> Iterator[None]:
+    add_family(ToyFamily("toy_units", ("toy_units",), rules={"toy_units": TOY}))
     yield
     remove_family("toy_units")
 
@@ -162,22 +168,18 @@ def _agreement(run: RunEvidence) -> dict[str, tuple[float, float]]:
     }
 
 
-AGREE = Rescoring(ranked=lambda run: RankedScore("vert"), expected=lambda run, s: {}, agreement=_agreement)
+class _Agree(_Toy):
+    def agreement(self, run: RunEvidence) -> dict[str, tuple[float, float]]:
+        return _agreement(run)
+
+
+AGREE = _Agree()
 EXPERT = [0.1, 0.4, 0.2, 0.9, 0.6, 0.8]
 
 
 @pytest.fixture
-def agree_family(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setattr(f"{__name__}.AGREE_RULES", AGREE, raising=False)
-    add_family(
-        Family(
-            name="toy_agree_unit",
-            tasks_module=__name__,
-            tasks=("toy_agree_unit",),
-            version="1.0.0",
-            rescoring=f"{__name__}:AGREE_RULES",
-        )
-    )
+def agree_family() -> Iterator[None]:
+    add_family(ToyFamily("toy_agree_unit", ("toy_agree_unit",), rules={"toy_agree_unit": AGREE}))
     yield
     remove_family("toy_agree_unit")
 
@@ -322,12 +324,10 @@ def test_tau_differences_are_tested_on_the_samples_two_judges_share(data, tmp_pa
 
 
 def test_a_run_with_no_value_of_the_ranked_measure_is_not_ranked(data, tmp_path, monkeypatch):
-    monkeypatch.setattr(
-        f"{__name__}.TOY_RULES", replace(TOY, judge_measures=lambda run: {"first": {"u1": float("nan")}})
-    )
+    monkeypatch.setattr(TOY, "judge_measures", lambda run: {"first": {"u1": float("nan")}})
     _, (row,) = judge_boards([_submission(data, "openai/a", {"u1": 0.5})], tmp_path, SETTINGS)
     assert row["reasons"] == ["the run gives no unit a value of the measure judges are ranked by"]
-    monkeypatch.setattr(f"{__name__}.TOY_RULES", replace(TOY, judge_measures=lambda run: {}))
+    monkeypatch.setattr(TOY, "judge_measures", lambda run: {})
     _, (row,) = judge_boards([_submission(data, "openai/a", {"u1": 0.5})], tmp_path, SETTINGS)
     assert row["reasons"] == ["the run gives no unit a value of the measure judges are ranked by"]
 

@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 
-from radiology_tasks.core.family import Family, RankedScore, Rescoring, add_family, remove_family
+from radiology_tasks.core.family import add_family, remove_family
 from radiology_tasks.leaderboard import bundle, checks, rescore
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence, SampleEvidence
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from tests.leaderboard.memory_runs import JUDGE, VALUES, memory_run, sample, write_pairs
+from tests.toy_families import ToyFamily
 
 
 @pytest.fixture
@@ -137,29 +139,32 @@ def _toy_expected(run: RunEvidence, one: SampleEvidence) -> dict[str, float]:
     return {"vert": 0.7}
 
 
-TOY = Rescoring(
-    ranked=_toy,
-    expected=_toy_expected,
-    needs_judge=False,
-    left_out=lambda s: bool(s.metadata.get("left_out")),
-    sample_ids=lambda run: ["s0", "s1", "s2", "s3"],
-    run_checks=lambda run: ["run: toy check"],
-    tasks=("toy_ranked",),
-)
+class _Toy(Rescoring):
+    def ranked(self, run: RunEvidence) -> RankedScore:
+        return _toy(run)
+
+    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+        return _toy_expected(run, sample)
+
+    def needs_judge(self) -> bool:
+        return False
+
+    def left_out(self, sample: SampleEvidence) -> bool:
+        return bool(sample.metadata.get("left_out"))
+
+    def sample_ids(self, run: RunEvidence) -> list[str] | None:
+        return ["s0", "s1", "s2", "s3"]
+
+    def run_checks(self, run: RunEvidence) -> list[str]:
+        return ["run: toy check"]
+
+
+TOY = _Toy()
 
 
 @pytest.fixture
-def toy(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(f"{__name__}.TOY_RULES", TOY, raising=False)
-    add_family(
-        Family(
-            name="toy_refusals",
-            tasks_module=__name__,
-            tasks=("toy_ranked", "toy_other"),
-            version="1.0.0",
-            rescoring=f"{__name__}:TOY_RULES",
-        )
-    )
+def toy():
+    add_family(ToyFamily("toy_refusals", ("toy_ranked", "toy_other"), rules={"toy_ranked": TOY}))
     yield
     remove_family("toy_refusals")
 
@@ -202,7 +207,7 @@ def test_only_the_tasks_a_family_rescores_can_be_submitted(data, toy):
 
 
 def test_a_family_without_rescoring_has_no_submittable_task(data):
-    add_family(Family(name="toy_bare", tasks_module=__name__, tasks=("toy_bare_task",), version="1.0.0"))
+    add_family(ToyFamily("toy_bare", ("toy_bare_task",)))
     try:
         assert "toy_bare_task" not in rescore.rescorable_tasks()
         run = _toy_run(data, task="radiology_tasks/toy_bare_task")
@@ -411,7 +416,7 @@ def test_the_dataset_of_a_run_over_studies_is_its_studies(tmp_path):
 
 
 def test_a_familys_own_sample_list_is_asked_with_the_run(data, toy, monkeypatch):
-    monkeypatch.setattr(f"{__name__}.TOY_RULES", replace(TOY, sample_ids=lambda run: list(run.task_args["ids"])))
+    monkeypatch.setattr(TOY, "sample_ids", lambda run: list(run.task_args["ids"]))
     run = _toy_run(data, judge=None, task_args={"ids": ["x", "y"], "data": str(data)})
     assert checks.dataset_ids(run) == ["x", "y"]
 

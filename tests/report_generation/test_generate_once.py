@@ -24,6 +24,7 @@ from radiology_tasks.ct_finebench.tasks import ct_finebench
 from radiology_tasks.green_vert.tasks import green, vert
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
+from radiology_tasks.leaderboard.rescore import family_rescoring
 from radiology_tasks.ran_score.tasks import ran_score
 from radiology_tasks.report_generation.tasks import report_generation
 from tests.ct_finebench.stub_judge import answer, asked_ids, is_extraction, items_in
@@ -139,7 +140,7 @@ def test_generate_once_then_judge_every_metric_and_submit(servers, tmp_path: Pat
     )
     assert ok and len(judge.requests) == judge_calls and len(generator.requests) == len(ROWS)
 
-    submittable = [task for task in by_task if (family := family_of(task)) and family.rescoring]
+    submittable = [task for task in by_task if (family := family_of(task)) and family_rescoring(family, task)]
     assert sorted(submittable) == ["baselines", "ct_finebench", "green", "ran_score", "vert"]
     paths = [Path(by_task[task].location) for task in submittable]
     manifest = json.loads(write_bundle(paths, tmp_path / "bundle", SystemCard()).read_text())

@@ -1,0 +1,130 @@
+"""What a family implements so its logs can be submitted: how a stored log is re-scored and ranked.
+
+A family whose logs the leaderboard accepts implements `Submittable` (one method, `rescoring`), returning for
+each of its submittable tasks a `Rescoring`: the rules every submittable task follows. What only some tasks
+do is a protocol of its own (`CorpusStatistic`, `ExpertAgreement`, `JudgeMeasures`, `LeavesOut`), implemented
+by the `Rescoring` of the tasks that need it and looked for with ``isinstance`` by the leaderboard.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
+
+
+@dataclass(frozen=True)
+class RankedScore:
+    """The score a task's runs are ranked on.
+
+    Attributes:
+        key: The score key in each sample's value dict.
+        bounded: The task keeps the score in [0, 1] (a missing score then counts as 0 on the board).
+        corpus: The board's figure is a statistic over the whole sample set (a macro F1), not a mean of
+            per-sample values: intervals and paired tests resample reports and recompute it (the task's
+            `Rescoring` then implements `CorpusStatistic`).
+        per_sample: For a corpus statistic, the per-sample key whose missing value marks a sample unscored.
+    """
+
+    key: str
+    bounded: bool = True
+    corpus: bool = False
+    per_sample: str | None = None
+
+    @property
+    def sample_key(self) -> str:
+        """The key each sample's value dict holds: the ranked key, or `per_sample` for a corpus statistic."""
+        return self.per_sample or self.key
+
+
+def stored_judge_answers(sample: SampleEvidence) -> list[str]:
+    """The judge answers a sample stores under ``metadata["judge_answer"]`` (the convention of most judge tasks)."""
+    answer = sample.metadata.get("judge_answer")
+    return [answer] if isinstance(answer, str) else []
+
+
+class Rescoring(ABC):
+    """How the leaderboard checks and ranks a stored log of one task; subclass it and implement the first two.
+
+    The other methods have the behaviour most tasks need; override them where a task differs.
+    """
+
+    @abstractmethod
+    def ranked(self, run: RunEvidence) -> RankedScore:
+        """The score the run is ranked on, under the run's settings."""
+
+    @abstractmethod
+    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+        """The value dict the task's scorer gives for a sample's stored answers (judge answers, or the texts
+        themselves for a metric without a judge), recomputed with the scorer's own code. Every key it returns is
+        compared with the logged value."""
+
+    def needs_judge(self) -> bool:
+        """Runs are judged by a model (``--model-role grader``); False for metrics computed from text."""
+        return True
+
+    def answers(self, sample: SampleEvidence) -> list[str]:
+        """The stored judge answers of a sample; each must be one the judge's model events returned."""
+        return stored_judge_answers(sample)
+
+    def run_checks(self, run: RunEvidence) -> list[str]:
+        """Checks of run-level figures beyond the ranked score's ``<key>_mean`` (one line each)."""
+        return []
+
+    def breakdown(self, run: RunEvidence) -> dict[str, dict[str, float]] | None:
+        """The task's own breakdown for the board (table title -> row label -> value); None: no breakdown."""
+        return None
+
+    def sample_ids(self, run: RunEvidence) -> list[str] | None:
+        """The id of every sample the run's settings give, for a task whose samples are not the data's pairs
+        (variants made from them, say); None: the ids of the pairs the run's data options load, or of their
+        studies when the run records that it folded them (`radiology_tasks.core.studies`)."""
+        return None
+
+
+@runtime_checkable
+class CorpusStatistic(Protocol):
+    """A task ranked on a statistic over the whole sample set (`RankedScore.corpus`)."""
+
+    def corpus_score(self, samples: list[SampleEvidence]) -> float:
+        """The statistic over a list of samples (a list may repeat samples, as a bootstrap resample does)."""
+        ...
+
+
+@runtime_checkable
+class ExpertAgreement(Protocol):
+    """A task whose judges are ranked on the judges' track by agreement with experts."""
+
+    def agreement(self, run: RunEvidence) -> dict[str, tuple[float, float]]:
+        """Per sample id, (expert score, judge score) where experts rated the very candidate the judge saw."""
+        ...
+
+
+@runtime_checkable
+class JudgeMeasures(Protocol):
+    """A task whose judges are ranked on the judges' track by measures over units the task defines."""
+
+    def judge_measures(self, run: RunEvidence) -> dict[str, dict[str, float]]:
+        """Per measure name, the per-unit values its mean is taken over (units are resampled for intervals)."""
+        ...
+
+
+@runtime_checkable
+class LeavesOut(Protocol):
+    """A task that leaves samples out by design, with the reason in its log (a variant it could not make)."""
+
+    def left_out(self, sample: SampleEvidence) -> bool:
+        """Whether the task itself left `sample` out; such a sample is not counted as unscored."""
+        ...
+
+
+@runtime_checkable
+class Submittable(Protocol):
+    """A family whose logs the leaderboard accepts."""
+
+    def rescoring(self, task: str) -> Rescoring | None:
+        """The rules for `task` (one of the family's), or None when that task's logs cannot be submitted."""
+        ...
