@@ -8,27 +8,24 @@ ranked, with the reason. A missing score counts as 0, the bottom of its range, s
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from radiology_tasks.core.unscored import WORST
-from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED, JUDGES_TRACK
+from radiology_tasks.leaderboard import JUDGES_TRACK
 from radiology_tasks.leaderboard.bundle import (
     default_system_name,
-    judge_settings,
     mixed_generation_logs,
     read_manifest,
-    task_config,
 )
 from radiology_tasks.leaderboard.checks import run_violations, unscored_share
+from radiology_tasks.leaderboard.comparison import Settings, Submission, comparability, difference
+from radiology_tasks.leaderboard.comparison import digest as _digest
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
 from radiology_tasks.leaderboard.rules import CorpusStatistic, ExpertAgreement
@@ -37,27 +34,6 @@ if TYPE_CHECKING:
     from scorers.leaderboard.significance import Interval, PairedTest
 
 SCHEMA_VERSION = "1.1"
-
-
-@dataclass
-class Submission:
-    """One run offered to the leaderboard, with the system it belongs to and what is wrong with it."""
-
-    system: dict[str, Any]
-    track: str | None
-    log: Path
-    run: RunEvidence | None
-    problems: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Settings:
-    """How intervals and tests are computed, stated in every output."""
-
-    confidence: float = 0.95
-    resamples: int = 1000
-    seed: int = 0
-    max_unscored: float = DEFAULT_MAX_UNSCORED
 
 
 def _system(name: str | None = None, **card: Any) -> dict[str, Any]:
@@ -104,53 +80,10 @@ def load_submissions(paths: list[Path], settings: Settings) -> list[Submission]:
     return submissions
 
 
-def _digest(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()[:12]
-
-
-def comparability(run: RunEvidence) -> dict[str, Any]:
-    """Everything that must be equal for two runs to be ranked together (besides task, score, dataset, track)."""
-    fingerprint = run.fingerprint
-    return {
-        # The files' SHA-256 pins the data, so a downloaded copy and the hub revision it came from compare equal;
-        # logs made before hub data was hashed are pinned by their revision instead.
-        "data revision": {
-            "layout": fingerprint.get("layout"),
-            "data_sha256": fingerprint.get("data_sha256") or f"revision {fingerprint.get('revision')}",
-            "reports_sha256": fingerprint.get("reports_sha256"),
-        },
-        "sample set": run.sample_ids_sha256(),
-        "task version": run.task_version,
-        "prompt template set": _digest(run.templates),
-        "task configuration": task_config(run),
-        "judge": judge_settings(run),
-    }
-
-
 def _board_key(submission: Submission) -> tuple[str, str, str, str]:
     run = submission.run
     assert run is not None
     return (run.short_task, ranked_score(run).key, run.dataset_name, submission.track or "")
-
-
-def _shown(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-
-
-def _difference(setting: dict[str, Any], board: dict[str, Any]) -> str:
-    """Each setting that is not the board's, showing only the differing fields of a setting with fields."""
-    parts = []
-    for name in board:
-        mine, theirs = setting[name], board[name]
-        if mine == theirs:
-            continue
-        if isinstance(mine, dict) and isinstance(theirs, dict):
-            fields = sorted(k for k in {*mine, *theirs} if mine.get(k) != theirs.get(k))
-            shown = ", ".join(f"{k}: {_shown(mine.get(k))} vs the board's {_shown(theirs.get(k))}" for k in fields)
-        else:
-            shown = f"{_shown(mine)} vs the board's {_shown(theirs)}"
-        parts.append(f"{name} differs ({shown})")
-    return "; ".join(parts)
 
 
 def ranked_values(run: RunEvidence, key: str) -> dict[str, float]:
@@ -325,7 +258,7 @@ def build_leaderboard(paths: list[Path], out: Path, settings: Settings | None = 
         ranked = [m for m, s in zip(members, settings_seen, strict=True) if s == reference]
         for member, setting in zip(members, settings_seen, strict=True):
             if setting != reference:
-                not_ranked.append(_not_ranked(member, [f"not comparable: {_difference(setting, reference)}"], out))
+                not_ranked.append(_not_ranked(member, [f"not comparable: {difference(setting, reference)}"], out))
         boards.append(_board(ranked, key_parts, out, settings))
     judge_boards: list[dict[str, Any]] = []
     if judged:

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from radiology_tasks.core.family import family_of
-from radiology_tasks.leaderboard.board import Settings, Submission, _difference, comparability
 from radiology_tasks.leaderboard.bundle import judge_settings
+from radiology_tasks.leaderboard.comparison import Settings, Submission, comparability, difference
 from radiology_tasks.leaderboard.evidence import RunEvidence
 from radiology_tasks.leaderboard.rescore import family_rescoring
 from radiology_tasks.leaderboard.rules import ExpertAgreement, JudgeMeasures, Rescoring
@@ -269,7 +269,7 @@ def _comparable(
         if setting == reference:
             kept.append(member)
         else:
-            refused.append(_not_ranked(member[0], [f"not comparable: {_difference(setting, reference)}"], out))
+            refused.append(_not_ranked(member[0], [f"not comparable: {difference(setting, reference)}"], out))
     return kept, refused
 
 

@@ -12,7 +12,7 @@ from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.green_vert.rescoring import error_profile
 from radiology_tasks.green_vert.tasks import TASK_VERSION
-from radiology_tasks.leaderboard import board, bundle, checks, rescore
+from radiology_tasks.leaderboard import board, bundle, checks, comparison, rescore
 from radiology_tasks.leaderboard.evidence import JudgeCall, ids_sha256
 from radiology_tasks.leaderboard.rules import RankedScore
 from templates import template_hashes
@@ -244,7 +244,7 @@ def test_ranked_values_profiles_and_expert_points(data_file):
 def test_differences_name_only_the_differing_fields():
     mine = {"judge": {"model": "x", "seeded": False}, "task version": "1.1.0", "sample set": "a"}
     theirs = {"judge": {"model": "y", "seeded": False}, "task version": "1.0.0", "sample set": "a"}
-    assert board._difference(mine, theirs) == (
+    assert comparison.difference(mine, theirs) == (
         "judge differs (model: x vs the board's y); task version differs (1.1.0 vs the board's 1.0.0)"
     )
 

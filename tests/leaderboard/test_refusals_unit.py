@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from radiology_tasks.core.family import add_family, remove_family
-from radiology_tasks.leaderboard import bundle, checks, rescore
+from radiology_tasks.leaderboard import bundle, checks, comparison, rescore
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence, SampleEvidence
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
@@ -467,7 +467,6 @@ def test_the_settings_two_runs_must_share(data):
 
 
 def test_a_difference_names_every_differing_field_and_value():
-    from radiology_tasks.leaderboard import board
 
     mine = {
         "task configuration": {"prompt": "vert", "detail": "brief", "extra": {"b": 1, "a": 2}},
@@ -475,7 +474,7 @@ def test_a_difference_names_every_differing_field_and_value():
         "judge": "x",
     }
     theirs = {"task configuration": {"prompt": "vert", "detail": "full"}, "task version": 1, "judge": {"model": "m"}}
-    assert board._difference(mine, theirs) == (
+    assert comparison.difference(mine, theirs) == (
         'task configuration differs (detail: brief vs the board\'s full, extra: {"a": 2, "b": 1} vs the board\'s '
         'null); task version differs (2 vs the board\'s 1); judge differs (x vs the board\'s {"model": "m"})'
     )
