@@ -11,22 +11,9 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from radiology_tasks.core.cli_args import positive_int, share
-
-
-def registered_tasks() -> list[tuple[str, Any]]:
-    """Every task of every family, as (registered name, task function), sorted by name."""
-    from inspect_ai.util import registry_info
-
-    from radiology_tasks.core.family import families
-
-    found = {}
-    for family in families():
-        for function in family.task_functions().values():
-            found[registry_info(function).name] = function
-    return sorted(found.items())
+from radiology_tasks.core.family import registered_tasks
 
 
 def _first_line(doc: str | None) -> str:

@@ -132,7 +132,7 @@ def task_doc(name: str, task_fn: Callable[..., Any]) -> TaskDoc:
 
 def registered_task_docs() -> list[TaskDoc]:
     """The documented parameters of every task this package registers, sorted by task name."""
-    from radiology_tasks.cli import registered_tasks
+    from radiology_tasks.core.family import registered_tasks
 
     return [task_doc(name, task_fn) for name, task_fn in registered_tasks()]
 

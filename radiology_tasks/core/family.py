@@ -126,6 +126,17 @@ def family_of(task: str) -> Family | None:
     return None
 
 
+def registered_tasks() -> list[tuple[str, Any]]:
+    """Every task of every family, as (registered name, task function), sorted by name."""
+    from inspect_ai.util import registry_info
+
+    found = {}
+    for family in families():
+        for function in family.task_functions().values():
+            found[registry_info(function).name] = function
+    return sorted(found.items())
+
+
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Let every family add its own subcommands to the `radiology-tasks` parser."""
     for family in families():
