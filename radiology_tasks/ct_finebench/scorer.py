@@ -19,9 +19,9 @@ from radiology_tasks.ct_finebench.extraction import QAExtraction, step_metadata
 from radiology_tasks.ct_finebench.options import QAMode, check_judge_options
 from scorers.ct_finebench.answers import read_grades
 from scorers.ct_finebench.contracts import comparison_contract
-from scorers.ct_finebench.numeric import grade_numeric
 from scorers.ct_finebench.questions import Question, numbered_questions
 from scorers.ct_finebench.report import GradedQuestion, ReportOutcome, explanation_table, report_outcome
+from scorers.numeric import grade_numeric
 from scorers.untrusted import neutralize_candidate
 from templates import render
 

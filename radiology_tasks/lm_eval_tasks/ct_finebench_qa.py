@@ -3,7 +3,7 @@
 The prompt is the Inspect task's answer-extraction prompt (all questions at once, as ``qa_mode=batch``), and
 the answer is read by the same `read_extraction`. Grading differs from the Inspect task only where that task
 asks a judge: numeric answers are graded by the same `grade_numeric`, a question the candidate does not answer
-is 0, and every other answer is graded by `scorers.ct_finebench.text_match` (normalised exact or synonym
+is 0, and every other answer is graded by `scorers.text_match` (normalised exact or synonym
 match, 1 or 0) instead of the judge's comparison. The report score is the same mean over graded questions
 (`report_outcome`); a report with no readable answer counts as 0 (``unscored=worst``) and as a parse failure.
 """
@@ -19,10 +19,10 @@ from radiology_tasks.ct_finebench.scorer import SCORE_KEY, graded_question
 from radiology_tasks.lm_eval_tasks.documents import report_pair
 from radiology_tasks.lm_eval_tasks.judging import INVALID_RESPONSE_FORMAT
 from scorers.ct_finebench.answers import read_extraction
-from scorers.ct_finebench.numeric import grade_numeric
 from scorers.ct_finebench.questions import Question, numbered_questions
 from scorers.ct_finebench.report import GradedQuestion, report_outcome
-from scorers.ct_finebench.text_match import grade_text
+from scorers.numeric import grade_numeric
+from scorers.text_match import grade_text
 
 
 def document_prompt(doc: dict[str, Any]) -> str:

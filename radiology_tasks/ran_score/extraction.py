@@ -20,7 +20,7 @@ from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.judge import JudgeResult, ask_judge
 from scorers.ran_score.contract import EVIDENCE_MAX_CHARS
 from scorers.ran_score.reading import LabelReading, read_batch_answer, read_label_answer
-from scorers.ran_score.taxonomy import LabelEntry, Taxonomy
+from scorers.taxonomy import LabelEntry, Taxonomy
 from scorers.untrusted import neutralize_candidate
 from templates import render
 

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Generic, TypeVar
 from pydantic import AfterValidator, StrictFloat, StrictInt, StringConstraints, TypeAdapter, ValidationError
 
 from scorers.ct_finebench.contracts import ANSWER_MAX_CHARS, GRADES
-from scorers.ct_finebench.numeric import NULL_ANSWER
+from scorers.numeric import NULL_ANSWER
 
 T = TypeVar("T")
 

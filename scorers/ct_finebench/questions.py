@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from radiology_tasks.core.records import QAPair
-from scorers.ct_finebench.numeric import quantities
+from scorers.numeric import quantities
 
 AnswerType = Literal["existence", "categorical", "location", "numeric", "other"]
 ANSWER_TYPES: tuple[AnswerType, ...] = get_args(AnswerType)

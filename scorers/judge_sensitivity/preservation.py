@@ -4,10 +4,10 @@ A weak injector can hand back a "paraphrase" that drops findings and adds a sent
 call it faithful. These checks read the facts straight from the two texts instead:
 
 - **measurements**: every quantity, read and converted as CT-FineBench grades numeric answers
-  (`scorers.ct_finebench.numeric.quantities`), so "8 mm" and "0.8 cm" are one measurement and "8 mm" and
+  (`scorers.numeric.quantities`), so "8 mm" and "0.8 cm" are one measurement and "8 mm" and
   "14 mm" are two; a number without a unit counts too;
 - **laterality**: how often the text says right, left or both sides (bilateral), with the abbreviations
-  CT-FineBench's answer matcher reads (`scorers.ct_finebench.text_match.normalise`);
+  CT-FineBench's answer matcher reads (`scorers.text_match.normalise`);
 - **location**: the lobes named (right upper lobe, RUL, ...), from the same matcher;
 - **negation**: how many negation cues the text has (no, not, without, negative for, free of, absent, none,
   not seen, not identified, not present);
@@ -33,9 +33,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from scorers.ct_finebench.numeric import quantities
-from scorers.ct_finebench.text_match import SYNONYMS, normalise
-from scorers.ran_score.taxonomy import Taxonomy
+from scorers.numeric import quantities
+from scorers.taxonomy import Taxonomy
+from scorers.text_match import SYNONYMS, normalise
 
 PreservationProblem = Literal[
     "measurement_changed",

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from scorers.ct_finebench.numeric import grade_numeric, is_null_answer, quantities
+from scorers.numeric import grade_numeric, is_null_answer, quantities
 
 
 def test_a_negative_number_keeps_its_sign() -> None:

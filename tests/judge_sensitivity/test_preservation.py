@@ -23,7 +23,7 @@ from scorers.judge_sensitivity.preservation import (
     read_facts,
 )
 from scorers.judge_sensitivity.sentences import split_sentences
-from scorers.ran_score.taxonomy import parse_taxonomy
+from scorers.taxonomy import parse_taxonomy
 
 TERMS = known_finding_terms()
 
