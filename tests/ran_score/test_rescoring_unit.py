@@ -443,3 +443,19 @@ def test_a_per_label_answer_never_stored_names_the_label():
         "no answer"
         for side in SIDES_ASKED
     ]
+
+
+def test_the_corpus_figures_follow_the_runs_policy_for_an_unread_candidate():
+    rejected = _attempt("candidate", "HTTP 400: bad request", stop_reason="error")
+    excluded = _run(
+        [_sample("s0", unscored="exclude"), _sample(attempts=[ATTEMPTS[0], rejected], unscored="exclude")],
+        unscored="exclude",
+    )
+    # Left out: the corpus is the first study alone (cardiomegaly found, the effusion missed).
+    assert (excluded.results["decisions_left_out"], excluded.results["decisions_filled_in"]) == (21.0, 0.0)
+    assert (excluded.results["ran_score"], excluded.results["f1_cardiomegaly"]) == (pytest.approx(1 / 21), 1.0)
+    worst = _run([_sample("s0"), _sample(attempts=[ATTEMPTS[0], rejected])])
+    # Filled in as misses: cardiomegaly is found once and missed once, F1 = 2 / 3.
+    assert (worst.results["decisions_left_out"], worst.results["decisions_filled_in"]) == (0.0, 21.0)
+    assert worst.results["f1_cardiomegaly"] == pytest.approx(2 / 3)
+    assert worst.results["ran_score"] == pytest.approx(2 / 3 / 21)

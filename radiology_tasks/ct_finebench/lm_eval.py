@@ -14,10 +14,10 @@ import math
 from typing import Any, cast
 
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score, unscored_reason
+from radiology_tasks.ct_finebench.asking import INVALID_RESPONSE_FORMAT
 from radiology_tasks.ct_finebench.extraction import extraction_prompt
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, graded_question
 from radiology_tasks.lm_eval_tasks.documents import report_pair
-from radiology_tasks.lm_eval_tasks.judging import INVALID_RESPONSE_FORMAT
 from scorers.ct_finebench.answers import read_extraction
 from scorers.ct_finebench.questions import Question, numbered_questions
 from scorers.ct_finebench.report import GradedQuestion, report_outcome
