@@ -6,7 +6,7 @@ are partials (layouts and shared blocks that the prompts pull in with ``{% exten
 ``{% include %}``, by their path from this folder); they are not prompts of their own. Every template sees
 two globals, so the category names and their descriptions are written in one place only:
 ``category_names`` (`radiology_tasks.core.records.CATEGORY_NAMES`) and ``error_type_descriptions``
-(`scorers.green_vert.curated_shots.ERROR_TYPE_DESCRIPTIONS`).
+(`radiology_tasks.core.records.ERROR_TYPE_DESCRIPTIONS`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
-from radiology_tasks.core.records import CATEGORY_NAMES
-from scorers.green_vert.curated_shots import ERROR_TYPE_DESCRIPTIONS
+from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_TYPE_DESCRIPTIONS
 
 _SUFFIX = ".jinja"
 _PARTIAL_PREFIX = "_"

@@ -20,6 +20,38 @@ CATEGORY_NAMES: dict[ErrorCategory, str] = {
     "f": "Omitting a comparison detailing a change from a prior study",
 }
 
+# What each category means, the only copy of this text: every template sees it as ``error_type_descriptions``,
+# and the judge prompts print it when rendered with ``error_descriptions=True``.
+ERROR_TYPE_DESCRIPTIONS: dict[ErrorCategory, str] = {
+    "a": (
+        "The candidate states a finding, device or abnormality that the reference does not "
+        "contain, or asserts the opposite of what the reference says (the reference says there "
+        "is no pneumothorax, the candidate reports a small one)."
+    ),
+    "b": (
+        "A finding stated in the reference, including a clinically relevant negative, is absent "
+        "from the candidate (the reference describes a 6 mm lung nodule, the candidate never "
+        "mentions it)."
+    ),
+    "c": (
+        "The candidate reports the right finding in the wrong place: wrong side, lobe, segment, "
+        "level or vascular territory, or a misplaced device tip (a left lower lobe opacity "
+        "reported in the right lower lobe)."
+    ),
+    "d": (
+        "The candidate reports the right finding with the wrong size, extent, grade or acuity "
+        "(a large effusion called small, an acute fracture called chronic)."
+    ),
+    "e": (
+        "The candidate describes a change since an earlier study, or a comparison with one "
+        "(new, increased, improved, unchanged), that the reference does not make."
+    ),
+    "f": (
+        "The reference describes how a finding changed since an earlier study and the candidate "
+        "reports the finding without that change."
+    ),
+}
+
 
 class _CategoryCounts(BaseModel):
     """What error counts per category (a)-(f) have in common, whole or averaged."""

@@ -4,9 +4,9 @@ Everything here is synthetic and written for this project: no report comes from 
 
 - `ERROR_TYPE_SHOTS`: the ``error-types`` set, one short example per error category (a)-(f),
   each candidate carrying exactly one clinically significant error of that category.
-- `ERROR_TYPE_DESCRIPTIONS`: what each category means. This is the only copy of that text: the
-  `templates` package hands it to every template as the ``error_type_descriptions`` global, and
-  the judge prompts print it when rendered with ``error_descriptions=True``.
+
+What each category means is `radiology_tasks.core.records.ERROR_TYPE_DESCRIPTIONS`, beside the categories'
+names: the `templates` package hands it to every template as the ``error_type_descriptions`` global.
 """
 
 from __future__ import annotations
@@ -22,36 +22,6 @@ from scorers.green_vert.parse import (
     SECTION_SIGNIFICANT,
 )
 from scorers.green_vert.scores import formula_score
-
-ERROR_TYPE_DESCRIPTIONS: dict[ErrorCategory, str] = {
-    "a": (
-        "The candidate states a finding, device or abnormality that the reference does not "
-        "contain, or asserts the opposite of what the reference says (the reference says there "
-        "is no pneumothorax, the candidate reports a small one)."
-    ),
-    "b": (
-        "A finding stated in the reference, including a clinically relevant negative, is absent "
-        "from the candidate (the reference describes a 6 mm lung nodule, the candidate never "
-        "mentions it)."
-    ),
-    "c": (
-        "The candidate reports the right finding in the wrong place: wrong side, lobe, segment, "
-        "level or vascular territory, or a misplaced device tip (a left lower lobe opacity "
-        "reported in the right lower lobe)."
-    ),
-    "d": (
-        "The candidate reports the right finding with the wrong size, extent, grade or acuity "
-        "(a large effusion called small, an acute fracture called chronic)."
-    ),
-    "e": (
-        "The candidate describes a change since an earlier study, or a comparison with one "
-        "(new, increased, improved, unchanged), that the reference does not make."
-    ),
-    "f": (
-        "The reference describes how a finding changed since an earlier study and the candidate "
-        "reports the finding without that change."
-    ),
-}
 
 
 @dataclass(frozen=True)

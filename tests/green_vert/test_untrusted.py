@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from radiology_tasks.core.records import CATEGORY_NAMES
+from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_TYPE_DESCRIPTIONS
 from radiology_tasks.green_vert.fewshot import few_shot_examples
 from radiology_tasks.green_vert.scorer import judge_contract
-from scorers.green_vert.curated_shots import ERROR_TYPE_DESCRIPTIONS, error_type_examples
+from scorers.green_vert.curated_shots import error_type_examples
 from scorers.green_vert.grammar import DETAIL_BOUNDS
 from scorers.green_vert.parse import AssessmentFormatError, parse_assessment
 from scorers.untrusted import neutralize_candidate
