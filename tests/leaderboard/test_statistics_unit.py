@@ -247,3 +247,10 @@ def test_a_resample_where_only_one_judges_tau_is_undefined_is_left_out():
     observed = kendall_tau(a) - kendall_tau(b)
     extreme = sum(1 for d in kept if abs(d - observed) >= abs(observed) - 1e-12)
     assert test.bootstrap_p == pytest.approx((extreme + 1) / (len(kept) + 1))
+
+
+def test_the_randomization_test_defaults():
+    near = [float(v + d) for v, d in zip(VALUES, np.random.default_rng(2).normal(0.0, 0.1, 30), strict=True)]
+    default = randomization_p(VALUES, near)
+    assert default == randomization_p(VALUES, near, resamples=1000, seed=0)
+    assert default != randomization_p(VALUES, near, resamples=1000, seed=1), "the seed is used"
