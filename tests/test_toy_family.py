@@ -9,7 +9,10 @@ copy of `radiology_tasks/families.py` with one line more, and the repository's s
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+import radiology_tasks.families as families_module
 from radiology_tasks.cli import main
 from radiology_tasks.core.catalog import bundled_path
 from radiology_tasks.core.family import Family, add_family, remove_family
@@ -34,6 +38,7 @@ from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from tests.leaderboard.runs import edited
 
 KEY = "overlap"
+REPOSITORY = Path(__file__).resolve().parent.parent
 
 
 def word_overlap(candidate: str, reference: str) -> float:
@@ -176,3 +181,33 @@ def _third_id(path: Path) -> str:
     log = read_eval_log(str(path))
     assert log.samples is not None
     return str(log.samples[2].id)
+
+
+def test_the_registry_line_is_the_only_shared_edit(tmp_path):
+    # The toy family's descriptor in a package of its own, and a copy of the shared registry with one line
+    # more: the task is then registered, listed and submittable with every shared module as it is on disk.
+    package = tmp_path / "toy_family_package"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "family.py").write_text("from tests.test_toy_family import Toy\n\nFAMILY = Toy()\n")
+    registry = Path(families_module.__file__).read_text()
+    added = registry.replace(")\n", '    "toy_family_package.family",\n)\n')
+    assert len(added.splitlines()) == len(registry.splitlines()) + 1, "one line added to the registry"
+    (tmp_path / "families_copy.py").write_text(added)
+    copy = str(tmp_path / "families_copy.py")
+    code = (
+        "import sys, importlib.util\n"
+        f"spec = importlib.util.spec_from_file_location('radiology_tasks.families', {copy!r})\n"
+        "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
+        "sys.modules['radiology_tasks.families'] = module\n"
+        "import radiology_tasks._registry\n"
+        "from radiology_tasks.cli import main\n"
+        "from radiology_tasks.leaderboard.rescore import rescorable_tasks\n"
+        "assert hasattr(radiology_tasks._registry, 'toy_overlap'), 'the registry exports the task'\n"
+        "assert 'toy_overlap' in rescorable_tasks(), rescorable_tasks()\n"
+        "main(['list'])\n"
+    )
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPOSITORY)])}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "  toy_overlap" in result.stdout.splitlines()
