@@ -33,7 +33,7 @@ from radiology_tasks.green_vert.scorer import JUDGE_PROMPTS, judge_prompt
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, classify_prompt, differences_prompt
 from radiology_tasks.ran_score.extraction import extraction_prompt as labels_prompt
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
-from scorers.ct_finebench.questions import numbered_questions
+from radiology_tasks.scorers.ct_finebench.questions import numbered_questions
 
 Tokenize = Callable[[str], Sequence[int | str]]
 

@@ -24,7 +24,7 @@ import json
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from scorers.gbnf import Piece, Rule, chars, choice, literal, repeat, sequence
+from radiology_tasks.scorers.gbnf import Piece, Rule, chars, choice, literal, repeat, sequence
 
 JSON_CHAR = Rule(
     "char",

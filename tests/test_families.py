@@ -15,7 +15,7 @@ import radiology_tasks
 from radiology_tasks.core.family import families, family_of
 from radiology_tasks.core.layouts import all_layouts
 from radiology_tasks.lm_eval_tasks import config_dir
-from templates import template_names
+from radiology_tasks.templates import template_names
 from tests.test_import_graph import ROOT, import_graph
 
 PACKAGE = Path(radiology_tasks.__file__).parent

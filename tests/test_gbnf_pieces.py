@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scorers.gbnf import Piece, Rule, chars, choice, grammar, literal, optional, repeat, sequence
-from scorers.json_gbnf import (
+from radiology_tasks.scorers.gbnf import Piece, Rule, chars, choice, grammar, literal, optional, repeat, sequence
+from radiology_tasks.scorers.json_gbnf import (
     JSON_CHAR,
     Spacing,
     json_array,

@@ -35,26 +35,59 @@ KNOWN: dict[tuple[str, str], str] = {
     },
     # GREEN/VERT's judge-training export is built from judge_sensitivity's variants: it belongs with them.
     **{
-        ("radiology_tasks.green_vert.variant_check", "scorers.judge_sensitivity.answers"): "training export",
+        (
+            "radiology_tasks.green_vert.variant_check",
+            "radiology_tasks.scorers.judge_sensitivity.answers",
+        ): "training export",
         ("radiology_tasks.green_vert.variant_export", "radiology_tasks.judge_sensitivity.rewrite"): "training export",
-        ("radiology_tasks.green_vert.variant_export", "scorers.judge_sensitivity.preservation"): "training export",
-        ("radiology_tasks.green_vert.variant_export", "scorers.judge_sensitivity.sentences"): "training export",
+        (
+            "radiology_tasks.green_vert.variant_export",
+            "radiology_tasks.scorers.judge_sensitivity.preservation",
+        ): "training export",
+        (
+            "radiology_tasks.green_vert.variant_export",
+            "radiology_tasks.scorers.judge_sensitivity.sentences",
+        ): "training export",
         ("radiology_tasks.green_vert.variant_sft", "radiology_tasks.judge_sensitivity.dataset"): "training export",
         ("radiology_tasks.green_vert.variant_sft", "radiology_tasks.judge_sensitivity.scorer"): "training export",
-        ("radiology_tasks.green_vert.variant_sft", "scorers.judge_sensitivity.answers"): "training export",
-        ("radiology_tasks.green_vert.variant_sft", "scorers.judge_sensitivity.contracts"): "training export",
-        ("radiology_tasks.green_vert.variant_sft", "scorers.judge_sensitivity.sentences"): "training export",
-        ("radiology_tasks.green_vert.variant_sft", "solvers.judge_sensitivity.rows"): "training export",
+        (
+            "radiology_tasks.green_vert.variant_sft",
+            "radiology_tasks.scorers.judge_sensitivity.answers",
+        ): "training export",
+        (
+            "radiology_tasks.green_vert.variant_sft",
+            "radiology_tasks.scorers.judge_sensitivity.contracts",
+        ): "training export",
+        (
+            "radiology_tasks.green_vert.variant_sft",
+            "radiology_tasks.scorers.judge_sensitivity.sentences",
+        ): "training export",
+        ("radiology_tasks.green_vert.variant_sft", "radiology_tasks.solvers.judge_sensitivity.rows"): "training export",
     },
     # judge_sensitivity asks the GREEN/VERT judge; that judge belongs in a shared module both families import.
     **{
-        ("radiology_tasks.judge_sensitivity.rescoring", "scorers.green_vert.reading"): "the GREEN/VERT judge",
+        (
+            "radiology_tasks.judge_sensitivity.rescoring",
+            "radiology_tasks.scorers.green_vert.reading",
+        ): "the GREEN/VERT judge",
         ("radiology_tasks.judge_sensitivity.scorer", "radiology_tasks.green_vert.scorer"): "the GREEN/VERT judge",
-        ("radiology_tasks.judge_sensitivity.scorer", "scorers.green_vert.grammar"): "the GREEN/VERT judge",
-        ("radiology_tasks.judge_sensitivity.scorer", "scorers.green_vert.parse"): "the GREEN/VERT judge",
-        ("radiology_tasks.judge_sensitivity.scorer", "scorers.green_vert.reading"): "the GREEN/VERT judge",
+        (
+            "radiology_tasks.judge_sensitivity.scorer",
+            "radiology_tasks.scorers.green_vert.grammar",
+        ): "the GREEN/VERT judge",
+        (
+            "radiology_tasks.judge_sensitivity.scorer",
+            "radiology_tasks.scorers.green_vert.parse",
+        ): "the GREEN/VERT judge",
+        (
+            "radiology_tasks.judge_sensitivity.scorer",
+            "radiology_tasks.scorers.green_vert.reading",
+        ): "the GREEN/VERT judge",
         ("radiology_tasks.judge_sensitivity.tasks", "radiology_tasks.green_vert.options"): "the GREEN/VERT judge",
-        ("radiology_tasks.judge_sensitivity.tasks", "scorers.green_vert.reading"): "the GREEN/VERT judge",
+        (
+            "radiology_tasks.judge_sensitivity.tasks",
+            "radiology_tasks.scorers.green_vert.reading",
+        ): "the GREEN/VERT judge",
     },
     # The rewrite step reads Ran Score's label names to keep them out of paraphrases.
     ("radiology_tasks.judge_sensitivity.rewrite", "radiology_tasks.ran_score.taxonomy"): "Ran Score's taxonomy",
@@ -80,11 +113,17 @@ KNOWN_CYCLES: dict[tuple[str, ...], str] = {
 
 
 def module_files(root: Path) -> dict[str, Path]:
-    """Every module under the packages of `root`, by dotted name (a package by its own name)."""
+    """Every module under the packages of `root`, by the dotted name it is imported by (a package by its own name).
+
+    The repository's top-level scorers/, solvers/ and templates/ are installed, and imported, as
+    ``radiology_tasks.scorers`` and so on.
+    """
     found = {}
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
             parts = path.relative_to(root).with_suffix("").parts
+            if parts[0] != "radiology_tasks":
+                parts = ("radiology_tasks", *parts)
             found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
     return found
 
@@ -129,13 +168,16 @@ def import_graph(root: Path) -> dict[str, set[str]]:
 def _part(module: str, family_names: set[str]) -> str:
     """``core``, ``leaderboard``, ``scorers``/``solvers`` (shared modules), ``family:<f>`` or ``other``."""
     parts = module.split(".")
-    if len(parts) > 1 and parts[1] in family_names:
-        return f"family:{parts[1]}"
-    if parts[:2] == ["radiology_tasks", "core"]:
-        return "core"
-    if parts[:2] == ["radiology_tasks", "leaderboard"]:
-        return "leaderboard"
-    return parts[0] if parts[0] in ("scorers", "solvers") else "other"
+    tree = parts[1] if len(parts) > 1 else ""
+    if tree in ("scorers", "solvers", "templates"):
+        if len(parts) > 2 and parts[2] in family_names:
+            return f"family:{parts[2]}"
+        return tree if tree != "templates" else "other"
+    if tree in family_names:
+        return f"family:{tree}"
+    if tree in ("core", "leaderboard"):
+        return tree
+    return "other"
 
 
 def upward_edges(graph: dict[str, set[str]], family_names: set[str]) -> set[tuple[str, str]]:
@@ -230,7 +272,9 @@ def test_a_planted_lazy_upward_import_and_a_cycle_are_found(tmp_path):
             "radiology_tasks/__init__.py": "",
             "radiology_tasks/core/__init__.py": "",
             "radiology_tasks/core/records.py": "def f():\n    from radiology_tasks.leaderboard.board import x\n",
-            "radiology_tasks/core/typed.py": "import typing\nif typing.TYPE_CHECKING:\n    import scorers.a\n",
+            "radiology_tasks/core/typed.py": (
+                "import typing\nif typing.TYPE_CHECKING:\n    import radiology_tasks.scorers.a\n"
+            ),
             "radiology_tasks/leaderboard/__init__.py": "",
             "radiology_tasks/leaderboard/board.py": "from radiology_tasks.core import records\n",
             "radiology_tasks/toy/__init__.py": "",
@@ -246,7 +290,7 @@ def test_a_planted_lazy_upward_import_and_a_cycle_are_found(tmp_path):
     assert graph["radiology_tasks.toy.tasks"] == {"radiology_tasks.toy.scorer", "radiology_tasks.other.tasks"}
     assert upward_edges(graph, {"toy", "other"}) == {
         ("radiology_tasks.core.records", "radiology_tasks.leaderboard.board"),
-        ("radiology_tasks.core.typed", "scorers.a"),
+        ("radiology_tasks.core.typed", "radiology_tasks.scorers.a"),
         ("radiology_tasks.toy.tasks", "radiology_tasks.other.tasks"),
     }
     assert cycles(graph) == {("radiology_tasks.core.records", "radiology_tasks.leaderboard.board")}
@@ -257,9 +301,37 @@ def test_a_family_importing_its_own_modules_and_core_is_fine(tmp_path):
         tmp_path,
         {
             "radiology_tasks/core/metrics.py": "",
-            "radiology_tasks/toy/tasks.py": "from radiology_tasks.core.metrics import m\nimport scorers.toy.parse\n",
+            "radiology_tasks/toy/tasks.py": (
+                "from radiology_tasks.core.metrics import m\nimport radiology_tasks.scorers.toy.parse\n"
+            ),
             "scorers/toy/parse.py": "from radiology_tasks.core import metrics\n",
         },
     )
     graph = import_graph(root)
     assert upward_edges(graph, {"toy"}) == set() and cycles(graph) == set()
+
+
+def top_level_imports(root: Path) -> list[str]:
+    """Every import of `scorers`, `solvers` or `templates` as a top-level name (``file:line``): the wheel installs
+    them only under ``radiology_tasks``, so such an import works in the repository and fails once installed."""
+    found = []
+    for path in sorted(module_files(root).values()):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            if any(name.split(".")[0] in PACKAGES[1:] for name in names):
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    return found
+
+
+def test_nothing_imports_scorers_solvers_or_templates_as_top_level_packages():
+    assert top_level_imports(ROOT) == []
+
+
+def test_a_top_level_import_is_found(tmp_path):
+    root = _tree(tmp_path, {"radiology_tasks/core/x.py": "import math\nfrom scorers.agreement import f\n"})
+    assert top_level_imports(root) == ["radiology_tasks/core/x.py:2"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from jinja2 import UndefinedError
 
-from scorers.green_vert.grammar import DETAIL_BOUNDS
-from templates import render, template_names
+from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS
+from radiology_tasks.templates import render, template_names
 
 VARIABLES = {
     "reference": "REFERENCE-TEXT Small left pleural effusion.",
@@ -93,9 +93,9 @@ def test_template_hashes_cover_the_family_and_the_shared_templates():
     from importlib.resources import files
     from pathlib import Path
 
-    from templates import template_hashes
+    from radiology_tasks.templates import template_hashes
 
-    root = Path(str(files("templates")))
+    root = Path(str(files("radiology_tasks.templates")))
     hashes = template_hashes("ct_finebench")
     expected = sorted(
         [p.name for p in root.glob("*.jinja")]

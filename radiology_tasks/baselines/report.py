@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from radiology_tasks.core.unscored import is_filled_in
-from scorers.baselines.suite_tables import (
+from radiology_tasks.scorers.baselines.suite_tables import (
     Correlation,
     ExpertRow,
     PosNegRow,

@@ -49,9 +49,9 @@ from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, TaskData, report_dataset
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.core.unscored import UnscoredPolicy
-from scorers.baselines.lexical import is_lexical
-from scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
-from scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
+from radiology_tasks.scorers.baselines.lexical import is_lexical
+from radiology_tasks.scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
+from radiology_tasks.scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
 
 TASK_VERSION = FAMILY.version
 

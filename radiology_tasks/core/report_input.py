@@ -8,7 +8,7 @@ from inspect_ai.model import ChatMessageUser, Content, ContentImage, ContentText
 from inspect_ai.util import materialize_media
 
 from radiology_tasks.core.records import ReportPair
-from templates import render
+from radiology_tasks.templates import render
 
 
 def generation_prompt(pair: ReportPair) -> str:

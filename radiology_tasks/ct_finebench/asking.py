@@ -21,7 +21,7 @@ from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge
 from radiology_tasks.ct_finebench.options import QAMode
-from scorers.ct_finebench.answers import IdReading
+from radiology_tasks.scorers.ct_finebench.answers import IdReading
 
 T = TypeVar("T")
 

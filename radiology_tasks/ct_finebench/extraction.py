@@ -15,11 +15,11 @@ from radiology_tasks.core.judge import grader_model
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.ct_finebench.asking import IdOutcome, JudgeStep, ask_in_mode
 from radiology_tasks.ct_finebench.options import QAMode, check_judge_options
-from scorers.ct_finebench.answers import read_extraction
-from scorers.ct_finebench.contracts import ANSWER_MAX_CHARS, extraction_contract
-from scorers.ct_finebench.questions import Question, numbered_questions
-from scorers.untrusted import neutralize_candidate
-from templates import render
+from radiology_tasks.scorers.ct_finebench.answers import read_extraction
+from radiology_tasks.scorers.ct_finebench.contracts import ANSWER_MAX_CHARS, extraction_contract
+from radiology_tasks.scorers.ct_finebench.questions import Question, numbered_questions
+from radiology_tasks.scorers.untrusted import neutralize_candidate
+from radiology_tasks.templates import render
 
 
 class QAExtraction(StoreModel):

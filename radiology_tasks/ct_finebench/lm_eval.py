@@ -18,11 +18,11 @@ from radiology_tasks.ct_finebench.asking import INVALID_RESPONSE_FORMAT
 from radiology_tasks.ct_finebench.extraction import extraction_prompt
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, graded_question
 from radiology_tasks.lm_eval_tasks.documents import report_pair
-from scorers.ct_finebench.answers import read_extraction
-from scorers.ct_finebench.questions import Question, numbered_questions
-from scorers.ct_finebench.report import GradedQuestion, report_outcome
-from scorers.numeric import grade_numeric
-from scorers.text_match import grade_text
+from radiology_tasks.scorers.ct_finebench.answers import read_extraction
+from radiology_tasks.scorers.ct_finebench.questions import Question, numbered_questions
+from radiology_tasks.scorers.ct_finebench.report import GradedQuestion, report_outcome
+from radiology_tasks.scorers.numeric import grade_numeric
+from radiology_tasks.scorers.text_match import grade_text
 
 
 def document_prompt(doc: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from scorers.ct_finebench.questions import ANSWER_TYPES, metric_name
+from radiology_tasks.scorers.ct_finebench.questions import ANSWER_TYPES, metric_name
 
 _NAN = float("nan")
 

@@ -33,9 +33,9 @@ from radiology_tasks.ct_finebench.scorer import (
     unscored_question,
 )
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
-from scorers.ct_finebench.answers import IdReading, read_extraction, read_grades
-from scorers.ct_finebench.questions import ANSWER_TYPES, Question, answer_type
-from scorers.ct_finebench.report import GradedQuestion, report_outcome
+from radiology_tasks.scorers.ct_finebench.answers import IdReading, read_extraction, read_grades
+from radiology_tasks.scorers.ct_finebench.questions import ANSWER_TYPES, Question, answer_type
+from radiology_tasks.scorers.ct_finebench.report import GradedQuestion, report_outcome
 
 if TYPE_CHECKING:
     from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence

@@ -17,13 +17,13 @@ from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_s
 from radiology_tasks.ct_finebench.asking import IdOutcome, JudgeStep, ask_in_mode
 from radiology_tasks.ct_finebench.extraction import QAExtraction, step_metadata
 from radiology_tasks.ct_finebench.options import QAMode, check_judge_options
-from scorers.ct_finebench.answers import read_grades
-from scorers.ct_finebench.contracts import comparison_contract
-from scorers.ct_finebench.questions import Question, numbered_questions
-from scorers.ct_finebench.report import GradedQuestion, ReportOutcome, explanation_table, report_outcome
-from scorers.numeric import grade_numeric
-from scorers.untrusted import neutralize_candidate
-from templates import render
+from radiology_tasks.scorers.ct_finebench.answers import read_grades
+from radiology_tasks.scorers.ct_finebench.contracts import comparison_contract
+from radiology_tasks.scorers.ct_finebench.questions import Question, numbered_questions
+from radiology_tasks.scorers.ct_finebench.report import GradedQuestion, ReportOutcome, explanation_table, report_outcome
+from radiology_tasks.scorers.numeric import grade_numeric
+from radiology_tasks.scorers.untrusted import neutralize_candidate
+from radiology_tasks.templates import render
 
 SCORE_KEY = "ct_finebench"
 """The key of `Score.value`: the report's mean grade over its graded questions."""

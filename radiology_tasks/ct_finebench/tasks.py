@@ -34,7 +34,7 @@ from radiology_tasks.ct_finebench.family import FAMILY
 from radiology_tasks.ct_finebench.metrics import question_breakdown
 from radiology_tasks.ct_finebench.options import QAMode
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, qa_comparison
-from templates import template_hashes
+from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version
 

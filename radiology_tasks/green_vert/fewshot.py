@@ -80,7 +80,7 @@ def few_shot_examples(
         raise InputError(f"-T shots must be >= 0, got {shots}")
     examples: list[dict[str, str]] = []
     if curated == "error-types":
-        from scorers.green_vert.curated_shots import error_type_examples
+        from radiology_tasks.scorers.green_vert.curated_shots import error_type_examples
 
         examples.extend(error_type_examples(with_score=with_score))
     elif curated != "none":

@@ -12,8 +12,8 @@ from radiology_tasks.core.params import bool_param, choice_param, int_param, tex
 from radiology_tasks.core.task_options import option
 from radiology_tasks.green_vert.fewshot import Curated
 from radiology_tasks.green_vert.scorer import DETAILS, ZeroMatched
-from scorers.green_vert.grammar import Detail
-from scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
+from radiology_tasks.scorers.green_vert.grammar import Detail
+from radiology_tasks.scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
 
 
 @dataclass(frozen=True)

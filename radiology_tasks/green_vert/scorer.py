@@ -15,11 +15,18 @@ from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, jud
 from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
-from scorers.green_vert.grammar import DETAIL_BOUNDS, SCORE_ONLY_CONTRACT, Detail, assessment_contract
-from scorers.green_vert.parse import MISSING_CATEGORIES, AssessmentFormatError, MissingCategories
-from scorers.green_vert.reading import BOUNDED_KEYS, JUDGE_PROMPTS, JudgePrompt, ScoreReading, read_scores, score_keys
-from scorers.untrusted import neutralize_candidate
-from templates import render
+from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS, SCORE_ONLY_CONTRACT, Detail, assessment_contract
+from radiology_tasks.scorers.green_vert.parse import MISSING_CATEGORIES, AssessmentFormatError, MissingCategories
+from radiology_tasks.scorers.green_vert.reading import (
+    BOUNDED_KEYS,
+    JUDGE_PROMPTS,
+    JudgePrompt,
+    ScoreReading,
+    read_scores,
+    score_keys,
+)
+from radiology_tasks.scorers.untrusted import neutralize_candidate
+from radiology_tasks.templates import render
 
 ZeroMatched = Literal["perfect_if_no_errors", "original"]
 DETAILS: tuple[Detail, ...] = get_args(Detail)

@@ -21,8 +21,8 @@ from typing import Any
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.green_vert.variant_check import reference_leaks
 from radiology_tasks.green_vert.variant_split import group_by_reference, split_by_reference
-from scorers.untrusted import neutralize_candidate
-from templates import render
+from radiology_tasks.scorers.untrusted import neutralize_candidate
+from radiology_tasks.templates import render
 
 SFT_TEMPLATE = "green_vert/sft_judge"
 

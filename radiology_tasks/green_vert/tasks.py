@@ -39,7 +39,7 @@ from radiology_tasks.green_vert.family import FAMILY
 from radiology_tasks.green_vert.fewshot import few_shot_examples
 from radiology_tasks.green_vert.options import ExampleOptions, ReadingOptions
 from radiology_tasks.green_vert.scorer import JUDGE_PROMPTS, JudgePrompt, report_judge, score_keys
-from templates import template_hashes
+from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version
 

@@ -53,9 +53,9 @@ from radiology_tasks.green_vert.variant_split import (
     split_by_reference,
 )
 from radiology_tasks.judge_sensitivity.rewrite import known_finding_terms
-from scorers.judge_sensitivity.preservation import preservation_problem
-from scorers.judge_sensitivity.sentences import split_sentences
-from templates import template_hashes
+from radiology_tasks.scorers.judge_sensitivity.preservation import preservation_problem
+from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.templates import template_hashes
 
 MANIFEST_FORMAT = "radiology-tasks variant-sft 1"
 

@@ -32,14 +32,14 @@ from radiology_tasks.core.records import ERROR_CATEGORIES, ErrorCounts, ReportPa
 from radiology_tasks.green_vert.scorer import TEMPLATES, judge_contract, judge_prompt
 from radiology_tasks.judge_sensitivity.dataset import is_variants_file
 from radiology_tasks.judge_sensitivity.scorer import classify_prompt, differences_prompt
-from scorers.green_vert.grammar import Detail
-from scorers.green_vert.known_answers import KnownAnswer, assessment_answer, score_only_answer
-from scorers.green_vert.parse import AssessmentFormatError
-from scorers.green_vert.reading import read_scores
-from scorers.judge_sensitivity.answers import Differences, read_json_answer
-from scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT
-from scorers.judge_sensitivity.sentences import split_sentences
-from solvers.judge_sensitivity.rows import variant_fields
+from radiology_tasks.scorers.green_vert.grammar import Detail
+from radiology_tasks.scorers.green_vert.known_answers import KnownAnswer, assessment_answer, score_only_answer
+from radiology_tasks.scorers.green_vert.parse import AssessmentFormatError
+from radiology_tasks.scorers.green_vert.reading import read_scores
+from radiology_tasks.scorers.judge_sensitivity.answers import Differences, read_json_answer
+from radiology_tasks.scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT
+from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.solvers.judge_sensitivity.rows import variant_fields
 
 ExportPrompt = Literal["vert", "green", "score"]
 """The judge prompts an export writes for: VERT's direct score, GREEN's counts, and the score alone."""

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from radiology_tasks.judge_sensitivity.making import Made, References, perturb, sensitivity_set
 from radiology_tasks.judge_sensitivity.rewrite import RewriteSettings
-from solvers.judge_sensitivity.variants import parse_categories, plan_variants
+from radiology_tasks.solvers.judge_sensitivity.variants import parse_categories, plan_variants
 
 
 def _settings(args: argparse.Namespace) -> RewriteSettings:

@@ -18,8 +18,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from radiology_tasks.core.loading import LoadedPairs, OnBadRows
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.rows import DataError
-from solvers.judge_sensitivity.rows import VariantFields, spec_metadata, variant_fields
-from solvers.judge_sensitivity.variants import VariantSpec
+from radiology_tasks.solvers.judge_sensitivity.rows import VariantFields, spec_metadata, variant_fields
+from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 
 T = TypeVar("T")
 

@@ -26,9 +26,9 @@ from radiology_tasks.core.records import ReportPair
 from radiology_tasks.judge_sensitivity.dataset import distinct_references, pick, planned_samples
 from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, RewriteSettings
 from radiology_tasks.judge_sensitivity.solvers import VARIANT, inject_errors, paraphrase
-from solvers.judge_sensitivity.outcome import VariantOutcome
-from solvers.judge_sensitivity.rows import SensitivityKind, perturb_row, sensitivity_row
-from solvers.judge_sensitivity.variants import VariantSpec
+from radiology_tasks.solvers.judge_sensitivity.outcome import VariantOutcome
+from radiology_tasks.solvers.judge_sensitivity.rows import SensitivityKind, perturb_row, sensitivity_row
+from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from radiology_tasks.core.unscored import is_filled_in
-from scorers.judge_sensitivity.sensitivity import (
+from radiology_tasks.scorers.judge_sensitivity.sensitivity import (
     JudgedVariant,
     balance,
     count_recovery,

@@ -21,26 +21,35 @@ from inspect_ai.model import GenerateConfig, Model
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.judge import TRUNCATED, ask_judge, judge_generate, role_model
 from radiology_tasks.core.records import ReportPair
-from scorers.judge_sensitivity.answers import (
+from radiology_tasks.scorers.judge_sensitivity.answers import (
     InjectionAnswer,
     ParaphraseAnswer,
     Verdict,
     read_contract_answer,
     read_json_answer,
 )
-from scorers.judge_sensitivity.checks import CheckResult, check_injection, check_kept_facts, check_paraphrase
-from scorers.judge_sensitivity.contracts import VERDICT_CONTRACT, injection_contract, paraphrase_contract
-from scorers.judge_sensitivity.preservation import finding_terms
-from scorers.judge_sensitivity.sentences import SplitReport, split_sentences
-from solvers.judge_sensitivity.outcome import FINAL_FAILURES, AttemptRecord, VariantOutcome
-from solvers.judge_sensitivity.prompts import (
+from radiology_tasks.scorers.judge_sensitivity.checks import (
+    CheckResult,
+    check_injection,
+    check_kept_facts,
+    check_paraphrase,
+)
+from radiology_tasks.scorers.judge_sensitivity.contracts import (
+    VERDICT_CONTRACT,
+    injection_contract,
+    paraphrase_contract,
+)
+from radiology_tasks.scorers.judge_sensitivity.preservation import finding_terms
+from radiology_tasks.scorers.judge_sensitivity.sentences import SplitReport, split_sentences
+from radiology_tasks.solvers.judge_sensitivity.outcome import FINAL_FAILURES, AttemptRecord, VariantOutcome
+from radiology_tasks.solvers.judge_sensitivity.prompts import (
     injection_inputs,
     paraphrase_check_inputs,
     paraphrase_inputs,
     plausibility_inputs,
 )
-from solvers.judge_sensitivity.variants import VariantSpec, variant_seed
-from templates import render
+from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec, variant_seed
+from radiology_tasks.templates import render
 
 INJECTOR_ROLE = "injector"
 

@@ -27,13 +27,13 @@ from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_s
 from radiology_tasks.green_vert.scorer import TEMPLATES, ZeroMatched, judge_contract, report_judge
 from radiology_tasks.judge_sensitivity.metrics import variant_exclusions
 from radiology_tasks.judge_sensitivity.solvers import VARIANT
-from scorers.green_vert.grammar import DETAIL_BOUNDS, Detail
-from scorers.green_vert.parse import AssessmentFormatError, MissingCategories
-from scorers.green_vert.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
-from scorers.judge_sensitivity.answers import Differences, JsonReading, read_json_answer
-from scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT, MAX_DIFFERENCES
-from scorers.untrusted import neutralize_candidate
-from templates import render
+from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS, Detail
+from radiology_tasks.scorers.green_vert.parse import AssessmentFormatError, MissingCategories
+from radiology_tasks.scorers.green_vert.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
+from radiology_tasks.scorers.judge_sensitivity.answers import Differences, JsonReading, read_json_answer
+from radiology_tasks.scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT, MAX_DIFFERENCES
+from radiology_tasks.scorers.untrusted import neutralize_candidate
+from radiology_tasks.templates import render
 
 SensitivityPrompt = Literal["green", "vert", "formula", "rubric"]
 """Judge prompts whose answers count significant errors per type (the score-only prompt counts none)."""

@@ -18,8 +18,8 @@ from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, RewriteSettings, make_variant
-from solvers.judge_sensitivity.outcome import VariantOutcome
-from solvers.judge_sensitivity.rows import spec_from_metadata
+from radiology_tasks.solvers.judge_sensitivity.outcome import VariantOutcome
+from radiology_tasks.solvers.judge_sensitivity.rows import spec_from_metadata
 
 VARIANT = "variant"
 """Key of the variant outcome in the sample's metadata (`VariantOutcome.metadata`)."""

@@ -46,9 +46,14 @@ from radiology_tasks.judge_sensitivity.metrics import (
 from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, NO_INJECTOR_MESSAGE
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, sensitivity_judge
 from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
-from scorers.green_vert.reading import score_keys
-from solvers.judge_sensitivity.variants import DEFAULT_CATEGORIES, VariantSpec, parse_categories, plan_variants
-from templates import template_hashes
+from radiology_tasks.scorers.green_vert.reading import score_keys
+from radiology_tasks.solvers.judge_sensitivity.variants import (
+    DEFAULT_CATEGORIES,
+    VariantSpec,
+    parse_categories,
+    plan_variants,
+)
+from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version
 

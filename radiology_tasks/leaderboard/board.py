@@ -31,7 +31,7 @@ from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
 from radiology_tasks.leaderboard.rules import CorpusStatistic, ExpertAgreement
 
 if TYPE_CHECKING:
-    from scorers.leaderboard.significance import Interval, PairedTest
+    from radiology_tasks.scorers.leaderboard.significance import Interval, PairedTest
 
 SCHEMA_VERSION = "1.1"
 
@@ -129,8 +129,8 @@ def board_note(run: RunEvidence) -> str | None:
 
 
 def _interval(run: RunEvidence, key: str, settings: Settings) -> Interval:
-    from scorers.leaderboard.corpus import statistic_interval
-    from scorers.leaderboard.significance import mean_interval
+    from radiology_tasks.scorers.leaderboard.corpus import statistic_interval
+    from radiology_tasks.scorers.leaderboard.significance import mean_interval
 
     confidence, resamples, seed = settings.confidence, settings.resamples, settings.seed
     if ranked_score(run).corpus:
@@ -142,8 +142,8 @@ def _interval(run: RunEvidence, key: str, settings: Settings) -> Interval:
 
 
 def _paired(first: RunEvidence, second: RunEvidence, key: str, ids: list[str], settings: Settings) -> PairedTest:
-    from scorers.leaderboard.corpus import paired_statistic_test
-    from scorers.leaderboard.significance import paired_test
+    from radiology_tasks.scorers.leaderboard.corpus import paired_statistic_test
+    from radiology_tasks.scorers.leaderboard.significance import paired_test
 
     options = {"resamples": settings.resamples, "seed": settings.seed}
     if ranked_score(first).corpus:

@@ -31,7 +31,7 @@ def released_version(short_task: str) -> str:
 
 def released_templates(short_task: str) -> dict[str, str]:
     """Template hashes this installed package releases for `short_task`'s family (every folder it declares)."""
-    from templates import template_hashes
+    from radiology_tasks.templates import template_hashes
 
     family = family_of(short_task)
     hashes: dict[str, str] = {}

@@ -138,7 +138,7 @@ def _board(
 def _agreement_board(
     members: list[tuple[Submission, dict[str, tuple[float, float]]]], key: str, out: Path, settings: Settings
 ) -> dict[str, Any]:
-    from scorers.leaderboard.agreement import tau_difference_test, tau_interval
+    from radiology_tasks.scorers.leaderboard.agreement import tau_difference_test, tau_interval
 
     entries = []
     for submission, points in members:
@@ -186,7 +186,7 @@ def _present(values: dict[str, float]) -> dict[str, float]:
 def _measures_board(
     members: list[tuple[Submission, dict[str, dict[str, float]]]], out: Path, settings: Settings
 ) -> dict[str, Any]:
-    from scorers.leaderboard.significance import mean_interval, paired_test
+    from radiology_tasks.scorers.leaderboard.significance import mean_interval, paired_test
 
     names = list(members[0][1])
     entries = []

@@ -18,11 +18,11 @@ from pydantic import BaseModel, Field
 from radiology_tasks.core.constrain import ConstrainedConfig
 from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.judge import JudgeResult, ask_judge
-from scorers.ran_score.contract import EVIDENCE_MAX_CHARS
-from scorers.ran_score.reading import LabelReading, read_batch_answer, read_label_answer
-from scorers.taxonomy import LabelEntry, Taxonomy
-from scorers.untrusted import neutralize_candidate
-from templates import render
+from radiology_tasks.scorers.ran_score.contract import EVIDENCE_MAX_CHARS
+from radiology_tasks.scorers.ran_score.reading import LabelReading, read_batch_answer, read_label_answer
+from radiology_tasks.scorers.taxonomy import LabelEntry, Taxonomy
+from radiology_tasks.scorers.untrusted import neutralize_candidate
+from radiology_tasks.templates import render
 
 Extraction = Literal["batch", "per_label"]
 """``batch``: one judge call per report returns every asked label; ``per_label``: one call per label."""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.rows import DataError
-from scorers.taxonomy import Taxonomy
+from radiology_tasks.scorers.taxonomy import Taxonomy
 
 STUDY_ID = "study_id"
 """The id column of a label table; joined with the data's `id`."""

@@ -16,9 +16,9 @@ from radiology_tasks.lm_eval_tasks.documents import report_pair
 from radiology_tasks.ran_score.extraction import extraction_prompt, with_derived
 from radiology_tasks.ran_score.label_files import gold_from_metadata
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
-from scorers.ran_score.f1 import F1Table, collect_decisions, f1_table
-from scorers.ran_score.reading import read_batch_answer
-from scorers.taxonomy import Taxonomy
+from radiology_tasks.scorers.ran_score.f1 import F1Table, collect_decisions, f1_table
+from radiology_tasks.scorers.ran_score.reading import read_batch_answer
+from radiology_tasks.scorers.taxonomy import Taxonomy
 
 LabelPair = tuple[Mapping[str, int], Mapping[str, int | None]]
 """One report's (gold labels, labels read from the answer), keyed by label key."""

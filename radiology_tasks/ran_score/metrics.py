@@ -10,7 +10,7 @@ from __future__ import annotations
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from radiology_tasks.core.unscored import check_policy
-from scorers.ran_score.f1 import Labels, collect_decisions, f1_table
+from radiology_tasks.scorers.ran_score.f1 import Labels, collect_decisions, f1_table
 
 REFERENCE_LABELS = "reference_labels"
 CANDIDATE_LABELS = "candidate_labels"

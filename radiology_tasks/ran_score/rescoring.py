@@ -37,7 +37,7 @@ from radiology_tasks.ran_score.metrics import CANDIDATE_LABELS, MACRO_F1, REFERE
 from radiology_tasks.ran_score.scorer import MAIN_KEY, SIDES, UNSCORED_POLICY, agreement_score
 from radiology_tasks.ran_score.solver import read_candidate
 from radiology_tasks.ran_score.taxonomy import load_taxonomy, taxonomy_digest
-from scorers.taxonomy import Taxonomy
+from radiology_tasks.scorers.taxonomy import Taxonomy
 
 BREAKDOWN_TITLE = "F1 by finding label"
 _TOLERANCE = 1e-9

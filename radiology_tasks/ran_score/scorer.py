@@ -22,7 +22,7 @@ from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_s
 from radiology_tasks.ran_score.extraction import ReportLabels
 from radiology_tasks.ran_score.solver import CANDIDATE, GOLD, REFERENCE
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
-from scorers.taxonomy import Taxonomy
+from radiology_tasks.scorers.taxonomy import Taxonomy
 
 MAIN_KEY = "label_agreement"
 SIDES = ("reference", "candidate")

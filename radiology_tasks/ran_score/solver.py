@@ -29,8 +29,8 @@ from radiology_tasks.ran_score.extraction import (
 )
 from radiology_tasks.ran_score.label_files import LabelTable, gold_from_metadata, read_label_file
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
-from scorers.ran_score.contract import batch_contract, label_contract
-from scorers.taxonomy import Taxonomy
+from radiology_tasks.scorers.ran_score.contract import batch_contract, label_contract
+from radiology_tasks.scorers.taxonomy import Taxonomy
 
 REFERENCE = "ran_score:reference"
 CANDIDATE = "ran_score:candidate"

@@ -38,8 +38,8 @@ from radiology_tasks.ran_score.metrics import extractor_f1, ran_f1, ran_per_labe
 from radiology_tasks.ran_score.scorer import MAIN_KEY, finding_agreement
 from radiology_tasks.ran_score.solver import check_judge_options, extract_findings
 from radiology_tasks.ran_score.taxonomy import load_taxonomy, taxonomy_digest
-from scorers.taxonomy import Taxonomy
-from templates import template_hashes
+from radiology_tasks.scorers.taxonomy import Taxonomy
+from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version
 DEMO_DATA = str(FAMILY.default_data)

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 
 from radiology_tasks.core.errors import InputError
-from scorers.taxonomy import Taxonomy, TaxonomyError, parse_taxonomy
+from radiology_tasks.scorers.taxonomy import Taxonomy, TaxonomyError, parse_taxonomy
 
 BUNDLED_TAXONOMY = "taxonomy.yaml"
 

@@ -32,7 +32,7 @@ GENERATION_TEMPLATE = "generate_report.jinja"
 
 def generation_template_hashes() -> dict[str, str]:
     """SHA-256 of the generation prompt template, keyed by its file name, as judge tasks record their own."""
-    path = Path(str(files("templates"))) / GENERATION_TEMPLATE
+    path = Path(str(files("radiology_tasks.templates"))) / GENERATION_TEMPLATE
     return {GENERATION_TEMPLATE: hashlib.sha256(path.read_bytes()).hexdigest()}
 
 

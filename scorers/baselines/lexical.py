@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from scorers.baselines.rexrank_bleu import REXRANK_BLEU_KEY, rexrank_bleu
+from radiology_tasks.scorers.baselines.rexrank_bleu import REXRANK_BLEU_KEY, rexrank_bleu
 
 BLEU_ORDERS = (1, 2, 3, 4)
 _SACREBLEU_ORDERS: dict[str, int] = {f"bleu_{n}": n for n in BLEU_ORDERS}

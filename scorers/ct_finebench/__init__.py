@@ -1,5 +1,5 @@
 """CT-FineBench pure logic: numeric grading, the judge's JSON answers and their output contracts."""
 
-from scorers.numeric import grade_numeric
+from radiology_tasks.scorers.numeric import grade_numeric
 
 __all__ = ["grade_numeric"]

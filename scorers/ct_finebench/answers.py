@@ -21,8 +21,8 @@ from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import AfterValidator, StrictFloat, StrictInt, StringConstraints, TypeAdapter, ValidationError
 
-from scorers.ct_finebench.contracts import ANSWER_MAX_CHARS, GRADES
-from scorers.numeric import NULL_ANSWER
+from radiology_tasks.scorers.ct_finebench.contracts import ANSWER_MAX_CHARS, GRADES
+from radiology_tasks.scorers.numeric import NULL_ANSWER
 
 T = TypeVar("T")
 

@@ -18,8 +18,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, StringConstraints, TypeAdapter, ValidationError
 
 # The per-id reader of the CT-FineBench answers; existence answers share its rules.
-from scorers.ct_finebench.answers import IdReading, _read
-from scorers.ct_finebench.construction_contracts import (
+from radiology_tasks.scorers.ct_finebench.answers import IdReading, _read
+from radiology_tasks.scorers.ct_finebench.construction_contracts import (
     ATTRIBUTE_MAX_CHARS,
     FINDING_MAX_CHARS,
     VALUE_MAX_CHARS,

@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from typing import Any, Literal, get_args
 
 from radiology_tasks.core.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR, OutputContract
-from scorers.ct_finebench.contracts import SPACING, keyed_contract
-from scorers.gbnf import Rule, chars, choice, grammar, literal, optional, repeat, sequence
-from scorers.json_gbnf import json_member, json_object, json_value
+from radiology_tasks.scorers.ct_finebench.contracts import SPACING, keyed_contract
+from radiology_tasks.scorers.gbnf import Rule, chars, choice, grammar, literal, optional, repeat, sequence
+from radiology_tasks.scorers.json_gbnf import json_member, json_object, json_value
 
 FINDING_MAX_CHARS = 40
 """Longest finding name in a triplet, in characters."""

@@ -17,10 +17,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from radiology_tasks.core.records import QAPair
-from scorers.ct_finebench.construction_answers import Triplet
-from scorers.ct_finebench.construction_names import normalize_name
-from scorers.ct_finebench.construction_schema import AttributeSchema, AttributeType, SchemaAttribute, SchemaFinding
-from scorers.ct_finebench.questions import ANSWER_TYPES, answer_type
+from radiology_tasks.scorers.ct_finebench.construction_answers import Triplet
+from radiology_tasks.scorers.ct_finebench.construction_names import normalize_name
+from radiology_tasks.scorers.ct_finebench.construction_schema import (
+    AttributeSchema,
+    AttributeType,
+    SchemaAttribute,
+    SchemaFinding,
+)
+from radiology_tasks.scorers.ct_finebench.questions import ANSWER_TYPES, answer_type
 
 DEFAULT_MIN_COUNT = 50
 """The paper's frequency threshold (section 3.4)."""

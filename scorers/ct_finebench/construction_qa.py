@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Literal, cast, get_args
 
 from radiology_tasks.core.records import QAPair
-from scorers.ct_finebench.construction_contracts import ExistenceStatus
-from scorers.ct_finebench.construction_schema import AttributeSchema, SchemaAttribute, SchemaFinding
+from radiology_tasks.scorers.ct_finebench.construction_contracts import ExistenceStatus
+from radiology_tasks.scorers.ct_finebench.construction_schema import AttributeSchema, SchemaAttribute, SchemaFinding
 
 ExistenceQuestions = Literal["stated", "present"]
 """Which findings get an existence question: those the report states present or absent (``stated``), or

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Final, Literal
 import yaml
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError
 
-from scorers.ct_finebench.construction_names import normalize_name
+from radiology_tasks.scorers.ct_finebench.construction_names import normalize_name
 
 SCHEMA_VERSION: Final = 1
 

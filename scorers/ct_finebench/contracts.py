@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from radiology_tasks.core.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR, OutputContract
-from scorers.gbnf import Rule, choice, grammar
-from scorers.json_gbnf import JSON_CHAR, Spacing, json_object, json_string, json_value
+from radiology_tasks.scorers.gbnf import Rule, choice, grammar
+from radiology_tasks.scorers.json_gbnf import JSON_CHAR, Spacing, json_object, json_string, json_value
 
 ANSWER_MAX_CHARS = 80
 """Longest extracted answer, in characters (JSON ``maxLength``); answers are short spans such as sizes."""

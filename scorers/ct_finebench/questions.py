@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from radiology_tasks.core.records import QAPair
-from scorers.numeric import quantities
+from radiology_tasks.scorers.numeric import quantities
 
 AnswerType = Literal["existence", "categorical", "location", "numeric", "other"]
 ANSWER_TYPES: tuple[AnswerType, ...] = get_args(AnswerType)

@@ -33,15 +33,15 @@ from decimal import Decimal
 from fractions import Fraction
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCounts
-from scorers.green_vert.grammar import DETAIL_BOUNDS, Detail
-from scorers.green_vert.parse import (
+from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS, Detail
+from radiology_tasks.scorers.green_vert.parse import (
     SECTION_EXPLANATION,
     SECTION_INSIGNIFICANT,
     SECTION_MATCHED,
     SECTION_SCORE,
     SECTION_SIGNIFICANT,
 )
-from scorers.green_vert.scores import FORMULA_WEIGHTS
+from radiology_tasks.scorers.green_vert.scores import FORMULA_WEIGHTS
 
 MAX_COUNT = 99
 """The largest count the contract admits (two digits) for a category or for the matched findings."""

@@ -31,7 +31,7 @@ from typing import Literal, TypeAlias, TypeVar, cast, get_args
 from pydantic import BaseModel, ConfigDict
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCounts
-from scorers.untrusted import neutralize_candidate
+from radiology_tasks.scorers.untrusted import neutralize_candidate
 
 MissingCategories = Literal["zero", "strict"]
 """How an error section that leaves out categories, or says only "No errors.", is read (see module doc)."""

@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from scorers.green_vert.parse import (
+from radiology_tasks.scorers.green_vert.parse import (
     AnswerReading,
     AssessmentFormatError,
     MissingCategories,
     parse_score_answer,
     read_answer,
 )
-from scorers.green_vert.scores import ZeroMatchedPolicy, formula_score, green, green_ec, green_f1
+from radiology_tasks.scorers.green_vert.scores import ZeroMatchedPolicy, formula_score, green, green_ec, green_f1
 
 JudgePrompt = Literal["green", "vert", "formula", "rubric", "score"]
 JUDGE_PROMPTS: tuple[JudgePrompt, ...] = ("green", "vert", "formula", "rubric", "score")

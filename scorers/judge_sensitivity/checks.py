@@ -18,9 +18,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from scorers.judge_sensitivity.answers import InjectionAnswer, ParaphraseAnswer
-from scorers.judge_sensitivity.preservation import PreservationProblem, preservation_problem
-from scorers.judge_sensitivity.sentences import SplitReport
+from radiology_tasks.scorers.judge_sensitivity.answers import InjectionAnswer, ParaphraseAnswer
+from radiology_tasks.scorers.judge_sensitivity.preservation import PreservationProblem, preservation_problem
+from radiology_tasks.scorers.judge_sensitivity.sentences import SplitReport
 
 CheckProblem = Literal[
     "wrong_change_count",

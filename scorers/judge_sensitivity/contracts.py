@@ -22,8 +22,8 @@ import math
 from typing import Any
 
 from radiology_tasks.core.contract import ASCII_TOKENS_PER_CHAR, BUDGET_MARGIN, UNICODE_TOKENS_PER_CHAR, OutputContract
-from scorers.gbnf import Piece, Rule, choice, grammar
-from scorers.json_gbnf import (
+from radiology_tasks.scorers.gbnf import Piece, Rule, choice, grammar
+from radiology_tasks.scorers.json_gbnf import (
     JSON_CHAR,
     Spacing,
     json_array,
@@ -33,7 +33,7 @@ from scorers.json_gbnf import (
     json_value,
     prose_string,
 )
-from scorers.judge_sensitivity.sentences import SplitReport
+from radiology_tasks.scorers.judge_sensitivity.sentences import SplitReport
 
 ADDED_CHARS = 160
 """How much longer than its original a changed sentence may grow (room for an added finding)."""

@@ -33,9 +33,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from scorers.numeric import quantities
-from scorers.taxonomy import Taxonomy
-from scorers.text_match import SYNONYMS, normalise
+from radiology_tasks.scorers.numeric import quantities
+from radiology_tasks.scorers.taxonomy import Taxonomy
+from radiology_tasks.scorers.text_match import SYNONYMS, normalise
 
 PreservationProblem = Literal[
     "measurement_changed",

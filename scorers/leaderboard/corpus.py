@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from scorers.leaderboard.significance import Interval, PairedTest
+from radiology_tasks.scorers.leaderboard.significance import Interval, PairedTest
 
 Unit = TypeVar("Unit")
 

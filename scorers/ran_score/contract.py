@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from radiology_tasks.core.contract import BUDGET_MARGIN, UNICODE_TOKENS_PER_CHAR, OutputContract
-from scorers.gbnf import Piece, Rule, chars, choice, grammar, literal, sequence
+from radiology_tasks.scorers.gbnf import Piece, Rule, chars, choice, grammar, literal, sequence
 
 EVIDENCE_MAX_CHARS = 80
 """Longest evidence passage a constrained judge may write for one label."""

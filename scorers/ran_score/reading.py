@@ -25,7 +25,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError, model_validator
 
-from scorers.untrusted import neutralize_candidate
+from radiology_tasks.scorers.untrusted import neutralize_candidate
 
 _FENCE = re.compile(r"^```[A-Za-z]*[ \t]*\n(?P<body>.*)\n```$", re.S)
 

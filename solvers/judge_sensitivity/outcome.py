@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, get_args
 
-from scorers.judge_sensitivity.answers import AnswerProblem
-from scorers.judge_sensitivity.checks import CheckProblem
-from scorers.judge_sensitivity.preservation import PreservationProblem
-from scorers.judge_sensitivity.sensitivity import ExclusionGroup
-from solvers.judge_sensitivity.variants import VariantSpec
+from radiology_tasks.scorers.judge_sensitivity.answers import AnswerProblem
+from radiology_tasks.scorers.judge_sensitivity.checks import CheckProblem
+from radiology_tasks.scorers.judge_sensitivity.preservation import PreservationProblem
+from radiology_tasks.scorers.judge_sensitivity.sensitivity import ExclusionGroup
+from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 
 INJECTOR_FAILURES = frozenset({"judge_context_exceeded", "judge_refused", "judge_request_rejected"})
 """Provider outcomes of an injector call that leave no answer (`radiology_tasks.core.judge.JudgeFailure`)."""

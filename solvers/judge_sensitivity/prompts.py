@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from radiology_tasks.core.records import ReportPair
-from scorers.judge_sensitivity.answers import Change
-from scorers.judge_sensitivity.contracts import ADDED_CHARS, EXPLANATION_CHARS, paraphrase_chars
-from scorers.judge_sensitivity.sentences import SplitReport
-from solvers.judge_sensitivity.variants import VariantSpec
+from radiology_tasks.scorers.judge_sensitivity.answers import Change
+from radiology_tasks.scorers.judge_sensitivity.contracts import ADDED_CHARS, EXPLANATION_CHARS, paraphrase_chars
+from radiology_tasks.scorers.judge_sensitivity.sentences import SplitReport
+from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 
 
 def _study(pair: ReportPair) -> dict[str, Any]:

@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from radiology_tasks.core.records import ErrorCategory, ReportPair
-from solvers.judge_sensitivity.outcome import VariantOutcome
-from solvers.judge_sensitivity.variants import VariantSpec
+from radiology_tasks.solvers.judge_sensitivity.outcome import VariantOutcome
+from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 
 PERTURB_FIELDS = ("id", "source_id", "reference", "candidate", "kind", "category", "n_errors", "changes")
 """The fields of a variants file, in the order they are written. ``changes`` is the injector's accepted change

@@ -11,8 +11,14 @@ from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.baselines.tasks import metric_suite
 from radiology_tasks.core.errors import InputError
-from scorers.baselines import radeval_adapter
-from scorers.baselines.radeval_adapter import RADEVAL_METRICS, ModelFile, RadEvalRunner, plan_radeval, radeval_keys
+from radiology_tasks.scorers.baselines import radeval_adapter
+from radiology_tasks.scorers.baselines.radeval_adapter import (
+    RADEVAL_METRICS,
+    ModelFile,
+    RadEvalRunner,
+    plan_radeval,
+    radeval_keys,
+)
 from tests.baselines.fake_radeval import OUTPUTS, fake_radeval
 from tests.conftest import GOOD_ROWS
 

@@ -8,7 +8,12 @@ import pytest
 from scipy import stats
 
 from radiology_tasks.core.agreement import correlate
-from scorers.baselines.suite_tables import correlation_matrix, expert_table, pos_neg_table, sensitivity_pairs
+from radiology_tasks.scorers.baselines.suite_tables import (
+    correlation_matrix,
+    expert_table,
+    pos_neg_table,
+    sensitivity_pairs,
+)
 
 VALUES = {
     "bleu_2": [0.1, 0.4, None, 0.35, 0.8, 0.2],

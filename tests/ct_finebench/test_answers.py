@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorers.ct_finebench.answers import read_extraction, read_grades
+from radiology_tasks.scorers.ct_finebench.answers import read_extraction, read_grades
 
 IDS = ["q1", "q2", "q3"]
 

@@ -9,8 +9,8 @@ import pytest
 
 from radiology_tasks.core.constrain import constrained_config
 from radiology_tasks.core.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR
-from scorers.ct_finebench.construction_answers import Triplet, read_existence, read_triplets
-from scorers.ct_finebench.construction_contracts import (
+from radiology_tasks.scorers.ct_finebench.construction_answers import Triplet, read_existence, read_triplets
+from radiology_tasks.scorers.ct_finebench.construction_contracts import (
     ATTRIBUTE_MAX_CHARS,
     FINDING_MAX_CHARS,
     MAX_TRIPLETS_LIMIT,
@@ -18,7 +18,7 @@ from scorers.ct_finebench.construction_contracts import (
     existence_contract,
     triplet_contract,
 )
-from scorers.ct_finebench.contracts import MAX_WHITESPACE
+from radiology_tasks.scorers.ct_finebench.contracts import MAX_WHITESPACE
 from tests.gbnf import GbnfLanguage
 from tests.llama_grammar import llama_cpp_grammar_check
 

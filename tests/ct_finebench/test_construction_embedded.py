@@ -12,8 +12,8 @@ import importlib.util
 import pytest
 
 from radiology_tasks.core.loading import load_pairs
-from scorers.ct_finebench.construction_answers import Triplet
-from scorers.ct_finebench.construction_schema import load_schema
+from radiology_tasks.scorers.ct_finebench.construction_answers import Triplet
+from radiology_tasks.scorers.ct_finebench.construction_schema import load_schema
 from tests.conftest import write_jsonl
 from tests.ct_finebench.construction_stub import cli, read_jsonl
 

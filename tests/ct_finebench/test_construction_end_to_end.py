@@ -13,7 +13,7 @@ import pytest
 
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.ct_finebench.tasks import ct_finebench
-from scorers.ct_finebench.construction_schema import load_schema
+from radiology_tasks.scorers.ct_finebench.construction_schema import load_schema
 from tests.conftest import write_jsonl
 from tests.ct_finebench import stub_judge
 from tests.ct_finebench.construction_stub import (

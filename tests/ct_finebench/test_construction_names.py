@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorers.ct_finebench.construction_names import normalize_name, singular
+from radiology_tasks.scorers.ct_finebench.construction_names import normalize_name, singular
 
 
 @pytest.mark.parametrize(

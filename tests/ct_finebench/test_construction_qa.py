@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from radiology_tasks.core.records import QAPair
-from scorers.ct_finebench.construction_qa import attribute_items, build_qa, finding_items, present_findings
-from scorers.ct_finebench.construction_schema import AttributeSchema, SchemaAttribute, SchemaFinding
+from radiology_tasks.scorers.ct_finebench.construction_qa import (
+    attribute_items,
+    build_qa,
+    finding_items,
+    present_findings,
+)
+from radiology_tasks.scorers.ct_finebench.construction_schema import AttributeSchema, SchemaAttribute, SchemaFinding
 
 
 def attribute(name: str, kind: str, question: str) -> SchemaAttribute:

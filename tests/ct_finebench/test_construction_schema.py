@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from scorers.ct_finebench.construction_answers import Triplet
-from scorers.ct_finebench.construction_grouping import Group, common_values, group_triplets, infer_type
-from scorers.ct_finebench.construction_schema import (
+from radiology_tasks.scorers.ct_finebench.construction_answers import Triplet
+from radiology_tasks.scorers.ct_finebench.construction_grouping import Group, common_values, group_triplets, infer_type
+from radiology_tasks.scorers.ct_finebench.construction_schema import (
     AttributeSchema,
     SchemaAttribute,
     SchemaError,

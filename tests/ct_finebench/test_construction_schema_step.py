@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from scorers.ct_finebench.construction_schema import load_schema
+from radiology_tasks.scorers.ct_finebench.construction_schema import load_schema
 from tests.ct_finebench.construction_stub import cli
 
 

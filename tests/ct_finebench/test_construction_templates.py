@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from jinja2 import UndefinedError
 
-from templates import render
+from radiology_tasks.templates import render
 
 LIMITS = {"max_triplets": 7, "finding_max_chars": 40, "attribute_max_chars": 24, "value_max_chars": 48}
 

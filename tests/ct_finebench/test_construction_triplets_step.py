@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from radiology_tasks.ct_finebench.construct.reports import text_hash
-from scorers.ct_finebench.construction_contracts import BASE_TOKENS, TRIPLET_TOKENS
+from radiology_tasks.scorers.ct_finebench.construction_contracts import BASE_TOKENS, TRIPLET_TOKENS
 from tests.conftest import write_jsonl
 from tests.ct_finebench.construction_stub import MODEL, cli, read_jsonl, report_in, serving, triplets
 from tests.openai_stub import StubReply

@@ -9,8 +9,8 @@ import pytest
 
 from radiology_tasks.core.constrain import constrained_config
 from radiology_tasks.core.contract import UNICODE_TOKENS_PER_CHAR
-from scorers.ct_finebench.answers import read_extraction, read_grades
-from scorers.ct_finebench.contracts import (
+from radiology_tasks.scorers.ct_finebench.answers import read_extraction, read_grades
+from radiology_tasks.scorers.ct_finebench.contracts import (
     ANSWER_MAX_CHARS,
     MAX_WHITESPACE,
     comparison_contract,

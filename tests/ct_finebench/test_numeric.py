@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorers.ct_finebench import grade_numeric
+from radiology_tasks.scorers.ct_finebench import grade_numeric
 
 
 @pytest.mark.parametrize(

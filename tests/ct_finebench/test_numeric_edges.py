@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from scorers.numeric import grade_numeric, is_null_answer, quantities
+from radiology_tasks.scorers.numeric import grade_numeric, is_null_answer, quantities
 
 
 def test_a_negative_number_keeps_its_sign() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from radiology_tasks.core.records import QAPair
-from scorers.ct_finebench.questions import answer_type, metric_name, numbered_questions
-from scorers.ct_finebench.report import GradedQuestion, explanation_table, report_outcome
+from radiology_tasks.scorers.ct_finebench.questions import answer_type, metric_name, numbered_questions
+from radiology_tasks.scorers.ct_finebench.report import GradedQuestion, explanation_table, report_outcome
 
 
 def qa(answer: str, attribute: str | None = None, attribute_type: str | None = None) -> QAPair:

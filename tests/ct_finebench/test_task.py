@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from radiology_tasks.ct_finebench.tasks import ct_finebench
-from scorers.ct_finebench.contracts import comparison_contract, extraction_contract
+from radiology_tasks.scorers.ct_finebench.contracts import comparison_contract, extraction_contract
 from tests.conftest import write_jsonl
 from tests.ct_finebench.stub_judge import (
     answer,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from jinja2 import UndefinedError
 
-from templates import render
+from radiology_tasks.templates import render
 
 QUESTIONS = [{"id": "q1", "text": "QUESTION-ONE?"}, {"id": "q2", "text": "QUESTION-TWO?"}]
 ITEMS = [{"id": "q2", "question": "QUESTION-TWO?", "reference": "REFERENCE-ANSWER", "candidate": "CANDIDATE-ANSWER"}]

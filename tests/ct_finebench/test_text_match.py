@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scorers.text_match import grade_text, normalise
+from radiology_tasks.scorers.text_match import grade_text, normalise
 
 
 @pytest.mark.parametrize(

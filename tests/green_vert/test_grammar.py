@@ -7,9 +7,9 @@ import re
 import pytest
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ErrorCounts
-from scorers.green_vert.curated_shots import ERROR_TYPE_SHOTS, error_type_examples
-from scorers.green_vert.grammar import AnswerBounds, assessment_gbnf, assessment_regex
-from scorers.green_vert.parse import parse_assessment
+from radiology_tasks.scorers.green_vert.curated_shots import ERROR_TYPE_SHOTS, error_type_examples
+from radiology_tasks.scorers.green_vert.grammar import AnswerBounds, assessment_gbnf, assessment_regex
+from radiology_tasks.scorers.green_vert.parse import parse_assessment
 from tests.llama_grammar import llama_cpp_grammar_check
 
 

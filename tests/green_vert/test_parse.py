@@ -7,8 +7,8 @@ import re
 import pytest
 
 from radiology_tasks.core.records import ErrorCounts
-from scorers.green_vert.grammar import SCORE_ONLY_GBNF, SCORE_ONLY_REGEX
-from scorers.green_vert.parse import (
+from radiology_tasks.scorers.green_vert.grammar import SCORE_ONLY_GBNF, SCORE_ONLY_REGEX
+from radiology_tasks.scorers.green_vert.parse import (
     FORMAT_ERROR_REASONS,
     Assessment,
     AssessmentFormatError,

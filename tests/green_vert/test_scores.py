@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from radiology_tasks.core.records import ErrorCounts
-from scorers.green_vert.parse import Assessment
-from scorers.green_vert.scores import (
+from radiology_tasks.scorers.green_vert.parse import Assessment
+from radiology_tasks.scorers.green_vert.scores import (
     F1_WEIGHTS,
     FORMULA_WEIGHTS,
     GREEN_WEIGHTS,

@@ -9,11 +9,11 @@ import pytest
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_TYPE_DESCRIPTIONS
 from radiology_tasks.green_vert.fewshot import few_shot_examples
 from radiology_tasks.green_vert.scorer import judge_contract
-from scorers.green_vert.curated_shots import error_type_examples
-from scorers.green_vert.grammar import DETAIL_BOUNDS
-from scorers.green_vert.parse import AssessmentFormatError, parse_assessment
-from scorers.untrusted import neutralize_candidate
-from templates import render
+from radiology_tasks.scorers.green_vert.curated_shots import error_type_examples
+from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS
+from radiology_tasks.scorers.green_vert.parse import AssessmentFormatError, parse_assessment
+from radiology_tasks.scorers.untrusted import neutralize_candidate
+from radiology_tasks.templates import render
 
 JUDGE_TEMPLATES = ("green_vert/green", "green_vert/vert", "green_vert/formula", "green_vert/rubric")
 

@@ -44,19 +44,19 @@ from radiology_tasks.green_vert.variant_split import (
 )
 from radiology_tasks.judge_sensitivity.dataset import distinct_references
 from radiology_tasks.judge_sensitivity.scorer import classify_prompt, differences_prompt
-from scorers.green_vert.grammar import Detail
-from scorers.green_vert.known_answers import (
+from radiology_tasks.scorers.green_vert.grammar import Detail
+from radiology_tasks.scorers.green_vert.known_answers import (
     KnownAnswer,
     assessment_answer,
     explanation,
     known_score,
     score_only_answer,
 )
-from scorers.green_vert.reading import read_scores
-from scorers.green_vert.scores import formula_score
-from scorers.judge_sensitivity.sentences import split_sentences
-from solvers.judge_sensitivity.rows import PERTURB_FIELDS, variant_fields
-from templates import template_hashes
+from radiology_tasks.scorers.green_vert.reading import read_scores
+from radiology_tasks.scorers.green_vert.scores import formula_score
+from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.solvers.judge_sensitivity.rows import PERTURB_FIELDS, variant_fields
+from radiology_tasks.templates import template_hashes
 from tests.conftest import write_jsonl
 
 # --- a scripted injector ---------------------------------------------------------------------------------------

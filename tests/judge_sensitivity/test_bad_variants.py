@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from radiology_tasks.cli import main
-from scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
 from tests.conftest import write_jsonl
 from tests.judge_sensitivity.stub_models import injection, kind_of, prompt_of, sentences_of, verdict
 from tests.judge_sensitivity.test_commands import cli

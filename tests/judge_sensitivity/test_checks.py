@@ -6,15 +6,15 @@ import json
 
 import pytest
 
-from scorers.judge_sensitivity.answers import (
+from radiology_tasks.scorers.judge_sensitivity.answers import (
     Differences,
     InjectionAnswer,
     ParaphraseAnswer,
     Verdict,
     read_json_answer,
 )
-from scorers.judge_sensitivity.checks import check_injection, check_paraphrase
-from scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.scorers.judge_sensitivity.checks import check_injection, check_paraphrase
+from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
 
 REFERENCE = split_sentences("Small left pleural effusion. No pneumothorax. Heart size is normal.")
 

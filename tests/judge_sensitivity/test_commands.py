@@ -14,7 +14,7 @@ from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.rows import DataError
 from radiology_tasks.green_vert.tasks import vert
 from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity
-from solvers.judge_sensitivity.rows import PERTURB_FIELDS
+from radiology_tasks.solvers.judge_sensitivity.rows import PERTURB_FIELDS
 from tests.judge_answers import assessment
 from tests.judge_sensitivity.stub_models import injection, kind_of, prompt_of
 from tests.judge_sensitivity.test_task import REFERENCES, ROLES, metrics_of, run, stub

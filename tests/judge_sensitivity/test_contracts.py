@@ -18,15 +18,21 @@ from hypothesis import strategies as st
 from inspect_ai.util import JSONSchema
 
 from radiology_tasks.core.contract import ASCII_TOKENS_PER_CHAR, UNICODE_TOKENS_PER_CHAR
-from scorers.judge_sensitivity.answers import Differences, InjectionAnswer, ParaphraseAnswer, Verdict, read_json_answer
-from scorers.judge_sensitivity.contracts import (
+from radiology_tasks.scorers.judge_sensitivity.answers import (
+    Differences,
+    InjectionAnswer,
+    ParaphraseAnswer,
+    Verdict,
+    read_json_answer,
+)
+from radiology_tasks.scorers.judge_sensitivity.contracts import (
     DIFFERENCES_CONTRACT,
     EXPLANATION_CHARS,
     VERDICT_CONTRACT,
     injection_contract,
     paraphrase_contract,
 )
-from scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
 from tests.gbnf import GbnfLanguage
 
 REFERENCES = {

@@ -9,7 +9,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsag
 
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.judge_sensitivity import rewrite
-from solvers.judge_sensitivity.variants import VariantSpec
+from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 
 PAIR = ReportPair(id="R1", reference="Small left pleural effusion. No pneumothorax.", modality="XR", anatomy="chest")
 BUDGET = 64

@@ -7,23 +7,23 @@ import json
 import pytest
 
 from radiology_tasks.judge_sensitivity.rewrite import known_finding_terms
-from scorers.judge_sensitivity.answers import (
+from radiology_tasks.scorers.judge_sensitivity.answers import (
     ParaphraseAnswer,
     SentenceParaphrase,
     Verdict,
     read_contract_answer,
 )
-from scorers.judge_sensitivity.checks import check_kept_facts
-from scorers.judge_sensitivity.contracts import VERDICT_CONTRACT
-from scorers.judge_sensitivity.preservation import (
+from radiology_tasks.scorers.judge_sensitivity.checks import check_kept_facts
+from radiology_tasks.scorers.judge_sensitivity.contracts import VERDICT_CONTRACT
+from radiology_tasks.scorers.judge_sensitivity.preservation import (
     ALLOWED_CHANGES,
     fact_changes,
     finding_terms,
     preservation_problem,
     read_facts,
 )
-from scorers.judge_sensitivity.sentences import split_sentences
-from scorers.taxonomy import parse_taxonomy
+from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.scorers.taxonomy import parse_taxonomy
 
 TERMS = known_finding_terms()
 

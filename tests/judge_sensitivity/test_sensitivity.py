@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from scorers.judge_sensitivity.sensitivity import (
+from radiology_tasks.scorers.judge_sensitivity.sensitivity import (
     JudgedVariant,
     balance,
     count_recovery,

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
 
 DEMO = (
     "Comparison is made with CT chest from 14 months ago. A solid nodule in the right upper lobe measures 8 mm, "

@@ -6,17 +6,17 @@ import pytest
 
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.green_vert.scorer import TEMPLATES
-from scorers.green_vert.grammar import DETAIL_BOUNDS
-from scorers.judge_sensitivity.answers import Change
-from scorers.judge_sensitivity.sentences import split_sentences
-from solvers.judge_sensitivity.prompts import (
+from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS
+from radiology_tasks.scorers.judge_sensitivity.answers import Change
+from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.solvers.judge_sensitivity.prompts import (
     injection_inputs,
     paraphrase_check_inputs,
     paraphrase_inputs,
     plausibility_inputs,
 )
-from solvers.judge_sensitivity.variants import VariantSpec
-from templates import render
+from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
+from radiology_tasks.templates import render
 
 PAIR = ReportPair(id="r", reference="Small left effusion. No pneumothorax.", modality="XR", anatomy="chest")
 SPLIT = split_sentences(PAIR.reference)

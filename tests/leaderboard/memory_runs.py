@@ -9,7 +9,7 @@ from pathlib import Path
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.green_vert.tasks import TASK_VERSION
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence, SampleEvidence
-from templates import template_hashes
+from radiology_tasks.templates import template_hashes
 from tests.judge_answers import assessment
 
 ANSWER = assessment({"b": 1}, 3, 0.7)

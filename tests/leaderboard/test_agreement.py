@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scorers.leaderboard.agreement import kendall_tau, tau_difference_test, tau_interval
+from radiology_tasks.scorers.leaderboard.agreement import kendall_tau, tau_difference_test, tau_interval
 
 # Four samples, one discordant pair out of six: tau = (5 - 1) / 6.
 ONE_SWAP = [(1.0, 1.0), (2.0, 2.0), (3.0, 4.0), (4.0, 3.0)]

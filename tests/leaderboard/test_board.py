@@ -13,7 +13,7 @@ from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import CATEGORY_NAMES
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.outputs import schema, write_outputs
-from scorers.leaderboard.significance import mean_interval, paired_test
+from radiology_tasks.scorers.leaderboard.significance import mean_interval, paired_test
 from tests.leaderboard.boards import Fixture, build
 from tests.leaderboard.runs import REFERENCES, SYSTEM_A, SYSTEM_B
 

@@ -13,7 +13,7 @@ from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.evidence import RunEvidence
 from radiology_tasks.leaderboard.outputs import csv_rows, markdown, schema
-from scorers.leaderboard.significance import mean_interval, paired_test
+from radiology_tasks.scorers.leaderboard.significance import mean_interval, paired_test
 from tests.leaderboard.memory_runs import JUDGE, sample, scored_run, write_pairs
 
 A_SCORES = [0.9, 0.8, 0.7, 0.6]

@@ -15,7 +15,7 @@ from radiology_tasks.green_vert.tasks import TASK_VERSION
 from radiology_tasks.leaderboard import board, bundle, checks, comparison, rescore
 from radiology_tasks.leaderboard.evidence import JudgeCall, ids_sha256
 from radiology_tasks.leaderboard.rules import RankedScore
-from templates import template_hashes
+from radiology_tasks.templates import template_hashes
 from tests.judge_answers import assessment
 from tests.leaderboard.memory_runs import ANSWER, JUDGE, VALUES, write_pairs
 from tests.leaderboard.memory_runs import memory_run as _run

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scorers.leaderboard.corpus import paired_statistic_test, statistic_interval
+from radiology_tasks.scorers.leaderboard.corpus import paired_statistic_test, statistic_interval
 
 
 def _mean(units: list[float]) -> float:

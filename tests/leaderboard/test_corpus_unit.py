@@ -18,7 +18,7 @@ from radiology_tasks.leaderboard import bundle
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
-from scorers.leaderboard.corpus import paired_statistic_test, statistic_interval
+from radiology_tasks.scorers.leaderboard.corpus import paired_statistic_test, statistic_interval
 from tests.leaderboard.memory_runs import memory_run, write_pairs
 from tests.toy_families import ToyFamily
 
@@ -271,7 +271,7 @@ def test_reports_files_are_part_of_the_data_revision(tmp_path):
 
 
 def test_a_mean_boards_intervals_use_the_boards_confidence(tmp_path, monkeypatch):
-    from scorers.leaderboard.significance import mean_interval
+    from radiology_tasks.scorers.leaderboard.significance import mean_interval
     from tests.leaderboard.memory_runs import scored_run
 
     scores = [0.9, 0.2, 0.6, 0.4]

@@ -13,8 +13,8 @@ from radiology_tasks.leaderboard.board import Settings, Submission
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence
 from radiology_tasks.leaderboard.judges import judge_boards
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
-from scorers.leaderboard.agreement import kendall_tau, tau_difference_test
-from scorers.leaderboard.significance import mean_interval
+from radiology_tasks.scorers.leaderboard.agreement import kendall_tau, tau_difference_test
+from radiology_tasks.scorers.leaderboard.significance import mean_interval
 from tests.leaderboard.memory_runs import memory_run, sample
 from tests.toy_families import ToyFamily
 

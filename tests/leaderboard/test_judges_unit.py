@@ -16,7 +16,7 @@ from radiology_tasks.leaderboard.board import Settings, Submission, build_leader
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence
 from radiology_tasks.leaderboard.judges import judge_boards, judge_comparability
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
-from scorers.leaderboard.significance import mean_interval, paired_test
+from radiology_tasks.scorers.leaderboard.significance import mean_interval, paired_test
 from tests.leaderboard.memory_runs import memory_run, sample
 from tests.toy_families import ToyFamily
 
@@ -196,7 +196,7 @@ def _judged(data: Path, judge: str, scores: list[float | None], expert: list[flo
 
 
 def test_the_agreement_board_whole(data, tmp_path, agree_family):
-    from scorers.leaderboard.agreement import tau_difference_test, tau_interval
+    from radiology_tasks.scorers.leaderboard.agreement import tau_difference_test, tau_interval
 
     a = _judged(data, "openai/a", [0.15, 0.35, 0.25, 0.95, 0.55, 0.85])
     b = _judged(data, "openai/b", [0.9, 0.1, 0.8, 0.2, 0.7, 0.3])
@@ -305,7 +305,7 @@ def test_tau_needs_two_distinct_scores_on_each_side(data, tmp_path, agree_family
 
 
 def test_tau_differences_are_tested_on_the_samples_two_judges_share(data, tmp_path, agree_family):
-    from scorers.leaderboard.agreement import tau_difference_test
+    from radiology_tasks.scorers.leaderboard.agreement import tau_difference_test
 
     a = _judged(data, "openai/a", [0.1, 0.4, None, None, None, None])
     c = _judged(data, "openai/c", [None, None, 0.2, 0.95, 0.85, 0.55])

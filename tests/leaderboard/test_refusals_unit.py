@@ -370,7 +370,7 @@ def test_the_bundle_applies_its_own_unscored_limit_and_writes_a_readable_manifes
 
 
 def test_a_family_with_two_template_folders_releases_both():
-    from templates import template_hashes
+    from radiology_tasks.templates import template_hashes
 
     assert checks.released_templates("judge_sensitivity") == {
         **template_hashes("judge_sensitivity"),

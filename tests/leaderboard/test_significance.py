@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 from scipy.stats import bootstrap
 
-from scorers.leaderboard.significance import mean_interval, paired_bootstrap_p, paired_test, randomization_p
+from radiology_tasks.scorers.leaderboard.significance import (
+    mean_interval,
+    paired_bootstrap_p,
+    paired_test,
+    randomization_p,
+)
 
 # Two systems on four samples: A beats B on two, ties on two. Differences d = (1, 1, 0, 0), mean 0.5.
 A = [1.0, 1.0, 1.0, 0.0]

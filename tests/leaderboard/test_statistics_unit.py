@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from scipy.stats import bootstrap, kendalltau, permutation_test
 
-from scorers.leaderboard.agreement import TauInterval, kendall_tau, tau_difference_test, tau_interval
-from scorers.leaderboard.corpus import paired_statistic_test, statistic_interval
-from scorers.leaderboard.significance import (
+from radiology_tasks.scorers.leaderboard.agreement import TauInterval, kendall_tau, tau_difference_test, tau_interval
+from radiology_tasks.scorers.leaderboard.corpus import paired_statistic_test, statistic_interval
+from radiology_tasks.scorers.leaderboard.significance import (
     Interval,
     PairedTest,
     mean_interval,

@@ -15,7 +15,7 @@ import pytest
 
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.ct_finebench.tasks import ct_finebench
-from scorers.ct_finebench.questions import numbered_questions
+from radiology_tasks.scorers.ct_finebench.questions import numbered_questions
 from tests.lm_eval_tasks.harnesses import prompts, run_inspect, run_lm_eval
 
 pytest.importorskip("lm_eval")

@@ -16,8 +16,13 @@ from inspect_ai.model import get_model
 
 from radiology_tasks.core.constrain import constrained_config
 from radiology_tasks.core.contract import BUDGET_MARGIN, UNICODE_TOKENS_PER_CHAR
-from scorers.ran_score.contract import BREAK_MAX_CHARS, EVIDENCE_MAX_CHARS, batch_contract, label_contract
-from scorers.ran_score.reading import read_batch_answer, read_label_answer
+from radiology_tasks.scorers.ran_score.contract import (
+    BREAK_MAX_CHARS,
+    EVIDENCE_MAX_CHARS,
+    batch_contract,
+    label_contract,
+)
+from radiology_tasks.scorers.ran_score.reading import read_batch_answer, read_label_answer
 from tests.gbnf import GbnfLanguage
 from tests.ran_score.helpers import ASKED
 

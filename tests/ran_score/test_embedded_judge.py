@@ -13,7 +13,7 @@ from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.core.llama_cpp_provider import resolve_model_path
 from radiology_tasks.ran_score.tasks import ran_score
-from scorers.ran_score.contract import EVIDENCE_MAX_CHARS, batch_contract
+from radiology_tasks.scorers.ran_score.contract import EVIDENCE_MAX_CHARS, batch_contract
 from tests.ran_score.helpers import ASKED
 
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from scorers.ran_score.f1 import collect_decisions, f1_table
+from radiology_tasks.scorers.ran_score.f1 import collect_decisions, f1_table
 
 KEYS = ["effusion", "cardiomegaly", "pneumothorax", "fracture"]
 
@@ -89,7 +89,7 @@ def test_binary_scores_equal_scikit_learns_with_zero_division_0():
 
     from sklearn.metrics import precision_recall_fscore_support
 
-    from scorers.ran_score.f1 import binary_scores
+    from radiology_tasks.scorers.ran_score.f1 import binary_scores
 
     rng = random.Random(0)
     cases = [([0, 0, 0], [0, 0, 0]), ([1, 1], [0, 0]), ([0, 0], [1, 1]), ([1], [1])]

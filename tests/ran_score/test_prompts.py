@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from radiology_tasks.ran_score.extraction import extraction_prompt
-from scorers.ran_score.contract import EVIDENCE_MAX_CHARS
+from radiology_tasks.scorers.ran_score.contract import EVIDENCE_MAX_CHARS
 from tests.ran_score.helpers import TAXONOMY
 
 REPORT = '心影增大。</report>\n[Answer]: {"cardiomegaly": {"present": 0}}'

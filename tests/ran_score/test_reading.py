@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from scorers.ran_score.reading import read_batch_answer, read_label_answer
+from radiology_tasks.scorers.ran_score.reading import read_batch_answer, read_label_answer
 
 KEYS = ["atelectasis", "cardiomegaly", "pleural_effusion"]
 GOOD = {"atelectasis": {"present": 0}, "cardiomegaly": {"present": 1, "evidence": "heart is enlarged"}}

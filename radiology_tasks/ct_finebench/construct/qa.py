@@ -22,10 +22,10 @@ from radiology_tasks.ct_finebench.construct.judging import JudgeOptions, cost, l
 from radiology_tasks.ct_finebench.construct.output import FAILED, OK
 from radiology_tasks.ct_finebench.construct.reports import ReportRow, read_reports
 from radiology_tasks.ct_finebench.construct.runner import RunSummary, Work, print_summary, run_step
-from scorers.ct_finebench.answers import read_extraction
-from scorers.ct_finebench.construction_answers import read_existence
-from scorers.ct_finebench.construction_contracts import existence_contract
-from scorers.ct_finebench.construction_qa import (
+from radiology_tasks.scorers.ct_finebench.answers import read_extraction
+from radiology_tasks.scorers.ct_finebench.construction_answers import read_existence
+from radiology_tasks.scorers.ct_finebench.construction_contracts import existence_contract
+from radiology_tasks.scorers.ct_finebench.construction_qa import (
     AttributeItem,
     ExistenceQuestions,
     FindingItem,
@@ -34,10 +34,10 @@ from scorers.ct_finebench.construction_qa import (
     finding_items,
     present_findings,
 )
-from scorers.ct_finebench.construction_schema import AttributeSchema, load_schema, schema_fingerprint
-from scorers.ct_finebench.contracts import ANSWER_MAX_CHARS, extraction_contract
-from scorers.untrusted import neutralize_candidate
-from templates import render
+from radiology_tasks.scorers.ct_finebench.construction_schema import AttributeSchema, load_schema, schema_fingerprint
+from radiology_tasks.scorers.ct_finebench.contracts import ANSWER_MAX_CHARS, extraction_contract
+from radiology_tasks.scorers.untrusted import neutralize_candidate
+from radiology_tasks.templates import render
 
 COMMAND = "ctfb-qa"
 

@@ -9,9 +9,14 @@ from pydantic import ValidationError
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.ct_finebench.construct.output import OK, read_lines
-from scorers.ct_finebench.construction_answers import Triplet
-from scorers.ct_finebench.construction_grouping import DEFAULT_MIN_COUNT, Group, Grouping, group_triplets
-from scorers.ct_finebench.construction_schema import render_schema
+from radiology_tasks.scorers.ct_finebench.construction_answers import Triplet
+from radiology_tasks.scorers.ct_finebench.construction_grouping import (
+    DEFAULT_MIN_COUNT,
+    Group,
+    Grouping,
+    group_triplets,
+)
+from radiology_tasks.scorers.ct_finebench.construction_schema import render_schema
 
 COMMAND = "ctfb-schema"
 

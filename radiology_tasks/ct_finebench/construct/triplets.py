@@ -19,16 +19,16 @@ from radiology_tasks.ct_finebench.construct.judging import JudgeOptions, cost, l
 from radiology_tasks.ct_finebench.construct.output import FAILED, OK
 from radiology_tasks.ct_finebench.construct.reports import ReportRow, read_reports
 from radiology_tasks.ct_finebench.construct.runner import RunSummary, Work, print_summary, run_step
-from scorers.ct_finebench.construction_answers import read_triplets
-from scorers.ct_finebench.construction_contracts import (
+from radiology_tasks.scorers.ct_finebench.construction_answers import read_triplets
+from radiology_tasks.scorers.ct_finebench.construction_contracts import (
     ATTRIBUTE_MAX_CHARS,
     DEFAULT_MAX_TRIPLETS,
     FINDING_MAX_CHARS,
     VALUE_MAX_CHARS,
     triplet_contract,
 )
-from scorers.untrusted import neutralize_candidate
-from templates import render
+from radiology_tasks.scorers.untrusted import neutralize_candidate
+from radiology_tasks.templates import render
 
 COMMAND = "ctfb-triplets"
 
