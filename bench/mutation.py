@@ -108,6 +108,31 @@ def copy_repository(workdir: Path, *, overlay: Sequence[str] = (), worktree: boo
             raise SystemExit(f"--with {relative}: no such file or folder in {ROOT}")
 
 
+LINKED = ("scorers", "solvers", "templates")
+"""Repository folders that `radiology_tasks/<name>` links to, so they import as ``radiology_tasks.<name>``."""
+
+
+def import_linked_folders_in_copy(workdir: Path) -> None:
+    """Let the copy import the repository's linked folders as ``radiology_tasks.<name>`` from wherever mutmut runs.
+
+    mutmut copies each source folder into its ``mutants/`` tree without the links, so the copy's package also
+    looks for subpackages in the folder that holds it: ``radiology_tasks.scorers`` is then the (mutated)
+    ``scorers/`` beside it, as the links make it in the repository.
+    """
+    package = workdir / "radiology_tasks"
+    links = [package / name for name in LINKED if (package / name).is_symlink()]
+    if not links:
+        return
+    for link in links:
+        link.unlink()
+    init = package / "__init__.py"
+    init.write_text(
+        init.read_text()
+        + "\n# Added by bench/mutation.py to its copy only: the linked folders are found beside the package.\n"
+        + "__path__.append(__import__('os').path.dirname(__path__[0]))\n"
+    )
+
+
 def mutate_only_in_copy(workdir: Path, modules: Sequence[str]) -> None:
     """Make the copy's ``only_mutate`` list exactly `modules`, so mutmut spends no time making mutants of the
     other configured files (which a run restricted to `modules` would never try)."""
@@ -227,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         copy_repository(workdir, overlay=args.overlay, worktree=args.worktree)
         select_in_copy(workdir, tests=args.tests, deselect=args.deselect)
         mutate_only_in_copy(workdir, args.modules)
+        import_linked_folders_in_copy(workdir)
         run_mutmut(workdir, args.modules, args.max_children)
         found = read_results(workdir)
     finally:
