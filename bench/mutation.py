@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -112,25 +113,32 @@ LINKED = ("scorers", "solvers", "templates")
 """Repository folders that `radiology_tasks/<name>` links to, so they import as ``radiology_tasks.<name>``."""
 
 
-def import_linked_folders_in_copy(workdir: Path) -> None:
-    """Let the copy import the repository's linked folders as ``radiology_tasks.<name>`` from wherever mutmut runs.
+def linked_path(path: str) -> str:
+    """Where a source file sits in the copy: a linked folder's files under ``radiology_tasks/``."""
+    return f"radiology_tasks/{path}" if path.split("/", 1)[0] in LINKED else path
 
-    mutmut copies each source folder into its ``mutants/`` tree without the links, so the copy's package also
-    looks for subpackages in the folder that holds it: ``radiology_tasks.scorers`` is then the (mutated)
-    ``scorers/`` beside it, as the links make it in the repository.
-    """
+
+def move_linked_folders_in_copy(workdir: Path) -> None:
+    """Put the linked folders inside the copy's package, where the links point to them from, and say so in the copy's
+    ``[tool.mutmut]``: mutmut names a mutant by its file's path and a test's hit by the module's import name, which
+    must agree (``radiology_tasks.scorers.x``), and it copies no links."""
     package = workdir / "radiology_tasks"
-    links = [package / name for name in LINKED if (package / name).is_symlink()]
-    if not links:
+    moved = [name for name in LINKED if (package / name).is_symlink()]
+    for name in moved:
+        (package / name).unlink()
+        shutil.move(str(workdir / name), str(package / name))
+    if not moved:
         return
-    for link in links:
-        link.unlink()
-    init = package / "__init__.py"
-    init.write_text(
-        init.read_text()
-        + "\n# Added by bench/mutation.py to its copy only: the linked folders are found beside the package.\n"
-        + "__path__.append(__import__('os').path.dirname(__path__[0]))\n"
-    )
+    config = workdir / "pyproject.toml"
+    text = config.read_text()
+    start = text.index("only_mutate = [")
+    end = text.index("]", start)
+    listed = text[start:end]
+    for name in moved:
+        listed = listed.replace(f'"{name}/', f'"radiology_tasks/{name}/')
+    text = text[:start] + listed + text[end:]
+    kept = ", ".join(f'"{name}"' for name in ("radiology_tasks", *(n for n in LINKED if n not in moved)))
+    config.write_text(re.sub(r"(?m)^source_paths = \[.*\]$", f"source_paths = [{kept}]", text, count=1))
 
 
 def mutate_only_in_copy(workdir: Path, modules: Sequence[str]) -> None:
@@ -252,13 +260,13 @@ def main(argv: list[str] | None = None) -> int:
         copy_repository(workdir, overlay=args.overlay, worktree=args.worktree)
         select_in_copy(workdir, tests=args.tests, deselect=args.deselect)
         mutate_only_in_copy(workdir, args.modules)
-        import_linked_folders_in_copy(workdir)
-        run_mutmut(workdir, args.modules, args.max_children)
+        move_linked_folders_in_copy(workdir)
+        run_mutmut(workdir, [linked_path(m) for m in args.modules], args.max_children)
         found = read_results(workdir)
     finally:
         if temporary is not None:
             temporary.cleanup()
-    wanted = args.modules or sorted(found)
+    wanted = [linked_path(m) for m in args.modules] or sorted(found)
     scores = [found.get(path, ModuleScore(path, Counter(), [])) for path in wanted]
     print(format_table(scores))
     if args.survivors:
