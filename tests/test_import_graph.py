@@ -103,12 +103,6 @@ KNOWN_CYCLES: dict[tuple[str, ...], str] = {
         "radiology_tasks.core.loading",
         "radiology_tasks.core.task_data",
     ): "task options refactor",
-    # judge_sensitivity's tasks read the family's version; its re-scoring reads the tasks' variant plan.
-    (
-        "radiology_tasks.judge_sensitivity.family",
-        "radiology_tasks.judge_sensitivity.rescoring",
-        "radiology_tasks.judge_sensitivity.tasks",
-    ): "version read from the descriptor",
 }
 
 

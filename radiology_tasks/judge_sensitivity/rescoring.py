@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from inspect import signature
 from typing import Any
 
 from inspect_ai.scorer import SampleScore, Score
@@ -161,24 +160,24 @@ def judge_measures(run: RunEvidence) -> dict[str, dict[str, float]]:
 def sample_ids(run: RunEvidence) -> list[str]:
     """Every variant id the run's settings give: a variants file's rows, or each reference's planned variants."""
     from radiology_tasks.core.loading import load_pairs
+    from radiology_tasks.core.task_data import DataOptions
     from radiology_tasks.judge_sensitivity.dataset import (
         distinct_references,
         file_samples,
         is_variants_file,
         planned_samples,
     )
-    from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity, variant_plan
+    from radiology_tasks.judge_sensitivity.plan import PLAN_DEFAULTS, variant_plan
 
     args = run.task_args
-    defaults = {name: p.default for name, p in signature(judge_sensitivity).parameters.items()}
-    on_bad_rows = args.get("on_bad_rows") or defaults["on_bad_rows"]
+    on_bad_rows = args.get("on_bad_rows") or DataOptions().on_bad_rows
     loaded = load_pairs(
         args.get("data"), revision=args.get("revision"), layout=args.get("layout"), on_bad_rows=on_bad_rows
     )
     if is_variants_file(loaded):
         dataset = file_samples(loaded, on_bad_rows=on_bad_rows, seed=None, limit=None).dataset
     else:
-        chosen = variant_plan(*(args.get(name, defaults[name]) for name in ("categories", "max_errors", "paraphrases")))
+        chosen = variant_plan(*(args.get(name, default) for name, default in PLAN_DEFAULTS.items()))
         dataset = planned_samples(distinct_references(loaded.pairs), chosen)
     return [str(sample.id) for sample in dataset]
 

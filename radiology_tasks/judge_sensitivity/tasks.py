@@ -43,38 +43,23 @@ from radiology_tasks.judge_sensitivity.metrics import (
     score_monotonicity,
     variant_exclusions,
 )
+from radiology_tasks.judge_sensitivity.plan import PLAN_DEFAULTS, variant_plan
 from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, NO_INJECTOR_MESSAGE
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, sensitivity_judge
 from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
 from radiology_tasks.scorers.green_vert.reading import score_keys
-from radiology_tasks.solvers.judge_sensitivity.variants import (
-    DEFAULT_CATEGORIES,
-    VariantSpec,
-    parse_categories,
-    plan_variants,
-)
+from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version
 
 _GENERATION_DEFAULTS: dict[str, Any] = {
-    "categories": None,
-    "max_errors": 3,
-    "paraphrases": 1,
+    **PLAN_DEFAULTS,
     "injector_attempts": 5,
     "injector_temperature": 0.0,
     "injector_max_tokens": None,
 }
 """Parameters that shape the variants the injector makes; with a variants file they must keep these values."""
-
-
-def variant_plan(categories: str | list[str] | None, max_errors: int, paraphrases: int) -> list[VariantSpec]:
-    """The variants planned for each reference (validated even when a variants file makes them moot)."""
-    try:
-        chosen = DEFAULT_CATEGORIES if categories is None else parse_categories(categories)
-        return plan_variants(chosen, max_errors, paraphrases)
-    except ValueError as error:
-        raise InputError(f"-T {error}") from None
 
 
 def _samples(options: DataOptions, *, plan: list[VariantSpec], generation: dict[str, Any]) -> VariantSamples:

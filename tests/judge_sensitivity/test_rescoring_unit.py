@@ -313,3 +313,15 @@ def test_the_sample_ids_are_loaded_with_the_runs_revision_and_layout(tmp_path):
         RESCORING.sample_ids(_run([], results={}, data=str(data), revision="abc"))
     with pytest.raises(ValueError, match="^-T layout must be one of .*; got 'bogus'$"):
         RESCORING.sample_ids(_run([], results={}, data=str(data), layout="bogus"))
+
+
+def test_the_plan_defaults_the_rescoring_reads_are_the_tasks():
+    from inspect import signature
+
+    from radiology_tasks.core.task_data import DataOptions
+    from radiology_tasks.judge_sensitivity.plan import PLAN_DEFAULTS
+    from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity
+
+    parameters = signature(judge_sensitivity).parameters
+    assert {name: parameters[name].default for name in PLAN_DEFAULTS} == PLAN_DEFAULTS
+    assert parameters["on_bad_rows"].default == DataOptions().on_bad_rows
