@@ -262,6 +262,8 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
     assert "Note: macro_f1 is a corpus statistic" in text and "F1 per label:" in text and "## Judges" in text
     assert "| 1 | openai/close | 0.900 | 0.800 – 0.950 | 8 | `logs/openai-close.eval` |" in text
     assert "| Nodule | 0.700 | 0.650 |" in text and "| (a) false finding | 0.500 |" in text
+    # Built at another confidence than 95%, so the interval columns must say which.
+    leaderboard["settings"]["confidence"] = 0.9
     page_file = write_outputs(leaderboard, tmp_path / "site")["page"]
     playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extra")
     executable = _chromium()
@@ -274,6 +276,7 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
         page.goto(page_file.as_uri())
         board = page.query_selector("section.board")
         assert board.query_selector("p.note").text_content() == leaderboard["boards"][0]["note"]
+        assert board.query_selector('table.ranking th[data-key="ci_low"]').text_content().startswith("90% interval")
         tables = board.query_selector_all("table.breakdown-table")
         # The embedded JSON has its keys sorted (Jinja's tojson), so tables come in title order.
         assert [t.get_attribute("data-title") for t in tables] == ["Errors", "F1 per label"]
@@ -289,6 +292,8 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
         assert judges[0].query_selector("p.note").text_content() == "tau against experts; intervals resample samples"
         test_row = judges[0].eval_on_selector_all("table.judge-tests tbody td", "cs => cs.map(c => c.textContent)")
         assert test_row == ["openai/close", "openai/noisy", "+0.500", "0.010", "", "8"]
+        heads = judges[1].eval_on_selector_all("table.judge-ranking thead th", "hs => hs.map(h => h.textContent)")
+        assert "90% interval" in heads and "95% interval" not in heads, heads
         shown = judges[1].eval_on_selector_all("td[data-measure]", "cs => cs.map(c => c.dataset.measure)")
         assert shown == ["balance", "discrimination"], "a measure with no value is left blank"
         assert judges[1].query_selector("table.judge-tests") is None
