@@ -30,6 +30,7 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import families
 from radiology_tasks.core.inspect_compat import init_display_type
 from radiology_tasks.core.judge import GRADER_ROLE
+from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.tables import DataError
 from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.core.task_options import option_names
@@ -195,7 +196,7 @@ def check_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         InputError: naming the list and position of the pair (and the field) the loader refused.
     """
     try:
-        DataOptions(data=str(path), layout="flat").load(require_candidate=True)
+        load_options(DataOptions(data=str(path), layout="flat"), require_candidate=True)
     except DataError as error:
         if error.row is None or error.source != str(path):
             raise

@@ -93,17 +93,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("radiology_tasks.judge_sensitivity.rewrite", "radiology_tasks.ran_score.taxonomy"): "Ran Score's taxonomy",
 }
 # Cycles still in the tree (each as its sorted modules), with the reason.
-KNOWN_CYCLES: dict[tuple[str, ...], str] = {
-    # DataOptions lives in task_data, which loading and layouts need for types and lazily: the task-parameter
-    # refactor (core/task_options.py) owns these modules.
-    (
-        "radiology_tasks.core.catalog",
-        "radiology_tasks.core.hub",
-        "radiology_tasks.core.layouts",
-        "radiology_tasks.core.loading",
-        "radiology_tasks.core.task_data",
-    ): "task options refactor",
-}
+KNOWN_CYCLES: dict[tuple[str, ...], str] = {}
 
 
 def module_files(root: Path) -> dict[str, Path]:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from radiology_tasks.baselines.scorer import DEFAULT_BASELINES, checked_lexical_keys, lexical_score, metric_names
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from radiology_tasks.scorers.baselines.lexical import LEXICAL_KEYS
@@ -72,7 +73,7 @@ def _data_pairs(run: RunEvidence) -> dict[str, ReportPair]:
     """The report pairs of the data the run names, loaded here again, by id."""
     from radiology_tasks.leaderboard.checks import run_data_options
 
-    return {pair.id: pair for pair in run_data_options(run).load().pairs}
+    return {pair.id: pair for pair in load_options(run_data_options(run)).pairs}
 
 
 def _shown(value: str | None) -> str:

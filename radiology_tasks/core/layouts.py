@@ -23,20 +23,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from radiology_tasks.core.data_options import DataOptions
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.tables import TABLE_SUFFIXES, DataError, column_names, file_sha256
 
-if TYPE_CHECKING:
-    # Only for types: the options module imports this one.
-    from radiology_tasks.core.task_data import DataOptions
-
 Row = tuple[int, dict[str, Any]]
 Origin = Literal["bundled", "hub", "local"]
-
-TRACKS = ("findings", "findings_impression")
-"""The report sections a reference can be built from (ReXrank's tracks)."""
 
 # The modules that define a `LAYOUT`; imported when layouts are first needed, never by the plugin registry.
 _SHARED_LAYOUT_MODULES = ("radiology_tasks.core.rexrank",)

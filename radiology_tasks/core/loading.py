@@ -11,9 +11,12 @@ import logging
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any
 
 from radiology_tasks.core.catalog import bundled_dataset
+from radiology_tasks.core.data_options import DataOptions
+from radiology_tasks.core.data_options import OnBadRows as OnBadRows
+from radiology_tasks.core.data_options import parse_expert_scale as parse_expert_scale
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.generation_log import is_inspect_log, join_generated, read_generation_log
 from radiology_tasks.core.layouts import FLAT, ResolvedData, Row, all_layouts, resolve_local
@@ -22,12 +25,7 @@ from radiology_tasks.core.rows import pair_from_row
 from radiology_tasks.core.studies import STUDIES, fold_studies, rows_behind
 from radiology_tasks.core.tables import DataError
 
-if TYPE_CHECKING:
-    from radiology_tasks.core.task_data import DataOptions
-
 logger = logging.getLogger(__name__)
-
-OnBadRows = Literal["error", "skip"]
 
 
 @dataclass(frozen=True)
@@ -246,24 +244,6 @@ def resolve_data(data: str | None, *, layout: str | None = None, revision: str |
     return resolve_local(path, layout=layout)
 
 
-def parse_expert_scale(value: object) -> tuple[float, float] | None:
-    """`-T expert_scale=MIN,MAX` (YAML may have made it a list of numbers) as two numbers, or None.
-
-    Raises:
-        InputError: unless it is two numbers with MIN below MAX.
-    """
-    if value is None:
-        return None
-    parts = value if isinstance(value, list | tuple) else str(value).split(",")
-    try:
-        low, high = (float(p) for p in parts)
-    except (TypeError, ValueError):
-        raise InputError(f"-T expert_scale must be MIN,MAX (two numbers), got {value!r}") from None
-    if not low < high:
-        raise InputError(f"-T expert_scale must be MIN,MAX with MIN below MAX, got {value!r}")
-    return low, high
-
-
 def _with_expert_scale(rows: Iterable[Row], scale: ExpertScale | None) -> Iterator[Row]:
     """The rows with the scale's ends as `expert_score_min` / `expert_score_max`.
 
@@ -326,8 +306,6 @@ def load_pairs(
         DataError: for a bad row under `on_bad_rows="error"`, or a file that cannot be read.
         InputError: for an unknown dataset name, or options that are malformed or do not apply to the data.
     """
-    from radiology_tasks.core.task_data import DataOptions
-
     options = DataOptions(
         data,
         candidates=candidates,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from inspect_ai.scorer import MetricProtocol, SampleScore, Score
 
+from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.metrics import parse_failure_rate
 from radiology_tasks.core.records import QAPair
 from radiology_tasks.core.studies import as_run_used
@@ -319,7 +320,7 @@ def sample_ids(run: RunEvidence) -> list[str]:
     from radiology_tasks.leaderboard.checks import run_data_options  # the leaderboard imports this module
 
     options = run_data_options(run)
-    loaded = DataOptions(**{**options.__dict__, "candidates": None}).load()
+    loaded = load_options(DataOptions(**{**options.__dict__, "candidates": None}))
     return [pair.id for pair in as_run_used(loaded.pairs, run.metadata.get("data") or {}) if pair.qa]
 
 

@@ -23,6 +23,7 @@ from radiology_tasks.baselines.options import BaselineOptions
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
+from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.metrics import expert_agreement, judge_calls, mean_of, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
@@ -52,7 +53,7 @@ def _dataset_with_questions(options: DataOptions) -> TaskData:
     """The data's reports that have questions, shuffled when seeded and limited, with a summary of the data."""
     # Generating: one sample per study, without the stored candidates and their expert scores (they describe
     # other reports than the model under test writes).
-    loaded = options.load(require_candidate=not options.generate, per_study=options.generate)
+    loaded = load_options(options, require_candidate=not options.generate, per_study=options.generate)
     with_questions = [pair for pair in loaded.pairs if pair.qa]
     if not with_questions:
         raise InputError(

@@ -22,6 +22,7 @@ from inspect_ai.scorer import Metric
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge, require_role
 from radiology_tasks.core.judge_options import JudgeOptions
+from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate
 from radiology_tasks.core.params import int_param
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
@@ -64,7 +65,7 @@ _GENERATION_DEFAULTS: dict[str, Any] = {
 
 def _samples(options: DataOptions, *, plan: list[VariantSpec], generation: dict[str, Any]) -> VariantSamples:
     """The variants to judge: read from a variants file, or planned for the injector to make."""
-    loaded = options.load()
+    loaded = load_options(options)
     recorded = {**loaded.summary(), "fingerprint": data_fingerprint(options, loaded.data)}
     if is_variants_file(loaded):
         given = [f"-T {k}" for k, v in generation.items() if v != _GENERATION_DEFAULTS[k]]

@@ -7,6 +7,7 @@ from typing import Any
 
 from radiology_tasks.core.family import family_of
 from radiology_tasks.core.layouts import all_layouts
+from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.studies import as_run_used
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
@@ -64,7 +65,7 @@ def dataset_ids(run: RunEvidence) -> list[str]:
     if listed is not None:
         return listed
     options = run_data_options(run)
-    loaded = DataOptions(**{**options.__dict__, "candidates": None}).load()
+    loaded = load_options(DataOptions(**{**options.__dict__, "candidates": None}))
     return [pair.id for pair in as_run_used(loaded.pairs, run.metadata.get("data") or {})]
 
 
