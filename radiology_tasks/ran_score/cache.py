@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from radiology_tasks.core.errors import InputError
+
 logger = logging.getLogger(__name__)
 
 CACHE_OFF = "off"
@@ -33,11 +35,22 @@ def default_cache_root() -> Path:
     return Path(base) / "radiology-tasks" / "ran_score" / "reference_labels"
 
 
-def cache_root(label_cache: str | None) -> Path | None:
-    """The cache directory for `-T label_cache` (None: the default; ``off``: no cache)."""
-    if label_cache == CACHE_OFF:
+def cache_root(label_cache: str | bool | None) -> Path | None:
+    """The cache directory for `-T label_cache` (None: the default; ``off``: no cache).
+
+    Inspect reads `-T` values as YAML, where ``off`` (like ``no`` and ``false``) is the boolean False: that is
+    ``off`` too, and True is the default cache.
+
+    Raises:
+        InputError: a value that is neither text nor a boolean.
+    """
+    if label_cache is False or label_cache == CACHE_OFF:
         return None
-    return Path(label_cache).expanduser() if label_cache else default_cache_root()
+    if label_cache is None or label_cache is True or label_cache == "":
+        return default_cache_root()
+    if not isinstance(label_cache, str):
+        raise InputError(f"-T label_cache must be a directory or off, got {label_cache!r}")
+    return Path(label_cache).expanduser()
 
 
 def digest(value: Any) -> str:
