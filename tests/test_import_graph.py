@@ -89,8 +89,6 @@ KNOWN: dict[tuple[str, str], str] = {
             "radiology_tasks.scorers.green_vert.reading",
         ): "the GREEN/VERT judge",
     },
-    # The rewrite step reads Ran Score's label names to keep them out of paraphrases.
-    ("radiology_tasks.judge_sensitivity.rewrite", "radiology_tasks.ran_score.taxonomy"): "Ran Score's taxonomy",
 }
 # Cycles still in the tree (each as its sorted modules), with the reason.
 KNOWN_CYCLES: dict[tuple[str, ...], str] = {}

@@ -65,10 +65,10 @@ CHECK_RETRIES = 1
 
 @cache
 def known_finding_terms() -> frozenset[str]:
-    """The finding words the fact checks read: those of Ran Score's bundled taxonomy (`finding_terms`)."""
-    from radiology_tasks.ran_score.taxonomy import load_taxonomy
+    """The finding words the fact checks read: those of the bundled finding taxonomy (`finding_terms`)."""
+    from radiology_tasks.scorers.bundled_taxonomy import bundled_taxonomy
 
-    return finding_terms(load_taxonomy())
+    return finding_terms(bundled_taxonomy())
 
 
 def variant_categories(spec: VariantSpec) -> tuple[str, ...]:

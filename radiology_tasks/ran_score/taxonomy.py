@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import hashlib
-from importlib.resources import files
 from pathlib import Path
 
 import yaml
 
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.scorers.bundled_taxonomy import bundled_taxonomy_path
 from radiology_tasks.scorers.taxonomy import Taxonomy, TaxonomyError, parse_taxonomy
-
-BUNDLED_TAXONOMY = "taxonomy.yaml"
-
-
-def bundled_taxonomy_path() -> Path:
-    """Path of the bundled 21-label taxonomy."""
-    return Path(str(files(__package__) / BUNDLED_TAXONOMY))
 
 
 def load_taxonomy(path: str | None = None) -> Taxonomy:

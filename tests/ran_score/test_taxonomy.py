@@ -110,3 +110,10 @@ def test_a_smaller_taxonomy_in_json_loads(tmp_path):
         "effusion": 0,
         "normal": 1,
     }
+
+
+def test_the_shared_bundled_taxonomy_is_ran_scores_default():
+    from radiology_tasks.scorers.bundled_taxonomy import bundled_taxonomy
+
+    assert bundled_taxonomy() == load_taxonomy()
+    assert bundled_taxonomy_path().parent.name == "data"
