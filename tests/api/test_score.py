@@ -23,6 +23,9 @@ from tests.conftest import write_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
 METRICS = ["green", "vert", "ct_finebench", "ran_score", "baselines"]
+# Ran Score caches the judge's reference labels across runs (by default in the user's cache folder): both runs of a
+# comparison ask the judge afresh, or the second would read the first's labels and cost fewer judge calls.
+PARAMS: dict[str, dict[str, str]] = {"ran_score": {"label_cache": "off"}}
 
 
 def _file_run(metric: str, tmp_path: Path) -> EvalLog:
@@ -30,7 +33,7 @@ def _file_run(metric: str, tmp_path: Path) -> EvalLog:
     data = write_jsonl(tmp_path / "pairs.jsonl", ROWS)
     (log,) = inspect_eval(
         f"radiology_tasks/{metric}",
-        task_args={"data": str(data)},
+        task_args={"data": str(data), **PARAMS.get(metric, {})},
         model="none",
         model_roles={"grader": JUDGE},
         log_dir=str(tmp_path / "file-logs"),
@@ -56,6 +59,7 @@ def test_score_equals_inspect_eval_on_a_file_sample_by_sample(metric, judge, tmp
         judge=JUDGE,
         ids=[row["id"] for row in ROWS],
         log_dir=tmp_path / "logs",
+        **PARAMS.get(metric, {}),
     )
     assert [s.id for s in result.samples] == [row["id"] for row in ROWS]
     logged = {str(s.id): next(iter(s.scores.values())) for s in expected.samples}
