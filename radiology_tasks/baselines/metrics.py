@@ -13,8 +13,8 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from radiology_tasks.core.unscored import is_filled_in
-from radiology_tasks.scorers.baselines.lexical import LEXICAL_KEYS, corpus_scores
 from radiology_tasks.scorers.baselines.suite_tables import correlation_matrix, pos_neg_table, sensitivity_pairs
+from radiology_tasks.scorers.lexical import LEXICAL_KEYS, corpus_scores
 
 STATISTICS = "lexical_statistics"
 SENSITIVITY = "sensitivity"

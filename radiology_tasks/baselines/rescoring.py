@@ -17,7 +17,7 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
-from radiology_tasks.scorers.baselines.lexical import LEXICAL_KEYS
+from radiology_tasks.scorers.lexical import LEXICAL_KEYS
 
 if TYPE_CHECKING:
     from radiology_tasks.core.records import ReportPair

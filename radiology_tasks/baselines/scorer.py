@@ -18,8 +18,8 @@ from radiology_tasks.baselines.metrics import corpus_lexical
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
-from radiology_tasks.scorers.baselines.lexical import lexical_keys, lexical_names, lexical_scores
 from radiology_tasks.scorers.baselines.radeval_adapter import RADEVAL_METRICS, RadEvalRunner, radeval_keys
+from radiology_tasks.scorers.lexical import lexical_keys, lexical_names, lexical_scores
 
 logger = logging.getLogger(__name__)
 

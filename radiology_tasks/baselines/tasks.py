@@ -49,9 +49,9 @@ from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, TaskData, report_dataset
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.core.unscored import UnscoredPolicy
-from radiology_tasks.scorers.baselines.lexical import is_lexical
 from radiology_tasks.scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
 from radiology_tasks.scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
+from radiology_tasks.scorers.lexical import is_lexical
 
 TASK_VERSION = FAMILY.version
 
@@ -189,7 +189,7 @@ def suite_scorer(
     """Every chosen metric on the same sample, as one score (lexical first: its metadata stays at the top).
 
     Args:
-        lexical: Lexical score keys (`scorers.baselines.lexical`).
+        lexical: Lexical score keys (`scorers.lexical`).
         radeval: RadEval metric names whose models are cached.
         judges: Names of LLM-judge metrics the families add to the suite (see `judge_metrics`).
         unscored: What a score that could not be had counts as in the means.

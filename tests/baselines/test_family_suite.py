@@ -17,7 +17,7 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import SuiteMetric, add_family, family_of, remove_family
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.green_vert.suite import SUITE
-from radiology_tasks.scorers.baselines.lexical import lexical_scores
+from radiology_tasks.scorers.lexical import lexical_scores
 from tests.conftest import GOOD_ROWS, write_jsonl
 from tests.judge_answers import assessment, mock_output
 from tests.toy_families import ToyFamily

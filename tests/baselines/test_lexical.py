@@ -6,7 +6,7 @@ import pytest
 from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU, CHRF
 
-from radiology_tasks.scorers.baselines.lexical import LEXICAL_KEYS, corpus_scores, lexical_keys, lexical_scores
+from radiology_tasks.scorers.lexical import LEXICAL_KEYS, corpus_scores, lexical_keys, lexical_scores
 
 PAIRS = [
     ("the cat is on the mat", "the cat sat on the mat"),

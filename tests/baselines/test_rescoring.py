@@ -19,7 +19,7 @@ from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
 from radiology_tasks.leaderboard.rescore import rescorable_tasks, rescoring_violations
 from radiology_tasks.leaderboard.rules import RankedScore
-from radiology_tasks.scorers.baselines.lexical import lexical_scores
+from radiology_tasks.scorers.lexical import lexical_scores
 from tests.judge_answers import mock_output
 
 SCORER = "lexical_baselines"

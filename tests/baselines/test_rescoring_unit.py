@@ -14,7 +14,7 @@ from radiology_tasks.baselines.family import FAMILY
 from radiology_tasks.baselines.rescoring import RESCORING
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 from radiology_tasks.leaderboard.rules import RankedScore
-from radiology_tasks.scorers.baselines.lexical import lexical_scores
+from radiology_tasks.scorers.lexical import lexical_scores
 
 ROWS = [
     ("s0", "Small left pleural effusion.", "Small left effusion."),

@@ -15,7 +15,7 @@ from radiology_tasks.baselines.scorer import checked_lexical_keys, lexical_basel
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.scorers.baselines.lexical import (
+from radiology_tasks.scorers.lexical import (
     LEXICAL_KEYS,
     corpus_scores,
     is_lexical,
@@ -23,7 +23,7 @@ from radiology_tasks.scorers.baselines.lexical import (
     lexical_names,
     lexical_scores,
 )
-from radiology_tasks.scorers.baselines.rexrank_bleu import rexrank_bleu, rexrank_tokens
+from radiology_tasks.scorers.rexrank_bleu import rexrank_bleu, rexrank_tokens
 
 # (reference, candidate, score). The scores were computed with fast_bleu 0.0.90 (PyPI sdist) by ReXrank's
 # procedure: each text lower-cased, "." replaced by " .", split at " ", empty pieces dropped, then

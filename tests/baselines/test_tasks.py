@@ -15,7 +15,7 @@ from radiology_tasks.baselines.tasks import baselines, metric_suite
 from radiology_tasks.cli import main
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.green_vert.tasks import vert
-from radiology_tasks.scorers.baselines.lexical import lexical_scores
+from radiology_tasks.scorers.lexical import lexical_scores
 from tests.conftest import GOOD_ROWS, write_jsonl
 from tests.judge_answers import assessment
 from tests.openai_stub import openai_stub

@@ -7,7 +7,7 @@ BLEU (exponential smoothing, no effective order), computed from the per-pair n-g
 (character 6-grams, beta 2). ROUGE-L is the F-measure of
 ``rouge_score.rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)`` (its tokeniser lowercases and keeps
 letters and digits). None of these is computed by hand. ``bleu_rexrank`` is the ReXrank leaderboard's BLEU,
-fast_bleu's bigram BLEU on ReXrank's lower-cased tokens, whose arithmetic `scorers.baselines.rexrank_bleu` writes
+fast_bleu's bigram BLEU on ReXrank's lower-cased tokens, whose arithmetic `scorers.rexrank_bleu` writes
 out; like ROUGE-L it has no corpus form (the leaderboard reports its mean over reports). Every value is on [0, 1]:
 sacrebleu's 0-100 numbers are divided by 100.
 """
@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from radiology_tasks.scorers.baselines.rexrank_bleu import REXRANK_BLEU_KEY, rexrank_bleu
+from radiology_tasks.scorers.rexrank_bleu import REXRANK_BLEU_KEY, rexrank_bleu
 
 BLEU_ORDERS = (1, 2, 3, 4)
 _SACREBLEU_ORDERS: dict[str, int] = {f"bleu_{n}": n for n in BLEU_ORDERS}
