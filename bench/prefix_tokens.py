@@ -29,10 +29,10 @@ from radiology_tasks.core.records import ReportPair
 from radiology_tasks.ct_finebench.extraction import extraction_prompt as qa_extraction_prompt
 from radiology_tasks.ct_finebench.scorer import _item as comparison_item
 from radiology_tasks.ct_finebench.scorer import _prompt as comparison_prompt
-from radiology_tasks.green_vert.scorer import JUDGE_PROMPTS, judge_prompt
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, classify_prompt, differences_prompt
 from radiology_tasks.ran_score.extraction import extraction_prompt as labels_prompt
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
+from radiology_tasks.report_judge.scorer import JUDGE_PROMPTS, judge_prompt
 from radiology_tasks.scorers.ct_finebench.questions import numbered_questions
 
 Tokenize = Callable[[str], Sequence[int | str]]

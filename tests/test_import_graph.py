@@ -64,31 +64,6 @@ KNOWN: dict[tuple[str, str], str] = {
         ): "training export",
         ("radiology_tasks.green_vert.variant_sft", "radiology_tasks.solvers.judge_sensitivity.rows"): "training export",
     },
-    # judge_sensitivity asks the GREEN/VERT judge; that judge belongs in a shared module both families import.
-    **{
-        (
-            "radiology_tasks.judge_sensitivity.rescoring",
-            "radiology_tasks.scorers.green_vert.reading",
-        ): "the GREEN/VERT judge",
-        ("radiology_tasks.judge_sensitivity.scorer", "radiology_tasks.green_vert.scorer"): "the GREEN/VERT judge",
-        (
-            "radiology_tasks.judge_sensitivity.scorer",
-            "radiology_tasks.scorers.green_vert.grammar",
-        ): "the GREEN/VERT judge",
-        (
-            "radiology_tasks.judge_sensitivity.scorer",
-            "radiology_tasks.scorers.green_vert.parse",
-        ): "the GREEN/VERT judge",
-        (
-            "radiology_tasks.judge_sensitivity.scorer",
-            "radiology_tasks.scorers.green_vert.reading",
-        ): "the GREEN/VERT judge",
-        ("radiology_tasks.judge_sensitivity.tasks", "radiology_tasks.green_vert.options"): "the GREEN/VERT judge",
-        (
-            "radiology_tasks.judge_sensitivity.tasks",
-            "radiology_tasks.scorers.green_vert.reading",
-        ): "the GREEN/VERT judge",
-    },
 }
 # Cycles still in the tree (each as its sorted modules), with the reason.
 KNOWN_CYCLES: dict[tuple[str, ...], str] = {}

@@ -35,7 +35,7 @@ def test_registry_import_stays_light():
 def test_component_names_carry_the_package_prefix():
     from radiology_tasks.core.metrics import expert_agreement, parse_failure_rate
     from radiology_tasks.core.solvers import generate_report, replay_candidate
-    from radiology_tasks.green_vert.scorer import report_judge
+    from radiology_tasks.report_judge.scorer import report_judge
 
     names = [registry_info(f()).name for f in (report_judge, replay_candidate, generate_report, parse_failure_rate)]
     names.append(registry_info(expert_agreement("vert")).name)

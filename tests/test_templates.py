@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from jinja2 import UndefinedError
 
-from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS
+from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS
 from radiology_tasks.templates import render, template_names
 
 VARIABLES = {

@@ -13,9 +13,9 @@ import pytest
 from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage
 
 from radiology_tasks.core.judge import JudgeResult, judge_generate
-from radiology_tasks.green_vert.scorer import _missing as green_vert_missing
 from radiology_tasks.judge_sensitivity.scorer import _missing as sensitivity_missing
 from radiology_tasks.ran_score.extraction import _problems as ran_problems
+from radiology_tasks.report_judge.scorer import _missing as green_vert_missing
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ class GreenVert(Family):
 
     def register(self) -> None:
         """Register the family's scorers and solvers with Inspect by name."""
-        import radiology_tasks.green_vert.scorer  # noqa: F401
+        import radiology_tasks.report_judge.scorer  # noqa: F401
 
     def rescoring(self, task: str) -> Rescoring | None:
         """The leaderboard's rules for the family's tasks."""

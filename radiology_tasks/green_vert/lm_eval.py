@@ -12,9 +12,9 @@ import math
 from typing import Any
 
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score, unscored_reason
-from radiology_tasks.green_vert.scorer import judge_prompt
 from radiology_tasks.lm_eval_tasks.documents import report_pair
-from radiology_tasks.scorers.green_vert.reading import BOUNDED_KEYS, JudgePrompt, read_scores, score_keys
+from radiology_tasks.report_judge.scorer import judge_prompt
+from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, JudgePrompt, read_scores, score_keys
 
 INVALID_RESPONSE_FORMAT = "invalid_response_format"
 

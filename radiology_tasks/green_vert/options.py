@@ -1,6 +1,6 @@
-"""The GREEN/VERT parameters several tasks share, each declared and documented once (see
-`radiology_tasks.core.task_options`): how the judge's answer is asked for and read (`green`, `vert` and
-`judge_sensitivity`), and the examples and descriptions put into the prompt (`green` and `vert`).
+"""The examples and error descriptions GREEN/VERT's tasks (`green` and `vert`) put into the prompt, declared and
+documented once (see `radiology_tasks.core.task_options`). How the judge's answer is asked for and read is shared
+with judge sensitivity: `radiology_tasks.report_judge.options`.
 """
 
 from __future__ import annotations
@@ -11,36 +11,6 @@ from typing import cast, get_args
 from radiology_tasks.core.params import bool_param, choice_param, int_param, text_param
 from radiology_tasks.core.task_options import option
 from radiology_tasks.green_vert.fewshot import Curated
-from radiology_tasks.green_vert.scorer import DETAILS, ZeroMatched
-from radiology_tasks.scorers.green_vert.grammar import Detail
-from radiology_tasks.scorers.green_vert.parse import MISSING_CATEGORIES, MissingCategories
-
-
-@dataclass(frozen=True)
-class ReadingOptions:
-    """How the GREEN/VERT answer is asked for and read, checked as `-T` gave them when built."""
-
-    zero_matched: ZeroMatched = option(
-        "perfect_if_no_errors",
-        "GREEN's score when no finding matched (M = 0): `perfect_if_no_errors` gives 1.0 when there are no "
-        "significant errors either, else 0; `original` gives 0, as the original GREEN code does.",
-    )
-    missing_categories: MissingCategories = option(
-        "zero",
-        "`zero` reads terse answers as GREEN's reference parser does: a category line absent from a present error "
-        'section, or "No errors.", counts 0 (recorded in `filled_categories`); `strict` leaves such a section '
-        "unreadable.",
-    )
-    detail: Detail = option(
-        "full",
-        "`full`: the paper's answer, with an explanation and each error described; `brief`: the same counts, "
-        "matched count and score with a few words per error (fewer output tokens).",
-    )
-
-    def __post_init__(self) -> None:
-        choice_param("zero_matched", self.zero_matched, get_args(ZeroMatched))
-        choice_param("missing_categories", self.missing_categories, MISSING_CATEGORIES)
-        choice_param("detail", self.detail, DETAILS)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from radiology_tasks.core.judge import stored_unreadable_reason
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
 from radiology_tasks.core.unscored import is_filled_in, judged_score
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
-from radiology_tasks.scorers.green_vert.reading import BOUNDED_KEYS, read_scores, score_keys
+from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, read_scores, score_keys
 
 if TYPE_CHECKING:
     from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence

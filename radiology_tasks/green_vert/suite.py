@@ -8,8 +8,8 @@ from typing import Any
 from inspect_ai.scorer import Scorer
 
 from radiology_tasks.core.family import SuiteMetric
-from radiology_tasks.green_vert.scorer import report_judge
-from radiology_tasks.scorers.green_vert.reading import JudgePrompt
+from radiology_tasks.report_judge.scorer import report_judge
+from radiology_tasks.scorers.report_judge.reading import JudgePrompt
 
 
 def _judge(prompt: JudgePrompt) -> Callable[[Mapping[str, Any]], Scorer]:

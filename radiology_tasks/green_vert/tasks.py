@@ -37,8 +37,9 @@ from radiology_tasks.core.task_data import DataOptions, report_dataset
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.green_vert.family import FAMILY
 from radiology_tasks.green_vert.fewshot import few_shot_examples
-from radiology_tasks.green_vert.options import ExampleOptions, ReadingOptions
-from radiology_tasks.green_vert.scorer import JUDGE_PROMPTS, JudgePrompt, report_judge, score_keys
+from radiology_tasks.green_vert.options import ExampleOptions
+from radiology_tasks.report_judge.options import ReadingOptions
+from radiology_tasks.report_judge.scorer import JUDGE_PROMPTS, JudgePrompt, report_judge, score_keys
 from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version

@@ -29,16 +29,16 @@ from typing import Any, Literal, get_args
 
 from radiology_tasks.core.loading import OnBadRows, load_pairs
 from radiology_tasks.core.records import ERROR_CATEGORIES, ErrorCounts, ReportPair
-from radiology_tasks.green_vert.scorer import TEMPLATES, judge_contract, judge_prompt
 from radiology_tasks.judge_sensitivity.dataset import is_variants_file
 from radiology_tasks.judge_sensitivity.scorer import classify_prompt, differences_prompt
-from radiology_tasks.scorers.green_vert.grammar import Detail
+from radiology_tasks.report_judge.scorer import TEMPLATES, judge_contract, judge_prompt
 from radiology_tasks.scorers.green_vert.known_answers import KnownAnswer, assessment_answer, score_only_answer
-from radiology_tasks.scorers.green_vert.parse import AssessmentFormatError
-from radiology_tasks.scorers.green_vert.reading import read_scores
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT
 from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.scorers.report_judge.grammar import Detail
+from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError
+from radiology_tasks.scorers.report_judge.reading import read_scores
 from radiology_tasks.solvers.judge_sensitivity.rows import variant_fields
 
 ExportPrompt = Literal["vert", "green", "score"]

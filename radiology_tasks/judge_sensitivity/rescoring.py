@@ -20,9 +20,9 @@ from radiology_tasks.core.unscored import judged_score
 from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness, judged_variants
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
-from radiology_tasks.scorers.green_vert.reading import BOUNDED_KEYS, read_scores, score_keys
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.sensitivity import balance, discrimination, robustness
+from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, read_scores, score_keys
 
 _RUN_FIGURES = ("discrimination", "robustness", "balance", "discrimination_n", "robustness_n")
 _TOLERANCE = 1e-9

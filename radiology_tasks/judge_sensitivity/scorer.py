@@ -1,6 +1,6 @@
 """The judge under test scores each variant against its reference, in one pass or in two.
 
-One pass is exactly the GREEN/VERT scorer (`radiology_tasks.green_vert.scorer.report_judge`): same prompt,
+One pass is exactly the GREEN/VERT scorer (`radiology_tasks.report_judge.scorer.report_judge`): same prompt,
 contract, reading and unscored reasons, so a judge's numbers here mean what they mean in ``green`` and
 ``vert``. Two passes (ReEvalMed's two-pass setting) first ask the judge to list the differences between the
 reports, then give it the same GREEN/VERT prompt with that list to classify; the second answer is read by
@@ -24,14 +24,14 @@ from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, jud
 from radiology_tasks.core.metrics import judge_calls
 from radiology_tasks.core.records import ErrorCounts, ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
-from radiology_tasks.green_vert.scorer import TEMPLATES, ZeroMatched, judge_contract, report_judge
 from radiology_tasks.judge_sensitivity.metrics import variant_exclusions
 from radiology_tasks.judge_sensitivity.solvers import VARIANT
-from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS, Detail
-from radiology_tasks.scorers.green_vert.parse import AssessmentFormatError, MissingCategories
-from radiology_tasks.scorers.green_vert.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
+from radiology_tasks.report_judge.scorer import TEMPLATES, ZeroMatched, judge_contract, report_judge
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, JsonReading, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT, MAX_DIFFERENCES
+from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, Detail
+from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError, MissingCategories
+from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
 from radiology_tasks.scorers.untrusted import neutralize_candidate
 from radiology_tasks.templates import render
 

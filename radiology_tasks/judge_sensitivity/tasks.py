@@ -27,7 +27,6 @@ from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rat
 from radiology_tasks.core.params import int_param
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.core.task_options import shared, shared_parameters
-from radiology_tasks.green_vert.options import ReadingOptions
 from radiology_tasks.judge_sensitivity.dataset import (
     VariantSamples,
     distinct_references,
@@ -48,7 +47,8 @@ from radiology_tasks.judge_sensitivity.plan import PLAN_DEFAULTS, variant_plan
 from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, NO_INJECTOR_MESSAGE
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, sensitivity_judge
 from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
-from radiology_tasks.scorers.green_vert.reading import score_keys
+from radiology_tasks.report_judge.options import ReadingOptions
+from radiology_tasks.scorers.report_judge.reading import score_keys
 from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 from radiology_tasks.templates import template_hashes
 

@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCategory
-from radiology_tasks.scorers.green_vert.parse import (
+from radiology_tasks.scorers.report_judge.parse import (
     SECTION_EXPLANATION,
     SECTION_INSIGNIFICANT,
     SECTION_MATCHED,
     SECTION_SCORE,
     SECTION_SIGNIFICANT,
 )
-from radiology_tasks.scorers.green_vert.scores import formula_score
+from radiology_tasks.scorers.report_judge.scores import formula_score
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 A synthesized pair comes with its answer: an error variant of a reference carries the errors that were put into
 it, a paraphrase carries none. `KnownAnswer` holds those counts and the matched-findings count, and the writers
 here turn it into the text a perfect judge would give, exactly in the form the output contract admits (the
-GBNF grammar and regex of `scorers.green_vert.grammar`), so the task's reader reads it back to the same numbers:
+GBNF grammar and regex of `scorers.report_judge.grammar`), so the task's reader reads it back to the same numbers:
 
     [Explanation]:
     <one line of our own wording, within the detail level's bound>
@@ -33,15 +33,15 @@ from decimal import Decimal
 from fractions import Fraction
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCounts
-from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS, Detail
-from radiology_tasks.scorers.green_vert.parse import (
+from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, Detail
+from radiology_tasks.scorers.report_judge.parse import (
     SECTION_EXPLANATION,
     SECTION_INSIGNIFICANT,
     SECTION_MATCHED,
     SECTION_SCORE,
     SECTION_SIGNIFICANT,
 )
-from radiology_tasks.scorers.green_vert.scores import FORMULA_WEIGHTS
+from radiology_tasks.scorers.report_judge.scores import FORMULA_WEIGHTS
 
 MAX_COUNT = 99
 """The largest count the contract admits (two digits) for a category or for the matched findings."""

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.core.contract import BUDGET_MARGIN
-from radiology_tasks.green_vert.scorer import DETAILS, JUDGE_PROMPTS, judge_contract
 from radiology_tasks.green_vert.tasks import green, vert
-from radiology_tasks.scorers.green_vert import grammar
-from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS, AnswerBounds, assessment_contract
-from radiology_tasks.scorers.green_vert.parse import AssessmentFormatError, parse_assessment, parse_score_answer
+from radiology_tasks.report_judge.scorer import DETAILS, JUDGE_PROMPTS, judge_contract
+from radiology_tasks.scorers.report_judge import grammar
+from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, AnswerBounds, assessment_contract
+from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError, parse_assessment, parse_score_answer
 from tests.gbnf import GbnfLanguage
 from tests.judge_answers import assessment
 from tests.openai_stub import openai_stub

@@ -12,8 +12,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.core.llama_cpp_provider import resolve_model_path
-from radiology_tasks.green_vert.scorer import judge_contract
 from radiology_tasks.green_vert.tasks import green, vert
+from radiology_tasks.report_judge.scorer import judge_contract
 
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 GRADER = "llama-cpp/smollm2-135m"

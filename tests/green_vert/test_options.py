@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.green_vert.options import ExampleOptions, ReadingOptions
+from radiology_tasks.green_vert.options import ExampleOptions
+from radiology_tasks.report_judge.options import ReadingOptions
 
 
 @pytest.mark.parametrize(

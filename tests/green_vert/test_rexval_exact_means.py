@@ -23,8 +23,8 @@ from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.metrics import expert_agreement
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.task_data import DataOptions
-from radiology_tasks.green_vert.scorer import _expert_metadata
 from radiology_tasks.green_vert.tasks import green
+from radiology_tasks.report_judge.scorer import _expert_metadata
 from tests.judge_answers import assessment, mock_output
 from tests.real_layouts import rexval_copy
 

@@ -8,10 +8,10 @@ import pytest
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_TYPE_DESCRIPTIONS
 from radiology_tasks.green_vert.fewshot import few_shot_examples
-from radiology_tasks.green_vert.scorer import judge_contract
+from radiology_tasks.report_judge.scorer import judge_contract
 from radiology_tasks.scorers.green_vert.curated_shots import error_type_examples
-from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS
-from radiology_tasks.scorers.green_vert.parse import AssessmentFormatError, parse_assessment
+from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS
+from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError, parse_assessment
 from radiology_tasks.scorers.untrusted import neutralize_candidate
 from radiology_tasks.templates import render
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.green_vert.scorer import TEMPLATES
-from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS
+from radiology_tasks.report_judge.scorer import TEMPLATES
 from radiology_tasks.scorers.judge_sensitivity.answers import Change
 from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS
 from radiology_tasks.solvers.judge_sensitivity.prompts import (
     injection_inputs,
     paraphrase_check_inputs,

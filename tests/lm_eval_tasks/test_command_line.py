@@ -16,9 +16,9 @@ pytest.importorskip("lm_eval")
 
 from radiology_tasks.cli import main  # noqa: E402
 from radiology_tasks.core.rows import DataError  # noqa: E402
-from radiology_tasks.green_vert.scorer import judge_contract  # noqa: E402
 from radiology_tasks.lm_eval_tasks import config_dir  # noqa: E402
 from radiology_tasks.ran_score.taxonomy import load_taxonomy  # noqa: E402
+from radiology_tasks.report_judge.scorer import judge_contract  # noqa: E402
 from radiology_tasks.scorers.ran_score.contract import batch_contract  # noqa: E402
 from tests.judge_answers import assessment  # noqa: E402
 from tests.lm_eval_tasks.harnesses import run_lm_eval  # noqa: E402

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from radiology_tasks.scorers.green_vert.parse import AssessmentFormatError, read_answer
-from radiology_tasks.scorers.green_vert.reading import read_scores, score_keys
+from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError, read_answer
+from radiology_tasks.scorers.report_judge.reading import read_scores, score_keys
 
 EXPLANATION = "[Explanation]:\nThe candidate misses the left pleural effusion.\n\n"
 

@@ -15,9 +15,9 @@ from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, jud
 from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
-from radiology_tasks.scorers.green_vert.grammar import DETAIL_BOUNDS, SCORE_ONLY_CONTRACT, Detail, assessment_contract
-from radiology_tasks.scorers.green_vert.parse import MISSING_CATEGORIES, AssessmentFormatError, MissingCategories
-from radiology_tasks.scorers.green_vert.reading import (
+from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, SCORE_ONLY_CONTRACT, Detail, assessment_contract
+from radiology_tasks.scorers.report_judge.parse import MISSING_CATEGORIES, AssessmentFormatError, MissingCategories
+from radiology_tasks.scorers.report_judge.reading import (
     BOUNDED_KEYS,
     JUDGE_PROMPTS,
     JudgePrompt,

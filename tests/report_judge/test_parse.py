@@ -1,4 +1,4 @@
-"""Tests for scorers.green_vert.parse: every tolerated variant and every failure reason."""
+"""Tests for scorers.report_judge.parse: every tolerated variant and every failure reason."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 import pytest
 
 from radiology_tasks.core.records import ErrorCounts
-from radiology_tasks.scorers.green_vert.grammar import SCORE_ONLY_GBNF, SCORE_ONLY_REGEX
-from radiology_tasks.scorers.green_vert.parse import (
+from radiology_tasks.scorers.report_judge.grammar import SCORE_ONLY_GBNF, SCORE_ONLY_REGEX
+from radiology_tasks.scorers.report_judge.parse import (
     FORMAT_ERROR_REASONS,
     Assessment,
     AssessmentFormatError,

@@ -1,4 +1,4 @@
-"""Tests for scorers.green_vert.grammar and the curated shots that must follow the same format."""
+"""Tests for scorers.report_judge.grammar and the curated shots that must follow the same format."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ErrorCounts
 from radiology_tasks.scorers.green_vert.curated_shots import ERROR_TYPE_SHOTS, error_type_examples
-from radiology_tasks.scorers.green_vert.grammar import AnswerBounds, assessment_gbnf, assessment_regex
-from radiology_tasks.scorers.green_vert.parse import parse_assessment
+from radiology_tasks.scorers.report_judge.grammar import AnswerBounds, assessment_gbnf, assessment_regex
+from radiology_tasks.scorers.report_judge.parse import parse_assessment
 from tests.llama_grammar import llama_cpp_grammar_check
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Literal, cast
 
 from radiology_tasks.core.records import ErrorCounts
-from radiology_tasks.scorers.green_vert.parse import Assessment
+from radiology_tasks.scorers.report_judge.parse import Assessment
 
 ZeroMatchedPolicy = Literal["perfect_if_no_errors", "original"]
 """What a ratio is when there are no matched findings.

@@ -14,14 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from radiology_tasks.scorers.green_vert.parse import (
+from radiology_tasks.scorers.report_judge.parse import (
     AnswerReading,
     AssessmentFormatError,
     MissingCategories,
     parse_score_answer,
     read_answer,
 )
-from radiology_tasks.scorers.green_vert.scores import ZeroMatchedPolicy, formula_score, green, green_ec, green_f1
+from radiology_tasks.scorers.report_judge.scores import ZeroMatchedPolicy, formula_score, green, green_ec, green_f1
 
 JudgePrompt = Literal["green", "vert", "formula", "rubric", "score"]
 JUDGE_PROMPTS: tuple[JudgePrompt, ...] = ("green", "vert", "formula", "rubric", "score")
@@ -75,8 +75,8 @@ def read_scores(
         answer: The judge's answer.
         prompt: The judge prompt that was asked.
         candidate: The candidate report shown to the judge (its quotations are not verdicts).
-        missing_categories: How terse error sections read (see `scorers.green_vert.parse`).
-        zero_matched: GREEN's value when no finding matched (see `scorers.green_vert.scores`).
+        missing_categories: How terse error sections read (see `scorers.report_judge.parse`).
+        zero_matched: GREEN's value when no finding matched (see `scorers.report_judge.scores`).
     """
     if prompt == "score":
         try:

@@ -32,7 +32,7 @@ from typing import Literal
 from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
 from radiology_tasks.scorers.gbnf import Piece, Rule, chars, choice, grammar, literal, optional, sequence
-from radiology_tasks.scorers.green_vert.parse import (
+from radiology_tasks.scorers.report_judge.parse import (
     SECTION_EXPLANATION,
     SECTION_INSIGNIFICANT,
     SECTION_MATCHED,

@@ -1,4 +1,4 @@
-"""Tests for scorers.green_vert.scores: exact values of GREEN, F1, EC and the weighted formula."""
+"""Tests for scorers.report_judge.scores: exact values of GREEN, F1, EC and the weighted formula."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from radiology_tasks.core.records import ErrorCounts
-from radiology_tasks.scorers.green_vert.parse import Assessment
-from radiology_tasks.scorers.green_vert.scores import (
+from radiology_tasks.scorers.report_judge.parse import Assessment
+from radiology_tasks.scorers.report_judge.scores import (
     F1_WEIGHTS,
     FORMULA_WEIGHTS,
     GREEN_WEIGHTS,

@@ -1,0 +1,42 @@
+"""How the GREEN/VERT judge's answer is asked for and read: the `-T` parameters every task asking this judge
+shares (`green`, `vert` and `judge_sensitivity`), declared and documented once (see
+`radiology_tasks.core.task_options`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import get_args
+
+from radiology_tasks.core.params import choice_param
+from radiology_tasks.core.task_options import option
+from radiology_tasks.report_judge.scorer import DETAILS, ZeroMatched
+from radiology_tasks.scorers.report_judge.grammar import Detail
+from radiology_tasks.scorers.report_judge.parse import MISSING_CATEGORIES, MissingCategories
+
+
+@dataclass(frozen=True)
+class ReadingOptions:
+    """How the GREEN/VERT answer is asked for and read, checked as `-T` gave them when built."""
+
+    zero_matched: ZeroMatched = option(
+        "perfect_if_no_errors",
+        "GREEN's score when no finding matched (M = 0): `perfect_if_no_errors` gives 1.0 when there are no "
+        "significant errors either, else 0; `original` gives 0, as the original GREEN code does.",
+    )
+    missing_categories: MissingCategories = option(
+        "zero",
+        "`zero` reads terse answers as GREEN's reference parser does: a category line absent from a present error "
+        'section, or "No errors.", counts 0 (recorded in `filled_categories`); `strict` leaves such a section '
+        "unreadable.",
+    )
+    detail: Detail = option(
+        "full",
+        "`full`: the paper's answer, with an explanation and each error described; `brief`: the same counts, "
+        "matched count and score with a few words per error (fewer output tokens).",
+    )
+
+    def __post_init__(self) -> None:
+        choice_param("zero_matched", self.zero_matched, get_args(ZeroMatched))
+        choice_param("missing_categories", self.missing_categories, MISSING_CATEGORIES)
+        choice_param("detail", self.detail, DETAILS)
