@@ -26,13 +26,6 @@ PACKAGES = ("radiology_tasks", "scorers", "solvers", "templates")
 
 # Edges still pointing the wrong way, owned by work that has not landed yet. Keep each with its reason.
 KNOWN: dict[tuple[str, str], str] = {
-    # The lexical baselines beside a judge score (-T baselines): a shared feature still kept in the baselines
-    # family; they belong in a shared module below the families (the task-parameter refactor owns these files).
-    **{
-        (f"radiology_tasks.{family}.tasks", f"radiology_tasks.baselines.{module}"): "shared lexical baselines"
-        for family in ("ct_finebench", "green_vert", "ran_score")
-        for module in ("extras", "options")
-    },
     # GREEN/VERT's judge-training export is built from judge_sensitivity's variants: it belongs with them.
     **{
         (

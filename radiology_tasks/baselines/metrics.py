@@ -1,4 +1,6 @@
-"""Inspect metrics of the baselines family: corpus BLEU/chrF, inter-metric correlations, the pos/neg table.
+"""Inspect metrics of the baselines family: inter-metric correlations and the pos/neg table.
+
+Corpus BLEU/chrF (`corpus_lexical`) is shared with the judge tasks and lives in `radiology_tasks.lexical`.
 
 The arithmetic is in `scorers.baselines`; these functions only collect the per-sample numbers. A number that
 ``-T unscored=worst`` filled in is not the metric's own and is left out, like a NaN.
@@ -8,15 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from radiology_tasks.core.unscored import is_filled_in
 from radiology_tasks.scorers.baselines.suite_tables import correlation_matrix, pos_neg_table, sensitivity_pairs
-from radiology_tasks.scorers.lexical import LEXICAL_KEYS, corpus_scores
 
-STATISTICS = "lexical_statistics"
 SENSITIVITY = "sensitivity"
 
 
@@ -30,34 +29,6 @@ def sample_value(sample: SampleScore, key: str) -> float | None:
     if isinstance(number, bool) or not isinstance(number, int | float) or math.isnan(number):
         return None
     return float(number)
-
-
-def _statistics(metadata: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """Lexical statistics at the top of the metadata, or where `with_baselines` put them."""
-    if STATISTICS in metadata:
-        return metadata[STATISTICS]
-    nested = metadata.get("baselines")
-    return nested.get(STATISTICS) if isinstance(nested, Mapping) else None
-
-
-@metric
-def corpus_lexical() -> Metric:
-    """Corpus BLEU-n and corpus chrF over the scored samples (sacrebleu's corpus statistics, on [0, 1]).
-
-    ROUGE-L and ``bleu_rexrank`` have no corpus value here: their mean over the samples (``<key>_mean``) is theirs,
-    and is the number the ReXrank leaderboard reports for its BLEU.
-
-    Returns:
-        A metric giving ``corpus_bleu_<n>`` and ``corpus_chrf`` for the keys the samples were scored on, and
-        ``corpus_pairs`` (the samples that count: unscored ones have no statistics).
-    """
-
-    def compute(scores: list[SampleScore]) -> Value:
-        rows = [s for s in (_statistics(sample.score.metadata or {}) for sample in scores) if s is not None]
-        keys = [key for key in LEXICAL_KEYS if rows and key in rows[0]]
-        return {**corpus_scores(rows, keys), "corpus_pairs": float(len(rows))}
-
-    return compute
 
 
 def _pair_name(first: str, second: str) -> str:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from radiology_tasks.baselines.scorer import DEFAULT_BASELINES, checked_lexical_keys, lexical_score, metric_names
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.lexical import DEFAULT_BASELINES, checked_lexical_keys, lexical_score, metric_names
 from radiology_tasks.scorers.lexical import LEXICAL_KEYS
 
 if TYPE_CHECKING:

@@ -23,20 +23,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Metric, Score, Scorer, Target, scorer
 from inspect_ai.solver import Solver, TaskState
 
-from radiology_tasks.baselines.extras import lexical_metrics
 from radiology_tasks.baselines.family import FAMILY
-from radiology_tasks.baselines.metrics import SENSITIVITY, corpus_lexical, metric_correlations, pos_neg
-from radiology_tasks.baselines.scorer import (
-    BASELINES_LABEL,
-    DEFAULT_BASELINES,
-    Part,
-    checked_lexical_keys,
-    expert_score,
-    lexical_baselines,
-    metric_names,
-    radeval_metrics,
-    score_all,
-)
+from radiology_tasks.baselines.metrics import SENSITIVITY, metric_correlations, pos_neg
+from radiology_tasks.baselines.scorer import radeval_metrics
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import SuiteMetric, families
@@ -49,6 +38,18 @@ from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, TaskData, report_dataset
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.core.unscored import UnscoredPolicy
+from radiology_tasks.lexical import (
+    BASELINES_LABEL,
+    DEFAULT_BASELINES,
+    Part,
+    checked_lexical_keys,
+    corpus_lexical,
+    expert_score,
+    lexical_baselines,
+    lexical_metrics,
+    metric_names,
+    score_all,
+)
 from radiology_tasks.scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
 from radiology_tasks.scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
 from radiology_tasks.scorers.lexical import is_lexical

@@ -18,8 +18,6 @@ import logging
 from inspect_ai import Task, task
 from inspect_ai.scorer import Metric
 
-from radiology_tasks.baselines.extras import add_baselines
-from radiology_tasks.baselines.options import BaselineOptions
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
@@ -35,6 +33,7 @@ from radiology_tasks.ct_finebench.family import FAMILY
 from radiology_tasks.ct_finebench.metrics import question_breakdown
 from radiology_tasks.ct_finebench.options import QAMode
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, qa_comparison
+from radiology_tasks.lexical import BaselineOptions, add_baselines
 from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version

@@ -16,8 +16,6 @@ from typing import Any, cast
 from inspect_ai import Task, task
 from inspect_ai.scorer import Metric
 
-from radiology_tasks.baselines.extras import add_baselines
-from radiology_tasks.baselines.options import BaselineOptions
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
@@ -38,6 +36,7 @@ from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.green_vert.family import FAMILY
 from radiology_tasks.green_vert.fewshot import few_shot_examples
 from radiology_tasks.green_vert.options import ExampleOptions
+from radiology_tasks.lexical import BaselineOptions, add_baselines
 from radiology_tasks.report_judge.options import ReadingOptions
 from radiology_tasks.report_judge.scorer import JUDGE_PROMPTS, JudgePrompt, report_judge, score_keys
 from radiology_tasks.templates import template_hashes

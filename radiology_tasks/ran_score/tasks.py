@@ -20,8 +20,6 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Metric
 from inspect_ai.solver import Solver
 
-from radiology_tasks.baselines.extras import add_baselines
-from radiology_tasks.baselines.options import BaselineOptions
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
@@ -30,6 +28,7 @@ from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.core.unscored import UnscoredPolicy
+from radiology_tasks.lexical import BaselineOptions, add_baselines
 from radiology_tasks.ran_score.cache import cache_root
 from radiology_tasks.ran_score.extraction import Extraction
 from radiology_tasks.ran_score.family import FAMILY

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from radiology_tasks.baselines.options import BaselineOptions
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.lexical import BaselineOptions
 
 
 def test_unknown_and_malformed_baselines_are_refused() -> None:

@@ -9,12 +9,10 @@ from inspect_ai.model import ModelOutput
 from inspect_ai.scorer import SampleScore, Target
 from inspect_ai.solver import TaskState
 
-from radiology_tasks.baselines.extras import add_baselines
-from radiology_tasks.baselines.metrics import corpus_lexical
-from radiology_tasks.baselines.scorer import checked_lexical_keys, lexical_baselines, metric_names
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.records import ReportPair
+from radiology_tasks.lexical import add_baselines, checked_lexical_keys, corpus_lexical, lexical_baselines, metric_names
 from radiology_tasks.scorers.lexical import (
     LEXICAL_KEYS,
     corpus_scores,
