@@ -344,8 +344,8 @@ VARIANT_OPTIONS = [
 
 HELP = {
     (): [
-        "usage: radiology-tasks [-h] {list,ensemble,export-sft,ctfb-triplets,ctfb-schema,ctfb-qa,ran-labels,perturb,"
-        "sensitivity-set,suite-report,submit,leaderboard,lm-eval-path,task-docs} ...",
+        "usage: radiology-tasks [-h] {list,ensemble,ctfb-triplets,ctfb-schema,ctfb-qa,ran-labels,perturb,"
+        "sensitivity-set,export-sft,suite-report,submit,leaderboard,lm-eval-path,task-docs} ...",
         "The `radiology-tasks` command line: list tasks, datasets and layouts, submit and rank leaderboard runs, "
         "print the lm-eval config directory, and write the README's parameter tables from the tasks' docstrings. "
         "Each metric family adds its own subcommands (combining judges, exporting training or label data, making "

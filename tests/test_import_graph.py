@@ -25,39 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("radiology_tasks", "scorers", "solvers", "templates")
 
 # Edges still pointing the wrong way, owned by work that has not landed yet. Keep each with its reason.
-KNOWN: dict[tuple[str, str], str] = {
-    # GREEN/VERT's judge-training export is built from judge_sensitivity's variants: it belongs with them.
-    **{
-        (
-            "radiology_tasks.green_vert.variant_check",
-            "radiology_tasks.scorers.judge_sensitivity.answers",
-        ): "training export",
-        ("radiology_tasks.green_vert.variant_export", "radiology_tasks.judge_sensitivity.rewrite"): "training export",
-        (
-            "radiology_tasks.green_vert.variant_export",
-            "radiology_tasks.scorers.judge_sensitivity.preservation",
-        ): "training export",
-        (
-            "radiology_tasks.green_vert.variant_export",
-            "radiology_tasks.scorers.judge_sensitivity.sentences",
-        ): "training export",
-        ("radiology_tasks.green_vert.variant_sft", "radiology_tasks.judge_sensitivity.dataset"): "training export",
-        ("radiology_tasks.green_vert.variant_sft", "radiology_tasks.judge_sensitivity.scorer"): "training export",
-        (
-            "radiology_tasks.green_vert.variant_sft",
-            "radiology_tasks.scorers.judge_sensitivity.answers",
-        ): "training export",
-        (
-            "radiology_tasks.green_vert.variant_sft",
-            "radiology_tasks.scorers.judge_sensitivity.contracts",
-        ): "training export",
-        (
-            "radiology_tasks.green_vert.variant_sft",
-            "radiology_tasks.scorers.judge_sensitivity.sentences",
-        ): "training export",
-        ("radiology_tasks.green_vert.variant_sft", "radiology_tasks.solvers.judge_sensitivity.rows"): "training export",
-    },
-}
+KNOWN: dict[tuple[str, str], str] = {}
 # Cycles still in the tree (each as its sorted modules), with the reason.
 KNOWN_CYCLES: dict[tuple[str, ...], str] = {}
 

@@ -1,8 +1,11 @@
-"""The family's own subcommands of `radiology-tasks`: `perturb` and `sensitivity-set` (handlers in `commands`)."""
+"""The family's own subcommands of `radiology-tasks`: `perturb` and `sensitivity-set` (handlers in `commands`), and
+`export-sft` (in `sft_command`)."""
 
 from __future__ import annotations
 
 import argparse
+
+from radiology_tasks.judge_sensitivity.sft_command import add_export_sft
 
 
 def _perturb(args: argparse.Namespace) -> int:
@@ -36,7 +39,7 @@ def _variant_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add `perturb` and `sensitivity-set` to the `radiology-tasks` parser."""
+    """Add `perturb`, `sensitivity-set` and `export-sft` to the `radiology-tasks` parser."""
     perturb = commands.add_parser("perturb", help="make error variants and paraphrases for judge_sensitivity")
     _variant_arguments(perturb)
     perturb.add_argument("--out", required=True, help="the variants file to write (.jsonl)")
@@ -52,3 +55,5 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     sensitivity.add_argument("--out", required=True, help="directory for pos.jsonl and neg.jsonl")
     sensitivity.add_argument("--edits", type=int, default=1, help="attribute edits per neg report, one per sentence")
     sensitivity.set_defaults(run=_sensitivity_set)
+
+    add_export_sft(commands)

@@ -30,8 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from radiology_tasks.core.loading import OnBadRows
-from radiology_tasks.green_vert.variant_check import check_export
-from radiology_tasks.green_vert.variant_sft import (
+from radiology_tasks.judge_sensitivity.rewrite import known_finding_terms
+from radiology_tasks.judge_sensitivity.variant_check import check_export
+from radiology_tasks.judge_sensitivity.variant_sft import (
     Example,
     NoKnownAnswer,
     PromptSettings,
@@ -40,7 +41,7 @@ from radiology_tasks.green_vert.variant_sft import (
     read_variants,
     variant_examples,
 )
-from radiology_tasks.green_vert.variant_split import (
+from radiology_tasks.judge_sensitivity.variant_split import (
     EvaluationSets,
     Overlap,
     apply_paraphrase_share,
@@ -52,7 +53,6 @@ from radiology_tasks.green_vert.variant_split import (
     leave_out_evaluation,
     split_by_reference,
 )
-from radiology_tasks.judge_sensitivity.rewrite import known_finding_terms
 from radiology_tasks.scorers.judge_sensitivity.preservation import preservation_problem
 from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
 from radiology_tasks.templates import template_hashes

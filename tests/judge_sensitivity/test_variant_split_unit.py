@@ -11,8 +11,8 @@ import random
 import pytest
 
 from radiology_tasks.core.records import ErrorCounts
-from radiology_tasks.green_vert.variant_sft import Variant
-from radiology_tasks.green_vert.variant_split import (
+from radiology_tasks.judge_sensitivity.variant_sft import Variant
+from radiology_tasks.judge_sensitivity.variant_split import (
     EvaluationSets,
     Split,
     apply_paraphrase_share,
@@ -143,7 +143,7 @@ def test_the_cap_takes_each_stratum_in_turn_and_keeps_the_order_read():
 
 
 def test_the_turn_order_is_the_seeded_shuffle_of_strata_and_members():
-    from radiology_tasks.green_vert.variant_split import _in_turn
+    from radiology_tasks.judge_sensitivity.variant_split import _in_turn
 
     variants = _mixed("r1", 2, 3, 1)
     rng = random.Random("x")
@@ -186,7 +186,7 @@ def test_the_paraphrase_share_drops_the_kind_in_excess(share, paraphrases, error
 
 
 def test_the_paraphrases_kept_are_the_seeded_turn_order():
-    from radiology_tasks.green_vert.variant_split import _in_turn
+    from radiology_tasks.judge_sensitivity.variant_split import _in_turn
 
     variants = _mixed("r1", 8, 4, 0) + _mixed("r2", 0, 2, 2)
     kept = apply_paraphrase_share(variants, 0.25, seed=7)  # 3 of the 8 paraphrases

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from radiology_tasks.core.loading import load_pairs
-from radiology_tasks.green_vert.variant_sft import Variant
+from radiology_tasks.judge_sensitivity.variant_sft import Variant
 
 T = TypeVar("T")
 

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.green_vert.variant_check import reference_leaks
-from radiology_tasks.green_vert.variant_split import group_by_reference, split_by_reference
+from radiology_tasks.judge_sensitivity.variant_check import reference_leaks
+from radiology_tasks.judge_sensitivity.variant_split import group_by_reference, split_by_reference
 from radiology_tasks.scorers.untrusted import neutralize_candidate
 from radiology_tasks.templates import render
 

@@ -23,15 +23,17 @@ from hypothesis import strategies as st
 from radiology_tasks.cli import main
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCounts
-from radiology_tasks.green_vert.variant_check import check_export
-from radiology_tasks.green_vert.variant_sft import (
+from radiology_tasks.judge_sensitivity.dataset import distinct_references
+from radiology_tasks.judge_sensitivity.scorer import classify_prompt, differences_prompt
+from radiology_tasks.judge_sensitivity.variant_check import check_export
+from radiology_tasks.judge_sensitivity.variant_sft import (
     PromptSettings,
     Variant,
     check_example,
     read_variants,
     variant_examples,
 )
-from radiology_tasks.green_vert.variant_split import (
+from radiology_tasks.judge_sensitivity.variant_split import (
     apply_paraphrase_share,
     balance_categories,
     cap_per_reference,
@@ -41,18 +43,16 @@ from radiology_tasks.green_vert.variant_split import (
     report_key,
     split_by_reference,
 )
-from radiology_tasks.judge_sensitivity.dataset import distinct_references
-from radiology_tasks.judge_sensitivity.scorer import classify_prompt, differences_prompt
 from radiology_tasks.report_judge.scorer import judge_contract, judge_prompt
-from radiology_tasks.scorers.green_vert.known_answers import (
+from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
+from radiology_tasks.scorers.report_judge.grammar import Detail
+from radiology_tasks.scorers.report_judge.known_answers import (
     KnownAnswer,
     assessment_answer,
     explanation,
     known_score,
     score_only_answer,
 )
-from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
-from radiology_tasks.scorers.report_judge.grammar import Detail
 from radiology_tasks.scorers.report_judge.reading import read_scores
 from radiology_tasks.scorers.report_judge.scores import formula_score
 from radiology_tasks.solvers.judge_sensitivity.rows import PERTURB_FIELDS, variant_fields

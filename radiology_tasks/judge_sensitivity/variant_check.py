@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from radiology_tasks.core.records import ErrorCounts
-from radiology_tasks.green_vert.variant_sft import PromptSettings
-from radiology_tasks.green_vert.variant_split import file_sha256, report_key
+from radiology_tasks.judge_sensitivity.variant_sft import PromptSettings
+from radiology_tasks.judge_sensitivity.variant_split import file_sha256, report_key
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, read_json_answer
 from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError
 from radiology_tasks.scorers.report_judge.reading import read_scores

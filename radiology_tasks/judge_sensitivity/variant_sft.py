@@ -4,7 +4,7 @@ Each variant of a reference becomes one example per judge call the task would ma
 exactly the prompt the task sends: `judge_prompt` for the one-pass prompts of ``green`` and ``vert`` (and of
 ``judge_sensitivity`` with one pass, which is the same call), or `differences_prompt` and `classify_prompt` for
 ``judge_sensitivity -T passes=2``. The assistant turn is what a perfect judge answers, written from what the
-variant was made with by `scorers.green_vert.known_answers`:
+variant was made with by `scorers.report_judge.known_answers`:
 
 - an error variant: its category's significant count is its number of errors (a variant made with several
   categories: each one's count), every other count 0; a paraphrase: no error at all;
@@ -32,11 +32,11 @@ from radiology_tasks.core.records import ERROR_CATEGORIES, ErrorCounts, ReportPa
 from radiology_tasks.judge_sensitivity.dataset import is_variants_file
 from radiology_tasks.judge_sensitivity.scorer import classify_prompt, differences_prompt
 from radiology_tasks.report_judge.scorer import TEMPLATES, judge_contract, judge_prompt
-from radiology_tasks.scorers.green_vert.known_answers import KnownAnswer, assessment_answer, score_only_answer
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT
 from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
 from radiology_tasks.scorers.report_judge.grammar import Detail
+from radiology_tasks.scorers.report_judge.known_answers import KnownAnswer, assessment_answer, score_only_answer
 from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError
 from radiology_tasks.scorers.report_judge.reading import read_scores
 from radiology_tasks.solvers.judge_sensitivity.rows import variant_fields

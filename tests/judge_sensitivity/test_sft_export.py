@@ -12,9 +12,9 @@ import pytest
 from radiology_tasks.cli import main
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import ExpertAnnotation, ReportPair
-from radiology_tasks.green_vert.sft_export import export_sft, score_label, sft_conversation
-from radiology_tasks.green_vert.variant_check import check_export
-from radiology_tasks.green_vert.variant_split import split_by_reference
+from radiology_tasks.judge_sensitivity.sft_export import export_sft, score_label, sft_conversation
+from radiology_tasks.judge_sensitivity.variant_check import check_export
+from radiology_tasks.judge_sensitivity.variant_split import split_by_reference
 
 
 def _pair(i: int, score: float | None = 3, candidate: str | None = "Candidate text.") -> ReportPair:
@@ -196,7 +196,7 @@ def test_a_hand_made_folder_with_a_leaked_reference_is_refused(tmp_path: Path) -
 
 def test_the_command_refuses_and_removes_files_that_a_split_by_pair_leaks(tmp_path: Path, monkeypatch, capsys) -> None:
     """A planted split by pair (the old rule): the command's own read-back check must catch it."""
-    import radiology_tasks.green_vert.sft_export as sft_export
+    import radiology_tasks.judge_sensitivity.sft_export as sft_export
 
     def by_pair(items, val_fraction, seed, groups, shuffled_order):  # noqa: ANN001, ANN202
         return split_by_reference(items, val_fraction, seed, lambda ps: [[p] for p in ps], shuffled_order=True)
