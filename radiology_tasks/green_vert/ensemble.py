@@ -16,12 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 from radiology_tasks.core.agreement import Agreement, correlate
 from radiology_tasks.core.metrics import EXPERT_SCORE
+from radiology_tasks.core.undefined import correlation_undefined, interval_undefined
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
 
 DEFAULT_SCORE_KEYS = ("vert", "green")
 """Score keys tried, after the task name, when no key is chosen."""
+
+AVERAGE = "average ensemble"
+REGRESSION = "regression ensemble"
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,8 @@ class EnsembleReport:
         train_source: Where the training samples came from.
         excluded: Samples left out of the evaluation set, by reason.
         excluded_train: Samples left out of separate training logs, by reason (empty otherwise).
+        undefined: Why a row's tau, or only its interval, has no value, by row label (a judge's label,
+            ``average ensemble``, ``regression ensemble``); rows with every value defined are absent.
     """
 
     judges: list[JudgeResult]
@@ -68,6 +74,7 @@ class EnsembleReport:
     train_source: str
     excluded: dict[str, int] = field(default_factory=dict)
     excluded_train: dict[str, int] = field(default_factory=dict)
+    undefined: dict[str, str] = field(default_factory=dict)
 
     @property
     def n_train(self) -> int:
@@ -184,16 +191,27 @@ def ensemble_report(
     coefficients, *_ = np.linalg.lstsq(_with_intercept(x_train), y_train, rcond=None)
     predicted = _with_intercept(x_eval) @ coefficients
 
-    def agree(values: Any, higher: bool) -> Agreement:
-        return correlate(list(values), list(y_eval), higher_is_better=higher, n_resamples=n_resamples, seed=seed)
+    undefined: dict[str, str] = {}
+
+    def agree(label: str, name: str, values: Any, higher: bool) -> Agreement:
+        agreement = correlate(list(values), list(y_eval), higher_is_better=higher, n_resamples=n_resamples, seed=seed)
+        reason = _undefined(agreement, list(values), list(y_eval), name, n_resamples)
+        if reason is not None:
+            undefined[label] = reason
+        return agreement
 
     return EnsembleReport(
         judges=[
-            JudgeResult(label, judge.path, judge.score_key, agree(x_eval[:, i], higher_is_better))
+            JudgeResult(
+                label,
+                judge.path,
+                judge.score_key,
+                agree(label, f"{label}'s {judge.score_key}", x_eval[:, i], higher_is_better),
+            )
             for i, (label, judge) in enumerate(zip(labels, judges, strict=True))
         ],
-        average=agree(x_eval.mean(axis=1), higher_is_better),
-        regression=agree(predicted, True),
+        average=agree(AVERAGE, "the judges' average", x_eval.mean(axis=1), higher_is_better),
+        regression=agree(REGRESSION, "the regression's prediction", predicted, True),
         intercept=float(coefficients[0]),
         weights=[float(w) for w in coefficients[1:]],
         train_ids=train_ids,
@@ -201,13 +219,26 @@ def ensemble_report(
         train_source=train_source,
         excluded=evaluated.excluded,
         excluded_train=excluded_train,
+        undefined=undefined,
     )
+
+
+def _undefined(
+    agreement: Agreement, values: list[float], expert: list[float], name: str, n_resamples: int
+) -> str | None:
+    """Why tau (or only its interval) has no value; None when both are defined."""
+    if math.isnan(agreement.kendall_tau):
+        reason = correlation_undefined(values, expert, x_name=name, y_name="the expert score", unit="held-out sample")
+        return reason or "scipy gives no tau for these scores"
+    if any(math.isnan(bound) for bound in agreement.kendall_tau_ci):
+        return interval_undefined(agreement.n_pairs, n_resamples)
+    return None
 
 
 def format_report(report: EnsembleReport) -> str:
     """A plain-text table of Kendall's tau (with its 95% interval) for judges and ensembles."""
     rows = [(j.label, j.agreement) for j in report.judges]
-    rows += [("average ensemble", report.average), ("regression ensemble", report.regression)]
+    rows += [(AVERAGE, report.average), (REGRESSION, report.regression)]
     width = max(len(name) for name, _ in rows)
     keys = sorted({j.score_key for j in report.judges})
     lines = [
@@ -218,7 +249,12 @@ def format_report(report: EnsembleReport) -> str:
     ]
     for name, agreement in rows:
         low, high = agreement.kendall_tau_ci
-        lines.append(f"{name:<{width}}  {agreement.kendall_tau:>7.4f}  [{low:.4f}, {high:.4f}]")
+        if math.isnan(agreement.kendall_tau):
+            lines.append(f"{name:<{width}}  {'-':>7}  undefined: {report.undefined[name]}")
+        elif math.isnan(low) or math.isnan(high):
+            lines.append(f"{name:<{width}}  {agreement.kendall_tau:>7.4f}  no interval: {report.undefined[name]}")
+        else:
+            lines.append(f"{name:<{width}}  {agreement.kendall_tau:>7.4f}  [{low:.4f}, {high:.4f}]")
     weights = ", ".join(f"{j.label}={w:.4f}" for j, w in zip(report.judges, report.weights, strict=True))
     lines += ["", f"regression: intercept={report.intercept:.4f}, {weights}"]
     for title, counts in (("excluded", report.excluded), ("excluded from training", report.excluded_train)):

@@ -257,3 +257,77 @@ def test_training_logs_are_used_instead_of_a_split(tmp_path: Path, three_logs: l
     assert report.train_ids == train_ids
     assert report.eval_ids == IDS
     assert report.excluded_train == {"missing_from_some_log": 0, "unscored": 0, "no_expert_score": 0}
+
+
+# --- undefined statistics: a reason in place of every NaN --------------------------------------------
+
+
+def test_a_judge_with_one_score_for_everything_is_explained(tmp_path: Path) -> None:
+    constant = [1.0] * 30
+    logs = [
+        write_log(tmp_path / "good.json", _rows(IDS, JUDGES[0], EXPERT), grader="openai/judge-0"),
+        write_log(tmp_path / "flat.json", _rows(IDS, constant, EXPERT), grader="llama-cpp/smollm2-135m"),
+    ]
+    report = ensemble_report(logs, seed=0, n_resamples=50)
+    assert math.isnan(report.judges[1].agreement.kendall_tau)
+    reason = (
+        "llama-cpp/smollm2-135m's vert is 1 on all 15 held-out samples with both values: a constant has no correlation"
+    )
+    assert report.undefined == {"llama-cpp/smollm2-135m": reason}
+    text = format_report(report)
+    assert f"llama-cpp/smollm2-135m        -  undefined: {reason}\n" in text
+    assert "nan" not in text.lower()
+    # The working judge keeps its number and interval.
+    low, high = report.judges[0].agreement.kendall_tau_ci
+    (line,) = [line for line in text.splitlines() if line.startswith("openai/judge-0 ")]
+    assert line.split() == [
+        "openai/judge-0",
+        f"{report.judges[0].agreement.kendall_tau:.4f}",
+        f"[{low:.4f},",
+        f"{high:.4f}]",
+    ]
+
+
+def test_constant_expert_scores_and_predictions_are_explained(tmp_path: Path) -> None:
+    flat = [write_log(tmp_path / f"flat{k}.json", _rows(IDS, [0.5] * 30, EXPERT), grader=f"m{k}") for k in range(2)]
+    report = ensemble_report(flat, seed=0, n_resamples=20)
+    assert report.undefined == {
+        "m0": "m0's vert is 0.5 on all 15 held-out samples with both values: a constant has no correlation",
+        "m1": "m1's vert is 0.5 on all 15 held-out samples with both values: a constant has no correlation",
+        "average ensemble": "the judges' average is 0.5 on all 15 held-out samples with both values: "
+        "a constant has no correlation",
+        "regression ensemble": f"the regression's prediction is {report.intercept + 0.5 * sum(report.weights):g} "
+        "on all 15 held-out samples with both values: a constant has no correlation",
+    }
+    same_rating = [
+        write_log(tmp_path / f"rated{k}.json", _rows(IDS, JUDGES[k], [0.6] * 30), grader=f"m{k}") for k in range(2)
+    ]
+    report = ensemble_report(same_rating, seed=0, n_resamples=20)
+    expected = "the expert score is 0.6 on all 15 held-out samples with both values: a constant has no correlation"
+    assert set(report.undefined.values()) == {expected} and len(report.undefined) == 4
+    text = format_report(report)
+    assert text.count(f"undefined: {expected}") == 4 and "nan" not in text.lower()
+
+
+def test_a_missing_interval_is_explained(tmp_path: Path, three_logs: list[str]) -> None:
+    report = ensemble_report(three_logs, seed=0, n_resamples=0)
+    assert set(report.undefined.values()) == {"no bootstrap resamples were drawn (resamples = 0)"}
+    text = format_report(report)
+    tau = report.judges[0].agreement.kendall_tau
+    assert (
+        f"{'openai/judge-0':<19}  {tau:>7.4f}  no interval: no bootstrap resamples were drawn (resamples = 0)" in text
+    )
+    assert "nan" not in text.lower()
+
+
+def test_the_command_prints_the_reason(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from radiology_tasks.cli import main
+
+    logs = [
+        write_log(tmp_path / "good.json", _rows(IDS, JUDGES[0], EXPERT), grader="openai/judge-0"),
+        write_log(tmp_path / "flat.json", _rows(IDS, [0.0] * 30, EXPERT), grader="llama-cpp/smollm2-135m"),
+    ]
+    assert main(["ensemble", *logs, "--seed", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "llama-cpp/smollm2-135m        -  undefined: llama-cpp/smollm2-135m's vert is 0 on all 15" in out
+    assert "nan" not in out.lower()
