@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from radiology_tasks.core.undefined import correlation_undefined, interval_undefined
 from radiology_tasks.core.unscored import is_filled_in
 from radiology_tasks.scorers.baselines.suite_tables import (
     Correlation,
@@ -41,7 +42,16 @@ class SuiteData:
 
 @dataclass
 class SuiteTables:
-    """The three tables of the suite."""
+    """The three tables of the suite, and why each value without a number has none.
+
+    Attributes:
+        undefined_cells: Why a correlation of two metrics is undefined, by (row, column) of the matrices (Kendall
+            and Pearson are undefined together).
+        undefined_expert: Why a metric's tau against the experts, or only its interval, is undefined, by metric.
+        undefined_pos_neg: Why a metric's pos/neg row has no numbers, by metric.
+        no_expert: Why there is no expert table (None when there is one).
+        no_pos_neg: Why there is no pos/neg table (None when there is one).
+    """
 
     keys: list[str]
     correlations: list[Correlation]
@@ -49,6 +59,11 @@ class SuiteTables:
     pos_neg: list[PosNegRow]
     pairs: int
     unmatched: list[str]
+    undefined_cells: dict[tuple[str, str], str] = field(default_factory=dict)
+    undefined_expert: dict[str, str] = field(default_factory=dict)
+    undefined_pos_neg: dict[str, str] = field(default_factory=dict)
+    no_expert: str | None = None
+    no_pos_neg: str | None = None
 
 
 def _number(value: Any) -> float | None:
@@ -131,23 +146,59 @@ def suite_tables(
         data.ids, data.kinds, data.sources, by_id_suffix=data.by_id_suffix if by_id_suffix is None else by_id_suffix
     )
     has_expert = any(value is not None for value in data.expert)
+    correlations = correlation_matrix(data.values)
+    expert = expert_table(data.values, data.expert, n_resamples=n_resamples, seed=seed) if has_expert else []
+    pos_neg = pos_neg_table(data.values, matched.pairs) if matched.pairs else []
     return SuiteTables(
         keys=list(data.values),
-        correlations=correlation_matrix(data.values),
-        expert=expert_table(data.values, data.expert, n_resamples=n_resamples, seed=seed) if has_expert else [],
-        pos_neg=pos_neg_table(data.values, matched.pairs) if matched.pairs else [],
+        correlations=correlations,
+        expert=expert,
+        pos_neg=pos_neg,
         pairs=len(matched.pairs),
         unmatched=matched.unmatched,
+        undefined_cells={
+            (c.first, c.second): _why(data.values[c.first], data.values[c.second], c.first, c.second)
+            for c in correlations
+            if math.isnan(c.kendall) or math.isnan(c.pearson)
+        },
+        undefined_expert={
+            row.metric: _why(data.values[row.metric], data.expert, row.metric, "the expert score")
+            if math.isnan(row.kendall_tau)
+            else interval_undefined(row.n, n_resamples)
+            for row in expert
+            if math.isnan(row.kendall_tau) or math.isnan(row.ci_low) or math.isnan(row.ci_high)
+        },
+        undefined_pos_neg={
+            row.metric: f"no pos/neg pair has a {row.metric} value on both rows" for row in pos_neg if row.n == 0
+        },
+        no_expert=None if has_expert else "no sample carries an expert score",
+        no_pos_neg=None if matched.pairs else _no_pairs(data, matched.unmatched),
     )
+
+
+def _why(x: Sequence[float | None], y: Sequence[float | None], x_name: str, y_name: str) -> str:
+    return correlation_undefined(x, y, x_name=x_name, y_name=y_name) or "scipy gives no value for these numbers"
+
+
+def _no_pairs(data: SuiteData, unmatched: list[str]) -> str:
+    if unmatched:
+        return f"no pos row has a neg partner ({len(unmatched)} rows without one)"
+    if any(kind is not None for kind in data.kinds) or data.by_id_suffix:
+        return "no pos/neg rows were found"
+    return "the samples are not pos/neg rows (sensitivity-set rows, or --pairs-by-id for <id>-para/-err ids)"
+
+
+UNDEFINED = "undefined"
+"""What a Markdown or heatmap cell without a number says; the reason is given beside the table."""
 
 
 def _fmt(value: float) -> str:
     """Three decimals for reading (Markdown, heatmap)."""
-    return "n/a" if math.isnan(value) else f"{value:.3f}"
+    return UNDEFINED if math.isnan(value) else f"{value:.3f}"
 
 
 def _full(value: float) -> str:
-    """Every digit, for files other programs read (CSV); empty for NaN."""
+    """Every digit, for files other programs read (CSV); empty for NaN, with the reason in the row's last column."""
     return "" if math.isnan(value) else repr(float(value))
 
 
@@ -156,9 +207,19 @@ def _matrix(tables: SuiteTables, which: str, fmt: Callable[[float], str] = _fmt)
     return [[first, *(fmt(cells[first, second]) for second in tables.keys)] for first in tables.keys]
 
 
+def _row_reasons(tables: SuiteTables, first: str) -> str:
+    """Why each undefined cell of a matrix row has no number: ``column: reason`` joined by ``; ``."""
+    return "; ".join(
+        f"{second}: {tables.undefined_cells[first, second]}"
+        for second in tables.keys
+        if (first, second) in tables.undefined_cells
+    )
+
+
 def _expert_rows(tables: SuiteTables, fmt: Callable[[float], str] = _fmt) -> list[list[str]]:
     return [
         [r.metric, fmt(r.kendall_tau), fmt(r.ci_low), fmt(r.ci_high), str(r.n), "+" if r.sign > 0 else "-"]
+        + [tables.undefined_expert.get(r.metric, "")]
         for r in tables.expert
     ]
 
@@ -166,12 +227,24 @@ def _expert_rows(tables: SuiteTables, fmt: Callable[[float], str] = _fmt) -> lis
 def _pos_neg_rows(tables: SuiteTables, fmt: Callable[[float], str] = _fmt) -> list[list[str]]:
     return [
         [r.metric, fmt(r.pos_mean), fmt(r.neg_mean), fmt(r.gap), fmt(r.pos_better), fmt(r.ties), str(r.n)]
+        + [tables.undefined_pos_neg.get(r.metric, "")]
         for r in tables.pos_neg
     ]
 
 
-EXPERT_HEADER = ["metric", "kendall_tau", "ci_low", "ci_high", "n", "sign"]
-POS_NEG_HEADER = ["metric", "pos_mean", "neg_mean", "gap", "pos_better", "ties", "pairs"]
+EXPERT_HEADER = ["metric", "kendall_tau", "ci_low", "ci_high", "n", "sign", UNDEFINED]
+POS_NEG_HEADER = ["metric", "pos_mean", "neg_mean", "gap", "pos_better", "ties", "pairs", UNDEFINED]
+
+
+def _cell_notes(tables: SuiteTables) -> str | None:
+    """The undefined cells of the correlation matrices, grouped by reason (each pair of metrics named once)."""
+    by_reason: dict[str, list[str]] = {}
+    for (first, second), reason in tables.undefined_cells.items():
+        if tables.keys.index(first) <= tables.keys.index(second):
+            by_reason.setdefault(reason, []).append(first if first == second else f"{first} / {second}")
+    if not by_reason:
+        return None
+    return "\n".join(["Undefined cells:"] + [f"- {', '.join(cells)}: {reason}" for reason, cells in by_reason.items()])
 
 
 def _markdown_table(header: list[str], rows: list[list[str]]) -> str:
@@ -182,22 +255,25 @@ def _markdown_table(header: list[str], rows: list[list[str]]) -> str:
 
 def format_markdown(tables: SuiteTables) -> str:
     """The suite's tables as Markdown."""
-    parts = [
-        "## Inter-metric correlation (Kendall tau-b)",
-        _markdown_table(["", *tables.keys], _matrix(tables, "kendall")),
-        "## Inter-metric correlation (Pearson r)",
-        _markdown_table(["", *tables.keys], _matrix(tables, "pearson")),
-    ]
+    notes = _cell_notes(tables)
+    parts = []
+    for which, title in (("kendall", "Kendall tau-b"), ("pearson", "Pearson r")):
+        parts += [f"## Inter-metric correlation ({title})", _markdown_table(["", *tables.keys], _matrix(tables, which))]
+        parts += [notes] if notes else []
     if tables.expert:
         parts += [
             "## Kendall tau-b against the expert score (95% bootstrap interval)",
             _markdown_table(EXPERT_HEADER, _expert_rows(tables)),
         ]
+    else:
+        parts.append(f"No table against the expert score: {tables.no_expert}.")
     if tables.pos_neg:
         parts += [
             f"## Paraphrases (pos) against minimal clinically wrong edits (neg): {tables.pairs} pairs",
             _markdown_table(POS_NEG_HEADER, _pos_neg_rows(tables)),
         ]
+    else:
+        parts.append(f"No pos/neg table: {tables.no_pos_neg}.")
     if tables.unmatched:
         parts.append(f"pos/neg rows without a partner (left out): {', '.join(tables.unmatched)}")
     return "\n\n".join(parts) + "\n"
@@ -246,7 +322,8 @@ def write_report(tables: SuiteTables, out: Path) -> list[Path]:
     written: list[Path] = []
     for which in ("kendall", "pearson"):
         path = out / f"{which}.csv"
-        _write_csv(path, ["metric", *tables.keys], _matrix(tables, which, _full))
+        rows = [[*row, _row_reasons(tables, row[0])] for row in _matrix(tables, which, _full)]
+        _write_csv(path, ["metric", *tables.keys, UNDEFINED], rows)
         written.append(path)
     if tables.expert:
         written.append(out / "expert_agreement.csv")

@@ -42,10 +42,11 @@ def correlation_undefined(
         if a is not None and b is not None and not math.isnan(a) and not math.isnan(b)
     ]
     n = len(pairs)
+    both = f"a {x_name} value" if x_name == y_name else f"both {x_name} and {y_name}"
     if n == 0:
-        return f"no {unit} has both {x_name} and {y_name}"
+        return f"no {unit} has {both}"
     if n == 1:
-        return f"only 1 {unit} has both {x_name} and {y_name}; a correlation needs at least 2"
+        return f"only 1 {unit} has {both}; a correlation needs at least 2"
     for name, values in ((x_name, {a for a, _ in pairs}), (y_name, {b for _, b in pairs})):
         if len(values) == 1:
             return f"{name} is {next(iter(values)):g} on all {_plural(n, unit)} with both values: {CONSTANT}"

@@ -208,7 +208,7 @@ def test_suite_report_writes_the_tables_of_a_suite_log(demo_log, tmp_path, capsy
     rows = {r.metric: r for r in tables.pos_neg}
     assert rows["rouge_l"].gap == pytest.approx(metrics["rouge_l_gap"].value)
     kendall_csv = [line.split(",") for line in (out / "kendall.csv").read_text().splitlines()]
-    assert kendall_csv[0] == ["metric", "bleu_1", "bleu_2", "bleu_3", "bleu_4", "rouge_l"]
+    assert kendall_csv[0] == ["metric", "bleu_1", "bleu_2", "bleu_3", "bleu_4", "rouge_l", "undefined"]
     assert kendall_csv[1][0] == "bleu_1"
     assert float(kendall_csv[1][5]) == pytest.approx(cells["bleu_1", "rouge_l"].kendall)
     pos_neg_csv = {line.split(",")[0]: line.split(",") for line in (out / "pos_neg.csv").read_text().splitlines()}
@@ -223,7 +223,7 @@ def test_suite_report_without_matplotlib_writes_no_heatmap(demo_log, tmp_path, m
     assert not (tmp_path / "r" / "kendall_heatmap.png").exists()
     out = capsys.readouterr().out
     assert "no kendall_heatmap.png: the heatmap needs matplotlib (pip install 'radiology-tasks[plot]')" in out
-    assert (tmp_path / "r" / "kendall.csv").read_text().splitlines()[0] == "metric,bleu_2,rouge_l"
+    assert (tmp_path / "r" / "kendall.csv").read_text().splitlines()[0] == "metric,bleu_2,rouge_l,undefined"
 
 
 def test_suite_report_joins_single_metric_logs_by_sample_id(tmp_path, pairs_file, monkeypatch):

@@ -36,6 +36,9 @@ def test_the_unit_names_what_was_counted() -> None:
     reason = correlation_undefined([0.5], [0.5], x_name="a", y_name="b", unit="held-out sample")
     assert reason == "only 1 held-out sample has both a and b; a correlation needs at least 2"
     assert correlation_undefined([], [], x_name="a", y_name="b", unit="pair") == "no pair has both a and b"
+    assert correlation_undefined([0.1], [0.1], x_name="bleu", y_name="bleu") == (
+        "only 1 sample has a bleu value; a correlation needs at least 2"
+    )
 
 
 def test_interval_reasons() -> None:
