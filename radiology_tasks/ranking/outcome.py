@@ -1,0 +1,52 @@
+"""Whether a metric's scores put a case's candidates in the expected order: pure arithmetic, no Inspect.
+
+Each expected relation between two candidates is judged on the difference of their scores, taken in the metric's
+direction (for a lower-is-better score such as an error count the difference is negated), against a tolerance:
+
+- ``A > B`` expected: right when A is better by more than the tolerance, wrong when worse by more, a tie otherwise;
+- ``A = B`` expected: right when the two differ by at most the tolerance, wrong otherwise.
+
+A case is wrong when any relation is wrong, a tie when none is wrong and some ``>`` relation is a tie, right when
+every relation is right. A tie is neither: the metric did not tell the candidates apart. The CRIMSON authors'
+RadJudge check counts a ``>`` by any margin as passed and an ``=`` within 0.01 (exclusive) as passed, and a tie on
+``>`` as failed; `-T tie_tolerance=0` gives their ``>`` rule (an exact tie stays a tie here).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from radiology_tasks.ranking.cases import Relation
+
+Outcome = Literal["right", "wrong", "tie"]
+OUTCOMES: tuple[Outcome, ...] = ("right", "wrong", "tie")
+
+
+def relation_outcome(
+    relation: Relation, scores: Mapping[str, float], *, higher_is_better: bool, tolerance: float
+) -> Outcome:
+    """The outcome of one expected relation under the candidates' scores.
+
+    Raises:
+        ValueError: for a score that is missing or not a number (an unscored candidate has no outcome).
+    """
+    better, worse = scores[relation.better], scores[relation.worse]
+    if math.isnan(better) or math.isnan(worse):
+        raise ValueError(f"{relation}: a candidate has no score")
+    margin = (better - worse) if higher_is_better else (worse - better)
+    if relation.tie:
+        return "right" if abs(margin) <= tolerance else "wrong"
+    if margin > tolerance:
+        return "right"
+    return "wrong" if margin < -tolerance else "tie"
+
+
+def case_outcome(outcomes: Sequence[Outcome]) -> Outcome:
+    """A case's outcome from its relations' outcomes: wrong beats tie beats right."""
+    if not outcomes:
+        raise ValueError("a case needs at least one expected relation")
+    if "wrong" in outcomes:
+        return "wrong"
+    return "tie" if "tie" in outcomes else "right"
