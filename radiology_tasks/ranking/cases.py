@@ -77,6 +77,11 @@ class RankingCase(BaseModel):
     relations: list[Relation]
 
 
+def file_layout(path: Path) -> str:
+    """The layout a ranking file is read as: ``flat`` (JSONL) or ``radjudge`` (the authors' suite)."""
+    return "flat" if path.suffix == ".jsonl" else "radjudge"
+
+
 def read_cases(path: str | Path) -> list[RankingCase]:
     """Read a ranking file: the flat JSONL layout, or the authors' suite as ``.py`` or ``.json``.
 

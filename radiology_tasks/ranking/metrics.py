@@ -1,8 +1,8 @@
 """The ranking task's figures: the share of cases ordered as expected, with its interval, ties and unscored apart.
 
-Per case the scorer gives ``ordered`` (1 right, 0 wrong or tie) and ``tied`` (1 tie), both NaN when a candidate
-could not be scored. Accuracy is the share of scored cases that came out right; the tie share is that of scored
-cases the metric did not tell apart; the rest were wrong. Unscored cases are counted over all cases.
+Per case the scorer gives ``accuracy`` (1 right, 0 wrong or tie) and ``tie`` (1 tie, 0 otherwise), both NaN when a
+candidate could not be scored. Accuracy is the share of scored cases that came out right; the tie share is that of
+scored cases the metric did not tell apart; the rest were wrong. Unscored cases are counted over all cases.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import re
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from radiology_tasks.ranking.scorer import ORDERED, TIED
+from radiology_tasks.ranking.scorer import ACCURACY, TIE
 
 _NAN = float("nan")
 
@@ -20,12 +20,12 @@ _NAN = float("nan")
 def _outcome(sample: SampleScore) -> str | None:
     """right / wrong / tie, or None when the case is unscored."""
     value = sample.score.value
-    ordered = value.get(ORDERED) if isinstance(value, dict) else None
+    ordered = value.get(ACCURACY) if isinstance(value, dict) else None
     if not isinstance(ordered, int | float) or math.isnan(ordered):
         return None
     if ordered == 1:
         return "right"
-    return "tie" if isinstance(value, dict) and value.get(TIED) == 1 else "wrong"
+    return "tie" if isinstance(value, dict) and value.get(TIE) == 1 else "wrong"
 
 
 def wilson_interval(right: int, n: int, confidence: float) -> tuple[float, float]:
@@ -46,7 +46,7 @@ def ranking_accuracy(confidence: float = 0.95) -> Metric:
         confidence: The interval's confidence level.
 
     Returns:
-        A metric giving ``accuracy``, ``accuracy_ci_low``, ``accuracy_ci_high`` and ``tie_share`` over scored
+        A metric giving ``accuracy_mean``, ``accuracy_ci_low``, ``accuracy_ci_high`` and ``tie_share`` over scored
         cases, ``unscored_share`` over all cases, and ``cases`` (all of them).
     """
 
@@ -56,7 +56,7 @@ def ranking_accuracy(confidence: float = 0.95) -> Metric:
         right = scored.count("right")
         low, high = wilson_interval(right, len(scored), confidence)
         return {
-            "accuracy": right / len(scored) if scored else _NAN,
+            f"{ACCURACY}_mean": right / len(scored) if scored else _NAN,
             "accuracy_ci_low": low,
             "accuracy_ci_high": high,
             "tie_share": scored.count("tie") / len(scored) if scored else _NAN,

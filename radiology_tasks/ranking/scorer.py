@@ -23,7 +23,7 @@ from radiology_tasks.ranking.outcome import Outcome, case_outcome, relation_outc
 CANDIDATE_MODEL = "ranking/candidate"
 """The model name a candidate's state carries: the text was written by the case's author, not generated."""
 
-ORDERED, TIED = "ordered", "tied"
+ACCURACY, TIE = "accuracy", "tie"
 """Score keys: 1.0 when the case came out right (resp. as a tie), 0.0 otherwise; NaN when unscored."""
 
 _COST = ("judge_calls", "judge_input_tokens", "judge_output_tokens")
@@ -54,7 +54,7 @@ def _state(case: RankingCase, candidate: Candidate, epoch: int) -> TaskState:
     )
 
 
-def candidate_record(label: str, key: str, score: Score) -> dict[str, Any]:
+def candidate_record(label: str, text: str, key: str, score: Score) -> dict[str, Any]:
     """What the log keeps of one candidate's score: the ranked value, or why there is none, and the metric's
     own metadata (the judge's answers among it)."""
     value = score.value.get(key) if isinstance(score.value, dict) else None
@@ -66,6 +66,7 @@ def candidate_record(label: str, key: str, score: Score) -> dict[str, Any]:
     detail = ((metadata.get("unscored_detail") or {}).get(key)) if reason else None
     return {
         "label": label,
+        "text": text,
         "score": None if reason else number,
         "reason": reason,
         "detail": detail,
@@ -82,10 +83,10 @@ def judge_outcome(
     if unscored:
         first = unscored[0]
         detail = f"candidate {first['label']}: {first['detail'] or first['reason']}"
-        return {ORDERED: math.nan, TIED: math.nan}, {
+        return {ACCURACY: math.nan, TIE: math.nan}, {
             "outcome": None,
-            "unscored": dict.fromkeys((ORDERED, TIED), first["reason"]),
-            "unscored_detail": dict.fromkeys((ORDERED, TIED), detail),
+            "unscored": dict.fromkeys((ACCURACY, TIE), first["reason"]),
+            "unscored_detail": dict.fromkeys((ACCURACY, TIE), detail),
         }
     scores = {r["label"]: float(r["score"]) for r in records}
     relations = {
@@ -93,7 +94,7 @@ def judge_outcome(
         for relation in case.relations
     }
     outcome: Outcome = case_outcome(list(relations.values()))
-    value = {ORDERED: float(outcome == "right"), TIED: float(outcome == "tie")}
+    value = {ACCURACY: float(outcome == "right"), TIE: float(outcome == "tie")}
     return value, {"outcome": outcome, "relations": relations, "unscored": {}, "unscored_detail": {}}
 
 
@@ -116,7 +117,7 @@ def ranking_scorer(inner: Scorer, metric: str, key: str, higher_is_better: bool,
             result = await inner(_state(case, candidate, state.epoch), Target(case.reference))
             if result is None:
                 raise ValueError(f"metric {metric} gave no score for case '{case.id}', {candidate.label}")
-            return candidate_record(candidate.label, key, result)
+            return candidate_record(candidate.label, candidate.text, key, result)
 
         records = await collect(*(one(candidate) for candidate in case.candidates))
         value, found = judge_outcome(case, records, higher_is_better=higher_is_better, tolerance=tie_tolerance)
@@ -130,7 +131,7 @@ def ranking_scorer(inner: Scorer, metric: str, key: str, higher_is_better: bool,
             "judge_retried": any(r["metadata"].get("judge_retried") for r in records),
             "judge_truncated": any(r["metadata"].get("judge_truncated") for r in records),
         }
-        reason = found["unscored"].get(ORDERED)
+        reason = found["unscored"].get(ACCURACY)
         shown = ", ".join(
             f"{r['label']}={r['score']:.4g}" if r["score"] is not None else f"{r['label']}=unscored ({r['reason']})"
             for r in records

@@ -27,7 +27,7 @@ from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls
 from radiology_tasks.core.task_options import shared, shared_parameters
-from radiology_tasks.ranking.cases import RankingCase, read_cases
+from radiology_tasks.ranking.cases import RankingCase, file_layout, read_cases
 from radiology_tasks.ranking.family import FAMILY
 from radiology_tasks.ranking.metric_choice import Direction, choose_metric
 from radiology_tasks.ranking.metrics import category_accuracy, ranking_accuracy
@@ -40,17 +40,23 @@ DEMO = Path(__file__).parent / "data" / "demo.jsonl"
 """The bundled demo cases (written for this project), read when ``-T data`` is not given or is ``demo``."""
 
 
+def data_path(data: str) -> Path:
+    """The file ``-T data`` names: the bundled demo for ``demo``."""
+    return DEMO if data == "demo" else Path(data)
+
+
 def case_sample(case: RankingCase) -> Sample:
     """One sample per case: the reference is the input and target, the case is the metadata."""
     return Sample(id=case.id, input=case.reference, target=case.reference, metadata=case.model_dump(mode="json"))
 
 
 def data_summary(data: str, path: Path, cases: list[RankingCase]) -> dict[str, Any]:
-    """What pins the cases a run used: the file's name and SHA-256, and the cases per category."""
+    """What pins the cases a run used: the file's layout and SHA-256 (the fingerprint a leaderboard compares), and
+    the cases per category."""
     return {
         "source": data,
         "file": path.name,
-        "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        "fingerprint": {"layout": file_layout(path), "data_sha256": hashlib.sha256(path.read_bytes()).hexdigest()},
         "cases": len(cases),
         "categories": dict(Counter(case.category for case in cases)),
     }
@@ -106,7 +112,7 @@ def ranking(
         judge_retries: Re-asks of a judge answer that leaves a score unreadable (judge metrics only).
     """
     tolerance = tolerance_param(tie_tolerance)
-    path = DEMO if data == "demo" else Path(data)
+    path = data_path(data)
     cases = read_cases(path)
     pairs = [candidate_pair(case, candidate) for case in cases for candidate in case.candidates]
     chosen = choose_metric(metric, key, direction, judge, pairs)
