@@ -1,24 +1,44 @@
-"""The `radiology-tasks` command line: list tasks, datasets and layouts, submit and rank leaderboard runs, print
-the lm-eval config directory, and write the README's parameter tables from the tasks' docstrings. Each metric
-family adds its own subcommands (combining judges, exporting training or label data, making variants and
-benchmark data): `radiology-tasks --help` lists them all."""
+"""The `radiology-tasks` command line: the commands around the tasks, which themselves run with `inspect eval
+radiology_tasks/<task>`. It lists the tasks, datasets and layouts, submits and ranks leaderboard runs, tabulates and
+combines judges' logs, makes the data some tasks read (variants, sensitivity sets, CT-FineBench questions, label
+tables, judge training files) and prints the lm-eval config directory; the metric families add their own
+commands. The maintainers' `task-docs` (the READMEs' parameter tables from the tasks' docstrings) runs but is not
+listed in the help."""
 
 from __future__ import annotations
 
 import argparse
 import inspect
 import os
+import re
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from radiology_tasks.core.cli_args import positive_int, share
 from radiology_tasks.core.family import registered_tasks
 
+DESCRIPTION = """\
+The commands around the radiology tasks. A task itself runs with
+  inspect eval radiology_tasks/<task> -T name=value ...
+and `radiology-tasks list` shows each task with its -T defaults, and the
+datasets, judges and layouts they read. For a command's options:
+  radiology-tasks COMMAND --help"""
+"""What `radiology-tasks --help` says above the commands (printed as written)."""
+
+_LITERAL = re.compile(r"``(.+?)``|`([^`]+)`")
+
+
+def plain_text(text: str) -> str:
+    """Docstring text as a terminal shows it: reStructuredText/Markdown literals (``x``, `x`) become plain x."""
+    return _LITERAL.sub(lambda match: match.group(1) or match.group(2), text)
+
 
 def _first_line(doc: str | None) -> str:
     lines = (doc or "").strip().splitlines()
-    return lines[0] if lines else ""
+    return plain_text(lines[0]) if lines else ""
 
 
 def default_dataset(task_name: str) -> str:
@@ -29,31 +49,55 @@ def default_dataset(task_name: str) -> str:
     return (family.default_data if family else None) or "demo"
 
 
-def _parameter_text(parameter: inspect.Parameter, task_name: str) -> str:
+def _typed(value: object) -> str:
+    """A default as typed after `-T name=`: Inspect reads the value as YAML, so booleans are `true`/`false`."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _parameter_text(parameter: inspect.Parameter, task_name: str) -> str | None:
+    """The parameter's default as the user would type it (``-T prompt=vert``); its bare name when it has none;
+    None when it is unset by default (None), except `data`, whose unset default is the task's dataset."""
     if parameter.default is inspect.Parameter.empty:
         return parameter.name
-    if parameter.name == "data" and parameter.default is None:
+    if parameter.default is None:
+        if parameter.name != "data":
+            return None
         # Not set means the task's default dataset: show which one.
-        return f"data={default_dataset(task_name)!r}"
-    return f"{parameter.name}={parameter.default!r}"
+        return f"-T data={shlex.quote(default_dataset(task_name))}"
+    return f"-T {shlex.quote(f'{parameter.name}={_typed(parameter.default)}')}"
+
+
+def _parameter_lines(task_name: str, task_fn: Callable[..., Any]) -> list[str]:
+    """The task's defaults, typed as on the command line, and the parameters unset unless given."""
+    texts = {p.name: _parameter_text(p, task_name) for p in inspect.signature(task_fn).parameters.values()}
+    defaults = [text for text in texts.values() if text is not None]
+    unset = [name for name, text in texts.items() if text is None]
+    lines = [f"      defaults: {' '.join(defaults)}"]
+    if unset:
+        lines.append(f"      unset unless given: {', '.join(unset)}")
+    return lines
 
 
 def format_task_list() -> str:
-    """One block per task: name, one-line description, its `-T` parameters with defaults; then the datasets."""
+    """One block per task: name, one-line description, its `-T` defaults and the parameters unset by default; then
+    the datasets, the metric suite's judges and the layouts."""
     from radiology_tasks.baselines.tasks import judge_metrics
     from radiology_tasks.core.catalog import dataset_names
     from radiology_tasks.core.layouts import all_layouts
 
-    lines = ["Tasks (inspect eval <name> ...):"]
+    lines = [
+        "Tasks (inspect eval <name> ...; each parameter is described in its family's README, under Parameters):",
+    ]
     for name, task_fn in registered_tasks():
         lines.append(f"  {name}")
         lines.append(f"      {_first_line(task_fn.__doc__)}")
-        params = [_parameter_text(p, name) for p in inspect.signature(task_fn).parameters.values()]
-        lines.append(f"      -T {', '.join(params)}")
+        lines += _parameter_lines(name, task_fn)
     lines.append("")
     lines.append("Datasets (-T data=<name>, or a file or folder of your own):")
     for name, description in dataset_names():
-        lines.append(f"  {name:<16}{description}")
+        lines.append(f"  {name:<16}{plain_text(description)}")
     lines.append("")
     lines.append("LLM judges of metric_suite (-T metrics=<name>, with --model-role grader=...):")
     for name, metric in sorted(judge_metrics().items()):
@@ -112,10 +156,16 @@ def build_parser() -> argparse.ArgumentParser:
     from radiology_tasks.core.family import add_commands
     from radiology_tasks.leaderboard import TRACKS
 
-    parser = argparse.ArgumentParser(prog="radiology-tasks", description=__doc__)
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="radiology-tasks", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", title="commands", help="one of these:"
+    )
 
-    commands.add_parser("list", help="list registered tasks, their -T parameters, and datasets").set_defaults(run=_list)
+    commands.add_parser(
+        "list", help="list the tasks with their -T defaults, and the datasets, metric_suite judges and layouts"
+    ).set_defaults(run=_list)
     add_commands(commands)
 
     submit = commands.add_parser("submit", help="check eval logs and write them as a leaderboard submission bundle")
@@ -148,8 +198,11 @@ def build_parser() -> argparse.ArgumentParser:
         "lm-eval-path", help="print the directory of the lm-evaluation-harness task configs (for --include_path)"
     ).set_defaults(run=_lm_eval_path)
 
+    # A maintainers' command: runnable, but left out of the help's list (a subcommand without `help` is not listed;
+    # argparse prints `help=argparse.SUPPRESS` as "==SUPPRESS==" there before Python 3.13).
     docs = commands.add_parser(
-        "task-docs", help="write the tasks' -T parameter tables from their docstrings into the READMEs' marked blocks"
+        "task-docs",
+        description="Write the tasks' -T parameter tables from their docstrings into the READMEs' marked blocks.",
     )
     docs.add_argument(
         "--readme", help="one Markdown file to update (default: docs/parameters.md and every family's README)"

@@ -242,22 +242,35 @@ def test_export_sft_takes_candidates_and_revision(tmp_path, capsys):
 def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
     assert main(["list"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "Tasks (inspect eval <name> ...):"
+    assert lines[0] == (
+        "Tasks (inspect eval <name> ...; each parameter is described in its family's README, under Parameters):"
+    )
     start = lines.index("  radiology_tasks/vert")
     assert (
         lines[start + 1] == "      VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1]."
     )
-    # A task's own parameters come first, then the shared data and judge parameters (`core/task_options`).
-    # `data` shows the dataset read when it is not given: the demo for most tasks, Ran Score's own demo for it.
-    assert lines[start + 2].startswith("      -T prompt='vert', data='demo', candidates=None, ")
+    # A task's own parameters come first, then the shared data and judge parameters (`core/task_options`), each
+    # default as a user types it: `data` shows the dataset read when it is not given (the demo for most tasks, Ran
+    # Score's own demo for it), booleans are YAML's true/false, and parameters unset by default are named apart.
+    assert lines[start + 2].startswith(
+        "      defaults: -T prompt=vert -T data=demo -T on_bad_rows=error -T generate=false "
+    )
+    assert " -T constrain=auto -T judge_retries=1 -T unscored=worst " in lines[start + 2]
+    assert lines[start + 2].endswith(" -T curated=none -T error_descriptions=false")
+    assert lines[start + 3] == (
+        "      unset unless given: candidates, reports, revision, limit, seed, layout, track, image_root, "
+        "expert_scale, judge_max_tokens, shot_pool, baselines"
+    )
     ran_score = lines.index("  radiology_tasks/ran_score")
-    assert lines[ran_score + 2].startswith("      -T taxonomy=None, extraction='batch', ")
-    assert ", label_cache=None, data='ran-score-demo', candidates=None, " in lines[ran_score + 2]
-    assert all("data=None" not in line for line in lines)
-    assert ", constrain='auto', judge_max_tokens=None, judge_retries=1, unscored='worst', " in lines[start + 2]
-    assert lines[start + 2].endswith(", curated='none', error_descriptions=False, baselines=None")
-    assert "on_bad_rows='error', layout=None, track=None, image_root=None, expert_scale=None," in lines[start + 2]
+    assert lines[ran_score + 2].startswith("      defaults: -T extraction=batch -T data=ran-score-demo ")
+    assert lines[ran_score + 3].startswith("      unset unless given: taxonomy, reference_labels, ")
+    baselines = lines.index("  radiology_tasks/baselines")
+    assert lines[baselines + 1].endswith("no judge, no model, no download (with --model none).")
+    assert lines[baselines + 2].startswith("      defaults: -T baselines=bleu,chrf,rouge_l -T data=demo ")
     heading = lines.index("Datasets (-T data=<name>, or a file or folder of your own):")
+    # No Python reprs and no reStructuredText literals anywhere.
+    for line in lines[1:heading]:
+        assert not any(mark in line for mark in ("=None", "='", '="', "``", "`", "=True", "=False")), line
     assert lines[heading - 1] == ""
     # Only tasks are listed, in name order: not the package's scorers, solvers or metrics.
     listed = [line.strip() for line in lines[:heading] if line.startswith("  radiology_tasks/")]
@@ -293,17 +306,35 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
     assert lines[layouts_heading + 1 :][2].endswith("reader_study_final_with_annotationsv3.csv")
 
 
-def test_list_shows_required_parameters_and_missing_docstrings():
+def test_list_shows_each_default_as_typed_and_docstrings_as_plain_text():
     import inspect
 
-    from radiology_tasks.cli import _first_line, _parameter_text
+    from radiology_tasks.cli import _first_line, _parameter_lines, _parameter_text, plain_text
 
-    def task(data, limit=3):
+    def task(data, limit=3, name="a b", flag=True, off=False, share=0.5, metrics="bleu,chrf", label_cache=None):
         pass
 
-    first, second = inspect.signature(task).parameters.values()
-    assert (_parameter_text(first, "toy"), _parameter_text(second, "toy")) == ("data", "limit=3")
+    texts = [_parameter_text(p, "toy") for p in inspect.signature(task).parameters.values()]
+    assert texts == [
+        "data",
+        "-T limit=3",
+        "-T 'name=a b'",  # quoted as a shell needs it
+        "-T flag=true",
+        "-T off=false",
+        "-T share=0.5",
+        "-T metrics=bleu,chrf",
+        None,
+    ]
+    assert _parameter_lines("toy", task) == [
+        "      defaults: data -T limit=3 -T 'name=a b' -T flag=true -T off=false -T share=0.5 -T metrics=bleu,chrf",
+        "      unset unless given: label_cache",
+    ]
+    assert _parameter_lines("toy", lambda limit=1: None) == ["      defaults: -T limit=1"]
     assert [_first_line(d) for d in (None, "", "  \n ", "  One.\n  Two.")] == ["", "", "", "One."]
+    assert _first_line("Scores with ``--model none`` and `ran_score`.\n\nMore.") == (
+        "Scores with --model none and ran_score."
+    )
+    assert plain_text("``a`` and `b`, not a ` alone") == "a and b, not a ` alone"
 
 
 def test_list_names_each_tasks_own_default_dataset():
@@ -315,15 +346,15 @@ def test_list_names_each_tasks_own_default_dataset():
     assert default_dataset("radiology_tasks/ran_score") == "ran-score-demo"
     assert default_dataset("radiology_tasks/vert") == default_dataset("radiology_tasks/no_such_task") == "demo"
     data = inspect.signature(ran_score).parameters["data"]
-    assert _parameter_text(data, "radiology_tasks/ran_score") == "data='ran-score-demo'"
-    assert _parameter_text(data, "radiology_tasks/report_generation") == "data='demo'"
+    assert _parameter_text(data, "radiology_tasks/ran_score") == "-T data=ran-score-demo"
+    assert _parameter_text(data, "radiology_tasks/report_generation") == "-T data=demo"
 
 
 def test_a_command_is_required(capsys):
     with pytest.raises(SystemExit) as caught:
         main([])
     assert caught.value.code == 2
-    assert "the following arguments are required: command" in capsys.readouterr().err
+    assert "the following arguments are required: COMMAND" in capsys.readouterr().err
 
 
 # The options every variant-making command shares (`_variant_arguments`).
@@ -344,26 +375,24 @@ VARIANT_OPTIONS = [
 
 HELP = {
     (): [
-        "usage: radiology-tasks [-h] {list,ensemble,ctfb-triplets,ctfb-schema,ctfb-qa,ran-labels,perturb,"
-        "sensitivity-set,export-sft,suite-report,submit,leaderboard,lm-eval-path,task-docs} ...",
-        "The `radiology-tasks` command line: list tasks, datasets and layouts, submit and rank leaderboard runs, "
-        "print the lm-eval config directory, and write the README's parameter tables from the tasks' docstrings. "
-        "Each metric family adds its own subcommands (combining judges, exporting training or label data, making "
-        "variants and benchmark data): `radiology-tasks --help` lists them all.",
+        "usage: radiology-tasks [-h] COMMAND ...",
+        "The commands around the radiology tasks. A task itself runs with inspect eval radiology_tasks/<task> "
+        "-T name=value ... and `radiology-tasks list` shows each task with its -T defaults, and the datasets, judges "
+        "and layouts they read. For a command's options: radiology-tasks COMMAND --help",
         "submit check eval logs and write them as a leaderboard submission bundle",
         "leaderboard rank the systems of submission bundles or logs: JSON, CSV, Markdown and a page",
-        "perturb make error variants and paraphrases for judge_sensitivity",
-        "sensitivity-set make CT-FineBench sensitivity sets: paraphrases (pos) and attribute edits (neg)",
-        "list list registered tasks, their -T parameters, and datasets",
-        "ensemble combine several judges' logs of the same samples",
+        "perturb write reports with injected errors and paraphrases (a variants file) for judge_sensitivity",
+        "sensitivity-set write paraphrases (pos) and attribute-edited copies (neg) of references for metric_suite "
+        "-T sensitivity",
+        "list list the tasks with their -T defaults, and the datasets, metric_suite judges and layouts",
+        "ensemble compare judges' logs of the same expert-rated samples with their average and regression ensembles",
         "export-sft write chat-format JSONL to fine-tune a judge (LoRA)",
         "ran-labels write the labels of a ran_score log as label tables (CSV)",
         "ctfb-triplets CT-FineBench construction 1/3: the judge lists (finding, attribute, value) per report",
         "ctfb-schema CT-FineBench construction 2/3: group the triplets into a schema file to edit",
         "ctfb-qa CT-FineBench construction 3/3: questions and answers per report from the edited schema",
-        "suite-report metric_suite tables (correlations, expert tau, pos/neg) as CSV/Markdown from logs",
+        "suite-report write the metric suite's tables (correlations, agreement with experts, pos/neg) from logs",
         "lm-eval-path print the directory of the lm-evaluation-harness task configs (for --include_path)",
-        "task-docs write the tasks' -T parameter tables from their docstrings into the READMEs' marked blocks",
     ],
     ("task-docs",): [
         "usage: radiology-tasks task-docs [-h] [--readme README] [--check]",
@@ -448,6 +477,26 @@ def test_help_describes_every_command_and_option(capsys, monkeypatch, command):
     text = " ".join(capsys.readouterr().out.split())
     for expected in HELP[command]:
         assert expected in text
+
+
+def test_help_lists_what_users_run_and_hides_the_maintainers_commands(capsys, monkeypatch):
+    from radiology_tasks.cli import build_parser
+
+    monkeypatch.setenv("COLUMNS", "200")
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "task-docs" not in out and "SUPPRESS" not in out and "lists them all" not in out
+    listed = [
+        line.split()[0] for line in out.split("commands:")[1].splitlines()[2:] if line[:4] == "    " and line[4] != " "
+    ]
+    parser_commands = build_parser()._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    # Every command but the maintainers' is listed with a one-line description, and the hidden one still runs.
+    assert sorted(listed) == sorted(set(parser_commands) - {"task-docs"})
+    with pytest.raises(SystemExit) as caught:
+        main(["task-docs", "--help"])
+    assert caught.value.code == 0
+    assert "Write the tasks' -T parameter tables" in capsys.readouterr().out
 
 
 def test_bad_option_values_are_refused_by_the_parser(capsys):

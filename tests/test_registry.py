@@ -53,7 +53,7 @@ def test_list_shows_every_task_with_parameters_and_datasets(capsys):
     assert {"radiology_tasks/green", "radiology_tasks/vert", "radiology_tasks/ran_score"} <= set(names)
     text = format_task_list()
     assert "radiology_tasks/vert\n      VERT: the judge counts errors" in text
-    assert "prompt='vert'" in text and "on_bad_rows='error'" in text
+    assert "-T prompt=vert" in text and "-T on_bad_rows=error" in text
     for dataset in ("demo", "ran-score-demo", "rate-eval", "radeval-expert", "ct-finebench"):
         assert f"\n  {dataset}" in text
     assert main(["list"]) == 0

@@ -18,7 +18,7 @@ def _suite_report(args: argparse.Namespace) -> int:
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `suite-report` to the `radiology-tasks` parser."""
     suite = commands.add_parser(
-        "suite-report", help="metric_suite tables (correlations, expert tau, pos/neg) as CSV/Markdown from logs"
+        "suite-report", help="write the metric suite's tables (correlations, agreement with experts, pos/neg) from logs"
     )
     suite.add_argument("logs", nargs="+", help="a metric_suite log, or several logs of the same samples")
     suite.add_argument("--out", required=True, help="directory for the CSV, Markdown and heatmap files")

@@ -22,7 +22,10 @@ def _ensemble(args: argparse.Namespace) -> int:
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `ensemble` to the `radiology-tasks` parser."""
-    ensemble = commands.add_parser("ensemble", help="combine several judges' logs of the same samples")
+    ensemble = commands.add_parser(
+        "ensemble",
+        help="compare judges' logs of the same expert-rated samples with their average and regression ensembles",
+    )
     ensemble.add_argument("logs", nargs="+", help="Inspect eval logs, one per judge")
     ensemble.add_argument("--score-key", help="score to read from each log (default: the task's main score)")
     ensemble.add_argument(

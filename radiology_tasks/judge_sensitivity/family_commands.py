@@ -40,7 +40,9 @@ def _variant_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add `perturb`, `sensitivity-set` and `export-sft` to the `radiology-tasks` parser."""
-    perturb = commands.add_parser("perturb", help="make error variants and paraphrases for judge_sensitivity")
+    perturb = commands.add_parser(
+        "perturb", help="write reports with injected errors and paraphrases (a variants file) for judge_sensitivity"
+    )
     _variant_arguments(perturb)
     perturb.add_argument("--out", required=True, help="the variants file to write (.jsonl)")
     perturb.add_argument("--categories", default="a,b", help="error types, letters a-f separated by commas, or all")
@@ -49,7 +51,8 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     perturb.set_defaults(run=_perturb)
 
     sensitivity = commands.add_parser(
-        "sensitivity-set", help="make CT-FineBench sensitivity sets: paraphrases (pos) and attribute edits (neg)"
+        "sensitivity-set",
+        help="write paraphrases (pos) and attribute-edited copies (neg) of references for metric_suite -T sensitivity",
     )
     _variant_arguments(sensitivity)
     sensitivity.add_argument("--out", required=True, help="directory for pos.jsonl and neg.jsonl")

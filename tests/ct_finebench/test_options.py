@@ -59,7 +59,7 @@ def test_registry_names_carry_the_package_prefix() -> None:
     ]
     text = format_task_list()
     assert "radiology_tasks/ct_finebench\n      CT-FineBench: a judge answers" in text
-    assert "qa_mode='batch'" in text and "judge_retries=1" in text and "unscored='worst'" in text
+    assert "-T qa_mode=batch" in text and "-T judge_retries=1" in text and "-T unscored=worst" in text
 
 
 def test_breakdown_of_no_samples_is_nan_and_zero_counts() -> None:
