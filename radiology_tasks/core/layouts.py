@@ -98,6 +98,9 @@ class Layout:
         uses_track: Whether `-T track` chooses the reference's sections.
         candidates: Reads a file of this layout as candidates (rows with `id` and `candidate`), for layouts that
             hold generators' reports (`-T candidates=FILE`).
+        credentialed: The dataset's licence forbids passing its reports on (PhysioNet's credentialed access,
+            MIMIC-CXR and the sets built from it, gated sets such as CT-RATE): `radiology-tasks submit` then
+            replaces the texts of its runs' logs by their hashes unless told otherwise.
     """
 
     name: str
@@ -111,6 +114,7 @@ class Layout:
     takes_reports: bool = False
     uses_track: bool = False
     candidates: Callable[[LayoutInput], Iterator[Row]] | None = None
+    credentialed: bool = False
 
 
 def _flat_rows(source: LayoutInput) -> Iterator[Row]:

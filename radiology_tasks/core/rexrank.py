@@ -108,4 +108,5 @@ LAYOUT = Layout(
     read=rexrank_rows,
     uses_track=True,
     candidates=rexrank_candidates,
+    credentialed=True,  # ReXrank's test sets hold MIMIC-CXR and CheXpert Plus reports under data-use agreements
 )

@@ -323,4 +323,5 @@ LAYOUT = Layout(
     hub_repo="csyrf/CT-FineBench",
     hub_revision="2b06156ec7f5dd51041ea0af249e57014ca3eb45",
     takes_reports=True,
+    credentialed=True,  # the reports joined to the questions are CT-RATE's (gated) or Merlin's
 )

@@ -180,13 +180,20 @@ def _event_problems(sample: SampleEvidence) -> list[str]:
 
 
 def rescore_sample(run: RunEvidence, sample: SampleEvidence) -> Rescored:
-    """Work out a sample's question outcomes and score again from the judge answers it stores."""
+    """Work out a sample's question outcomes and score again from the judge answers it stores.
+
+    A redacted run keeps hashes of the answers, not their text: its score is worked out from the outcomes it
+    logs as read from them, and its answers are checked against the judge's returns by hash only.
+    """
     policy = check_policy(str(run.task_args.get("unscored") or "worst"))
     logged = sample.metadata.get("questions")
     if not isinstance(logged, list):
         return _empty_candidate(sample, policy)
     entries = [entry if isinstance(entry, dict) else {} for entry in logged]
     questions = [_question(entry, number) for number, entry in enumerate(entries, start=1)]
+    if run.redacted:
+        logged_outcomes = [_logged_outcome(question, entry) for question, entry in zip(questions, entries)]
+        return Rescored(logged_outcomes, _report_score(logged_outcomes, policy), _event_problems(sample))
     extraction = _Step.of(sample.metadata.get("extraction_judge"))
     comparison = _Step.of(sample.metadata.get("comparison_judge"))
 
@@ -214,20 +221,40 @@ def rescore_sample(run: RunEvidence, sample: SampleEvidence) -> Rescored:
             )
         outcomes.append(outcome)
 
-    report = report_outcome(outcomes)
-    score = judged_score(
-        {SCORE_KEY: report.score},
-        report_missing(report),
-        policy=policy,
-        bounded={SCORE_KEY},
-        metadata={"questions": [outcome.as_dict() for outcome in outcomes]},
-    )
+    score = _report_score(outcomes, policy)
     problems = _question_problems(entries, outcomes) + _event_problems(sample)
     if (run.task_args.get("qa_mode") or "batch") == "batch":
         problems += _dropped_sources(questions, extraction, set(unscored), read_extraction)
         ungraded = {o.id for o in outcomes if o.graded_by is None and o.answered is True}
         problems += _dropped_sources(judged, comparison, ungraded, read_grades)
     return Rescored(outcomes, score, problems)
+
+
+def _report_score(outcomes: list[GradedQuestion], policy: UnscoredPolicy) -> Score:
+    """The scorer's `Score` for a report's question outcomes."""
+    report = report_outcome(outcomes)
+    return judged_score(
+        {SCORE_KEY: report.score},
+        report_missing(report),
+        policy=policy,
+        bounded={SCORE_KEY},
+        metadata={"questions": [outcome.as_dict() for outcome in outcomes]},
+    )
+
+
+def _logged_outcome(question: Question, entry: dict[str, Any]) -> GradedQuestion:
+    """A question's outcome as a redacted log keeps it: what the scorer read from the judge answers (whether the
+    candidate answers, the grade, who graded it, the reason when unscored), whose texts are hashes."""
+    grade = entry.get("grade")
+    graded_by = entry.get("graded_by")
+    return graded_question(
+        question,
+        _text(entry.get("extracted_answer")),
+        answered=entry.get("answered"),
+        grade=float(grade) if isinstance(grade, int | float) and not isinstance(grade, bool) else None,
+        graded_by=graded_by if graded_by in ("code", "judge") else None,
+        unscored_reason=_text(entry.get("unscored_reason")),
+    )
 
 
 def _question_problems(entries: list[dict[str, Any]], outcomes: list[GradedQuestion]) -> list[str]:
@@ -344,6 +371,9 @@ class CTFineBenchRescoring(Rescoring):
 
     def sample_ids(self, run: RunEvidence) -> list[str] | None:
         return sample_ids(run)
+
+    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
+        return {}  # each question's logged outcome is what the scorer read from the answers
 
 
 RESCORING = CTFineBenchRescoring()

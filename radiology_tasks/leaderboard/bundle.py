@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from importlib.metadata import version
@@ -11,11 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from radiology_tasks.core.family import family_of
+from radiology_tasks.core.layouts import all_layouts
+from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED, JUDGES_TRACK, TRACKS
 from radiology_tasks.leaderboard.checks import run_violations, unscored_share
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
+from radiology_tasks.leaderboard.redact import Redaction, SampleKey, redact_log
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
-from radiology_tasks.leaderboard.rules import CorpusStatistic
+from radiology_tasks.leaderboard.rules import CorpusStatistic, RescoresRedacted
 
 MANIFEST = "manifest.json"
 MANIFEST_VERSION = "1"
@@ -193,31 +197,147 @@ def check_logs(paths: list[Path], *, max_unscored: float = DEFAULT_MAX_UNSCORED)
     return runs
 
 
-def write_bundle(paths: list[Path], out: Path, card: SystemCard, *, max_unscored: float = DEFAULT_MAX_UNSCORED) -> Path:
+def credentialed_data(run: RunEvidence) -> str | None:
+    """Why the run's data may not be passed on (its layout is a credentialed dataset's), or None."""
+    layout = all_layouts().get(str(run.fingerprint.get("layout")))
+    if layout is None or not layout.credentialed:
+        return None
+    return f"dataset {run.dataset_name} is credentialed (layout {layout.name})"
+
+
+def redaction_reason(runs: list[tuple[str, RunEvidence]], redact: bool | None) -> str | None:
+    """Why the bundle's logs are redacted, or None when they are copied whole.
+
+    Args:
+        runs: The checked runs, by log name.
+        redact: ``--redact-text`` (True), ``--no-redact-text`` (False), or None to redact when any run's data is
+            credentialed.
+    """
+    reasons = sorted({reason for _, run in runs if (reason := credentialed_data(run)) is not None})
+    if redact is False:
+        return None
+    if reasons:
+        return "; ".join(reasons)
+    return "--redact-text" if redact else None
+
+
+def unredactable(runs: list[tuple[str, RunEvidence]]) -> list[str]:
+    """One line per run whose task cannot be re-scored from a redacted log (its scores come from the texts)."""
+    return [
+        f"{name}: task {run.short_task} cannot be re-scored without its texts, so it cannot be submitted redacted"
+        for name, run in runs
+        if not isinstance(rescoring(run), RescoresRedacted)
+    ]
+
+
+def parsed_answers_of(run: RunEvidence) -> dict[SampleKey, dict[str, Any]]:
+    """What the scorer read from each sample's judge answers, for a redacted copy to keep."""
+    rules = rescoring(run)
+    assert isinstance(rules, RescoresRedacted)
+    return {(sample.id, sample.epoch): rules.parsed_answers(run, sample) for sample in run.samples}
+
+
+def _check_target(out: Path, replace: bool) -> None:
+    """Refuse an output folder that is not empty, unless it is a bundle and `replace` says to replace it."""
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise ValueError(f"{out} is a file; give a new directory for the bundle")
+    if not any(out.iterdir()):
+        return
+    if not replace:
+        raise ValueError(
+            f"{out} is not empty; give a new directory, or --replace to replace the submission bundle there"
+        )
+    try:
+        read_manifest(out)
+    except ValueError as error:
+        raise ValueError(f"--replace replaces a submission bundle only, and {out} is not one: {error}") from None
+    unknown = sorted(p.name for p in out.iterdir() if p.name not in (MANIFEST, "logs"))
+    if unknown or ((out / "logs").exists() and any(p.is_dir() for p in (out / "logs").iterdir())):
+        shown = ", ".join(unknown) or "folders under logs/"
+        raise ValueError(f"--replace replaces a submission bundle only, and {out} holds more ({shown})")
+
+
+def _move_into_place(built: Path, out: Path) -> None:
+    """Put the bundle built in `built` at `out`, replacing the bundle there (checked by `_check_target`)."""
+    if out.exists():
+        old = out.with_name(f".{out.name}.replaced")
+        out.rename(old)
+        built.rename(out)
+        shutil.rmtree(old)
+    else:
+        built.rename(out)
+
+
+def write_bundle(
+    paths: list[Path],
+    out: Path,
+    card: SystemCard,
+    *,
+    max_unscored: float = DEFAULT_MAX_UNSCORED,
+    redact: bool | None = None,
+    replace: bool = False,
+) -> Path:
     """Check the logs and write `out/manifest.json` and `out/logs/<log>`; returns the manifest's path.
 
+    The logs are checked as they are, then copied whole, or redacted (`radiology_tasks.leaderboard.redact`):
+    with `redact` True, or when `redact` is None and a run's data is credentialed. The bundle is built beside
+    `out` and moved into place, so a refused or failed submission leaves `out` as it was.
+
     Raises:
-        SubmissionRefused: when any log fails a check (nothing is written).
-        ValueError: for an unknown track or an output directory that is not empty.
+        SubmissionRefused: when any log fails a check, or cannot be redacted (nothing is written).
+        ValueError: for an unknown track, or an output folder that is not empty (and not a bundle `replace`
+            may replace).
     """
     if card.track is not None and card.track not in TRACKS:
         raise ValueError(f"--track must be one of {', '.join(TRACKS)}; got {card.track!r}")
-    if out.exists() and any(out.iterdir()):
-        raise ValueError(f"{out} is not empty; give a new directory")
+    _check_target(out, replace)
     runs = check_logs(paths, max_unscored=max_unscored)
     mismatched = [
         f"{path.name}: the data's track is {run.data_track}, the submission's --track {card.track}"
         for path, run in zip(paths, runs, strict=True)
         if run.data_track is not None and card.track not in (None, JUDGES_TRACK) and run.data_track != card.track
     ]
-    mismatched += mixed_generation_logs([(path.name, run) for path, run in zip(paths, runs, strict=True)])
+    named = [(path.name, run) for path, run in zip(paths, runs, strict=True)]
+    mismatched += mixed_generation_logs(named)
+    reason = redaction_reason(named, redact)
+    if reason is not None:
+        mismatched += unredactable(named)
     if mismatched:
         raise SubmissionRefused(mismatched)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    built = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    try:
+        manifest_path = _write_files(paths, runs, built, card, max_unscored, reason)
+        _move_into_place(built, out)
+    except BaseException:
+        shutil.rmtree(built, ignore_errors=True)
+        raise
+    return out / manifest_path.name
+
+
+def _write_files(
+    paths: list[Path],
+    runs: list[RunEvidence],
+    out: Path,
+    card: SystemCard,
+    max_unscored: float,
+    reason: str | None,
+) -> Path:
+    """Write the bundle's logs (whole, or redacted for `reason`) and its manifest into `out`."""
     (out / "logs").mkdir(parents=True, exist_ok=True)
     entries = []
     for path, run in zip(paths, runs, strict=True):
-        shutil.copyfile(path, out / "logs" / path.name)
-        entries.append(run_entry(run, f"logs/{path.name}"))
+        target = out / "logs" / path.name
+        entry = run_entry(run, f"logs/{path.name}")
+        if reason is None:
+            shutil.copyfile(path, target)
+        else:
+            redaction: Redaction = redact_log(path, target, reason, parsed_answers_of(run))
+            entry["sha256"] = file_sha256(target)
+            entry["redaction"] = redaction.record()
+        entries.append(entry)
     manifest = {
         "manifest_version": MANIFEST_VERSION,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -231,6 +351,13 @@ def write_bundle(paths: list[Path], out: Path, card: SystemCard, *, max_unscored
         },
         "track": card.track,
         "max_unscored": max_unscored,
+        "redacted": None
+        if reason is None
+        else {
+            "reason": reason,
+            "what": "every report, candidate and judge answer text in the logs is its sha256:<hex>; the numbers, "
+            "reason codes, settings and parsed judge answers are kept",
+        },
         "runs": entries,
     }
     target = out / MANIFEST

@@ -69,6 +69,12 @@ class RunEvidence:
         return dict((self.metadata.get("data") or {}).get("fingerprint") or {})
 
     @property
+    def redacted(self) -> bool:
+        """Whether the log is a redacted copy (its texts replaced by hashes, see `radiology_tasks.leaderboard.redact`):
+        its judge answers can then be checked by hash only, and re-scored from the parsed answers it keeps."""
+        return bool(self.metadata.get("redaction"))
+
+    @property
     def dataset_name(self) -> str:
         """The dataset a board is keyed on: the layout of a known dataset, however the run reached its files (hub
         name, downloaded folder or file), else `-T data` as given (`demo` when it was not)."""

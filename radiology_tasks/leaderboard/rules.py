@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
@@ -38,6 +38,10 @@ class RankedScore:
     def sample_key(self) -> str:
         """The key each sample's value dict holds: the ranked key, or `per_sample` for a corpus statistic."""
         return self.per_sample or self.key
+
+
+PARSED_ANSWERS = "parsed_answers"
+"""Where a redacted log keeps, in a sample's score metadata, what the scorer read from its judge answers."""
 
 
 def stored_judge_answers(sample: SampleEvidence) -> list[str]:
@@ -118,6 +122,18 @@ class LeavesOut(Protocol):
 
     def left_out(self, sample: SampleEvidence) -> bool:
         """Whether the task itself left `sample` out; such a sample is not counted as unscored."""
+        ...
+
+
+@runtime_checkable
+class RescoresRedacted(Protocol):
+    """A task whose logs can be submitted redacted (report and answer text replaced by hashes, see
+    `radiology_tasks.leaderboard.redact`) and still re-scored: its `Rescoring.expected` and `Rescoring.run_checks`
+    work from the parsed answers a redacted run (`RunEvidence.redacted`) keeps instead of reading the texts."""
+
+    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
+        """What the scorer read from the sample's stored judge answers, as JSON, computed from the original log
+        before redaction and kept under `PARSED_ANSWERS` ({} when the score metadata holds it already)."""
         ...
 
 

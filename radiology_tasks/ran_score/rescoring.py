@@ -31,7 +31,7 @@ from radiology_tasks.core.judge import stored_truncated
 from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
-from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, RankedScore, Rescoring
 from radiology_tasks.ran_score.extraction import Extraction, Extractor, ReportLabels, extraction_prompt
 from radiology_tasks.ran_score.metrics import CANDIDATE_LABELS, MACRO_F1, REFERENCE_LABELS, ran_f1, ran_per_label
 from radiology_tasks.ran_score.scorer import MAIN_KEY, SIDES, UNSCORED_POLICY, agreement_score
@@ -179,9 +179,13 @@ async def _read_reference(reader: Extractor, report: str) -> ReportLabels:
 
 
 def _stored(taxonomy: Taxonomy, sample: SampleEvidence, side: str) -> ReportLabels:
-    """A side's labels as the sample stores them (for labels no stored answer gives)."""
+    """A side's labels as the sample stores them (for labels no stored answer gives, and for a redacted run,
+    whose unscored reasons are hashes: their codes are in its parsed answers)."""
     by_column = sample.metadata.get(f"{side}_labels") or {}
     reasons = sample.metadata.get(f"{side}_unscored") or {}
+    parsed = sample.metadata.get(PARSED_ANSWERS)
+    if isinstance(parsed, dict) and isinstance(parsed.get(f"{side}_unscored"), dict):
+        reasons = parsed[f"{side}_unscored"]
     unscored: dict[str, tuple[str, str]] = {}
     for label in taxonomy.labels:
         if by_column.get(label.column) is None:
@@ -223,6 +227,10 @@ def _side(run: RunEvidence, settings: _Settings, sample: SampleEvidence, side: s
 
 
 def _reread(run: RunEvidence, settings: _Settings, sample: SampleEvidence) -> tuple[dict[str, ReportLabels], list[str]]:
+    """Both sides' labels read again from the stored answers; a redacted run keeps hashes of the answers, so its
+    labels are those it stores as read from them (its answers are checked against the judge's by hash only)."""
+    if run.redacted:
+        return {side: _stored(settings.taxonomy, sample, side) for side in SIDES}, []
     sides: dict[str, ReportLabels] = {}
     lines: list[str] = []
     for side in SIDES:
@@ -246,6 +254,18 @@ def expected(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
     sides, _ = _reread(run, settings, sample)
     score = agreement_score(settings.taxonomy, sides, None, settings.policy, sample.candidate)
     return {MAIN_KEY: float(cast(dict[str, float], score.value)[MAIN_KEY])}
+
+
+def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
+    """The reason code of each label the judge's answers left unread, by side (the labels read are in the score
+    metadata already); a redacted log keeps these in place of the reasons' text."""
+    return {
+        f"{side}_unscored": {
+            column: str(reason).partition(": ")[0]
+            for column, reason in (sample.metadata.get(f"{side}_unscored") or {}).items()
+        }
+        for side in SIDES
+    }
 
 
 def answers(sample: SampleEvidence) -> list[str]:
@@ -393,6 +413,9 @@ class RanScoreRescoring(Rescoring):
 
     def breakdown(self, run: RunEvidence) -> dict[str, dict[str, float]] | None:
         return breakdown(run)
+
+    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
+        return parsed_answers(run, sample)
 
 
 RESCORING = RanScoreRescoring()

@@ -150,4 +150,5 @@ LAYOUT = Layout(
     read=radeval_rows,
     hub_repo="IAMJB/RadEvalExpertDataset",
     hub_revision="b4bd9d6ee75fcd155b6de466f1b7b7bd774408be",
+    credentialed=True,  # its reports are MIMIC-CXR's, under PhysioNet's credentialed licence
 )

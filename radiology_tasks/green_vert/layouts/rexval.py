@@ -126,4 +126,5 @@ LAYOUT = Layout(
     ),
     read=rexval_rows,
     obtain="it is on PhysioNet (credentialed access): download the ReXVal files yourself",
+    credentialed=True,  # MIMIC-CXR studies under PhysioNet's credentialed licence
 )
