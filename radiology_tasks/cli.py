@@ -121,6 +121,12 @@ def _submit(args: argparse.Namespace) -> int:
     return submit_command(args)
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from radiology_tasks.leaderboard.commands import verify_command
+
+    return verify_command(args)
+
+
 def _leaderboard(args: argparse.Namespace) -> int:
     from radiology_tasks.leaderboard.commands import leaderboard_command
 
@@ -180,8 +186,28 @@ def build_parser() -> argparse.ArgumentParser:
     submit.add_argument("--code", help="link to the code")
     submit.add_argument("--description", help="one line about the system")
     submit.add_argument("--track", choices=TRACKS, help="the report section generated, or judges: rank the run's judge")
+    submit.add_argument(
+        "--redact-text",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="replace every report, candidate and judge answer text in the bundled logs by its SHA-256, keeping "
+        "numbers, reason codes and parsed answers (default: only for credentialed data such as ReXVal, "
+        "MIMIC-CXR-derived sets and CT-RATE)",
+    )
+    submit.add_argument(
+        "--replace", action="store_true", help="replace the submission bundle already in --out (only a bundle)"
+    )
     _max_unscored_argument(submit, "accepted")
     submit.set_defaults(run=_submit)
+
+    verify = commands.add_parser(
+        "verify", help="check a (redacted) submission bundle against the data and the original logs"
+    )
+    verify.add_argument("bundle", help="the submission bundle directory")
+    verify.add_argument("--data", help="the dataset (file or folder) in place of each run's -T data")
+    verify.add_argument("--reports", help="the reports file, for question datasets (in place of -T reports)")
+    verify.add_argument("--logs", nargs="+", help="the original logs (files or folders), found by their SHA-256")
+    verify.set_defaults(run=_verify)
 
     board = commands.add_parser(
         "leaderboard", help="rank the systems of submission bundles or logs: JSON, CSV, Markdown and a page"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.outputs import write_outputs
+from radiology_tasks.leaderboard.verify import verify_bundle
 
 
 def submit_command(args: argparse.Namespace) -> int:
@@ -22,13 +24,40 @@ def submit_command(args: argparse.Namespace) -> int:
         track=args.track,
     )
     try:
-        manifest = write_bundle([Path(p) for p in args.logs], Path(args.out), card, max_unscored=args.max_unscored)
+        manifest = write_bundle(
+            [Path(p) for p in args.logs],
+            Path(args.out),
+            card,
+            max_unscored=args.max_unscored,
+            redact=args.redact_text,
+            replace=args.replace,
+        )
     except SubmissionRefused as refused:
         print(f"radiology-tasks submit: refused, {len(refused.lines)} problem(s):", file=sys.stderr)
         for line in refused.lines:
             print(f"  {line}", file=sys.stderr)
         return 1
-    print(f"wrote {manifest} with {len(args.logs)} log(s)")
+    redacted = json.loads(manifest.read_text()).get("redacted")
+    shown = f", texts replaced by their SHA-256 ({redacted['reason']})" if redacted else ""
+    print(f"wrote {manifest} with {len(args.logs)} log(s){shown}")
+    return 0
+
+
+def verify_command(args: argparse.Namespace) -> int:
+    """Check a bundle against the data and the original logs; print each problem and return 1 when there is one."""
+    lines = verify_bundle(
+        Path(args.bundle),
+        data=None if args.data is None else Path(args.data),
+        reports=None if args.reports is None else Path(args.reports),
+        originals=[Path(p) for p in args.logs or []],
+    )
+    if lines:
+        print(f"radiology-tasks verify: {len(lines)} problem(s):", file=sys.stderr)
+        for line in lines:
+            print(f"  {line}", file=sys.stderr)
+        return 1
+    checked = [what for what, given in (("the data", args.data), ("the original logs", args.logs)) if given]
+    print(f"{args.bundle}: every hashed text checked against {' and '.join(checked)} matches")
     return 0
 
 
