@@ -229,3 +229,15 @@ def redact_log(
     eval_spec["metadata"] = {**(eval_spec.get("metadata") or {}), REDACTION_KEY: redaction.record()}
     write_eval_log(EvalLog.model_validate(redacted), str(target))
     return redaction
+
+
+HASH_ONLY = "answers verified by hash only"
+"""What a leaderboard says of a redacted run: its judge answers were matched to the judge's returns by hash, and
+its scores re-worked from the parsed answers it keeps, but the answers themselves could not be read again."""
+
+
+def checks_made(redacted: bool, judged: bool) -> str:
+    """Which checks a leaderboard could make on a run's scores, as its page says it."""
+    if redacted:
+        return HASH_ONLY
+    return "judge answers re-read" if judged else "scores recomputed from the texts"
