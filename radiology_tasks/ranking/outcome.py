@@ -23,6 +23,9 @@ from radiology_tasks.ranking.cases import Relation
 Outcome = Literal["right", "wrong", "tie"]
 OUTCOMES: tuple[Outcome, ...] = ("right", "wrong", "tie")
 
+ROUNDING = 1e-9
+"""Slack for floating-point rounding: 0.51 - 0.5 is a hair above 0.01, and is still meant to be 0.01 apart."""
+
 
 def relation_outcome(
     relation: Relation, scores: Mapping[str, float], *, higher_is_better: bool, tolerance: float
@@ -36,11 +39,12 @@ def relation_outcome(
     if math.isnan(better) or math.isnan(worse):
         raise ValueError(f"{relation}: a candidate has no score")
     margin = (better - worse) if higher_is_better else (worse - better)
+    within = tolerance + ROUNDING
     if relation.tie:
-        return "right" if abs(margin) <= tolerance else "wrong"
-    if margin > tolerance:
+        return "right" if abs(margin) <= within else "wrong"
+    if margin > within:
         return "right"
-    return "wrong" if margin < -tolerance else "tie"
+    return "wrong" if margin < -within else "tie"
 
 
 def case_outcome(outcomes: Sequence[Outcome]) -> Outcome:

@@ -1,0 +1,117 @@
+"""The order arithmetic: relations against scores, direction, tolerance, and a case's outcome from its relations."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from inspect_ai.scorer import SampleScore, Score
+
+from radiology_tasks.ranking.cases import Relation
+from radiology_tasks.ranking.metrics import category_accuracy, category_key, ranking_accuracy, wilson_interval
+from radiology_tasks.ranking.outcome import case_outcome, relation_outcome
+
+ORDER = Relation(better="C1", worse="C2")
+SAME = Relation(better="C1", worse="C2", tie=True)
+
+
+@pytest.mark.parametrize(
+    ("relation", "c1", "c2", "higher", "expected"),
+    [
+        (ORDER, 0.8, 0.5, True, "right"),
+        (ORDER, 0.5, 0.8, True, "wrong"),
+        (ORDER, 0.5, 0.505, True, "tie"),  # within 0.01
+        (ORDER, 0.5, 0.51, True, "tie"),  # exactly at the tolerance
+        (ORDER, 0.5, 0.52, True, "wrong"),
+        # Lower is better (an error count): fewer errors for C1 is the expected order.
+        (ORDER, 1.0, 3.0, False, "right"),
+        (ORDER, 3.0, 1.0, False, "wrong"),
+        (ORDER, 2.0, 2.0, False, "tie"),
+        (SAME, 0.5, 0.505, True, "right"),
+        (SAME, 0.5, 0.51, True, "right"),
+        (SAME, 0.5, 0.52, True, "wrong"),
+        (SAME, 0.52, 0.5, False, "wrong"),
+    ],
+)
+def test_relation_outcome(relation, c1, c2, higher, expected):
+    scores = {"C1": c1, "C2": c2}
+    assert relation_outcome(relation, scores, higher_is_better=higher, tolerance=0.01) == expected
+
+
+def test_zero_tolerance_keeps_only_exact_ties():
+    assert relation_outcome(ORDER, {"C1": 0.5001, "C2": 0.5}, higher_is_better=True, tolerance=0.0) == "right"
+    assert relation_outcome(ORDER, {"C1": 0.5, "C2": 0.5}, higher_is_better=True, tolerance=0.0) == "tie"
+    assert relation_outcome(SAME, {"C1": 0.5001, "C2": 0.5}, higher_is_better=True, tolerance=0.0) == "wrong"
+
+
+def test_an_unscored_candidate_has_no_outcome():
+    with pytest.raises(ValueError, match="no score"):
+        relation_outcome(ORDER, {"C1": math.nan, "C2": 0.5}, higher_is_better=True, tolerance=0.01)
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "expected"),
+    [
+        (["right", "right"], "right"),
+        (["right", "tie"], "tie"),
+        (["tie", "wrong"], "wrong"),
+        (["wrong", "right"], "wrong"),
+    ],
+)
+def test_case_outcome_wrong_beats_tie_beats_right(outcomes, expected):
+    assert case_outcome(outcomes) == expected
+
+
+def test_case_outcome_needs_a_relation():
+    with pytest.raises(ValueError):
+        case_outcome([])
+
+
+def _sample(outcome: str | None, category: str = "location") -> SampleScore:
+    value = {
+        "right": {"accuracy": 1.0, "tie": 0.0},
+        "wrong": {"accuracy": 0.0, "tie": 0.0},
+        "tie": {"accuracy": 0.0, "tie": 1.0},
+        None: {"accuracy": math.nan, "tie": math.nan},
+    }[outcome]
+    return SampleScore(score=Score(value=value, metadata={"category": category}), sample_id=f"{category}-{outcome}")
+
+
+def test_accuracy_ties_and_unscored_are_counted_apart():
+    scores = [_sample("right"), _sample("right"), _sample("wrong"), _sample("tie"), _sample(None)]
+    result = ranking_accuracy()(scores)
+    low, high = wilson_interval(2, 4, 0.95)
+    assert result == {
+        "accuracy_mean": 0.5,
+        "accuracy_ci_low": low,
+        "accuracy_ci_high": high,
+        "tie_share": 0.25,
+        "unscored_share": 0.2,
+        "cases": 5.0,
+    }
+
+
+def test_wilson_interval_matches_the_formula():
+    # 2 of 4 at 95%: centre (p + z^2/2n) / (1 + z^2/n), half-width z sqrt(p(1-p)/n + z^2/4n^2) / (1 + z^2/n).
+    z, n, p = 1.959963984540054, 4, 0.5
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    assert wilson_interval(2, 4, 0.95) == pytest.approx((centre - half, centre + half))
+    assert all(math.isnan(v) for v in wilson_interval(0, 0, 0.95))
+
+
+def test_nothing_scored_gives_nan_not_zero():
+    result = ranking_accuracy()([_sample(None)])
+    assert math.isnan(result["accuracy_mean"]) and math.isnan(result["tie_share"])  # type: ignore[index]
+    assert result["unscored_share"] == 1.0  # type: ignore[index]
+    assert math.isnan(ranking_accuracy()([])["accuracy_mean"])  # type: ignore[index]
+
+
+def test_category_accuracy_per_category_over_scored_cases():
+    scores = [_sample("right", "Location"), _sample("tie", "Location"), _sample(None, "Location")]
+    scores += [_sample("wrong", "patient context"), _sample(None, "Severity")]
+    result = category_accuracy()(scores)
+    assert result["location_accuracy"] == 0.5  # type: ignore[index]
+    assert result["patient_context_accuracy"] == 0.0  # type: ignore[index]
+    assert math.isnan(result["severity_accuracy"])  # type: ignore[index]
+    assert category_key("False Finding Penalization") == "false_finding_penalization_accuracy"
