@@ -11,6 +11,5 @@ FAMILY_MODULES = (
     "radiology_tasks.judge_sensitivity.family",
     "radiology_tasks.baselines.family",
     "radiology_tasks.report_generation.family",
-    "radiology_tasks.crimson.family",
     "radiology_tasks.ranking.family",
 )
