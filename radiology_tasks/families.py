@@ -11,5 +11,5 @@ FAMILY_MODULES = (
     "radiology_tasks.judge_sensitivity.family",
     "radiology_tasks.baselines.family",
     "radiology_tasks.report_generation.family",
-    "radiology_tasks.ranking.family",
+    "radiology_tasks.ranking_tests.family",
 )

@@ -87,6 +87,14 @@ EXPECTED: dict[str, dict[str, Any]] = {
         "baselines": None,
     },
     "report_generation": _without(DATA, "candidates", "generate"),
+    "ranking_tests": {
+        "metric": "rouge_l",
+        "data": "demo",
+        "key": None,
+        "direction": "auto",
+        "tie_tolerance": 0.01,
+        **_without(JUDGE, "unscored"),
+    },
 }
 
 

@@ -18,7 +18,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from radiology_tasks.ranking.cases import Relation
+from radiology_tasks.core.errors import InputError
+from radiology_tasks.ranking_tests.cases import Relation
 
 Outcome = Literal["right", "wrong", "tie"]
 OUTCOMES: tuple[Outcome, ...] = ("right", "wrong", "tie")
@@ -54,3 +55,10 @@ def case_outcome(outcomes: Sequence[Outcome]) -> Outcome:
     if "wrong" in outcomes:
         return "wrong"
     return "tie" if "tie" in outcomes else "right"
+
+
+def tolerance_param(value: object) -> float:
+    """Check ``-T tie_tolerance``: a finite number, zero or more."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < float("inf"):
+        raise InputError(f"-T tie_tolerance must be a number >= 0; got {value!r}")
+    return float(value)

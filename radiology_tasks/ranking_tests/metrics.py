@@ -12,7 +12,7 @@ import re
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from radiology_tasks.ranking.scorer import ACCURACY, TIE
+from radiology_tasks.ranking_tests.scorer import ACCURACY, TIE
 
 _NAN = float("nan")
 

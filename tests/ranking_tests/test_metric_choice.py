@@ -7,7 +7,7 @@ import pytest
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.ranking.metric_choice import choose_metric
+from radiology_tasks.ranking_tests.metric_choice import choose_metric
 
 PAIRS = [ReportPair(id="c/C1", reference="Effusion.", candidate="No effusion.")]
 

@@ -20,10 +20,10 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import attempt_answers
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
-from radiology_tasks.ranking.cases import RankingCase, read_cases
-from radiology_tasks.ranking.metric_choice import ChosenMetric, choose_metric
-from radiology_tasks.ranking.scorer import ACCURACY, TIE, candidate_pair, judge_outcome
-from radiology_tasks.ranking.tasks import data_path, tolerance_param
+from radiology_tasks.ranking_tests.cases import RankingCase, data_path, read_cases
+from radiology_tasks.ranking_tests.metric_choice import ChosenMetric, choose_metric
+from radiology_tasks.ranking_tests.outcome import tolerance_param
+from radiology_tasks.ranking_tests.scorer import ACCURACY, TIE, candidate_pair, judge_outcome
 from radiology_tasks.scorers.report_judge.reading import read_scores
 
 if TYPE_CHECKING:

@@ -4,9 +4,9 @@ The idea and the authors' suite are from "CRIMSON: A Clinically-Grounded LLM-Bas
 Report Evaluation" (RadJudge, the ranking test suite of its repository): each case gives a reference and two or
 more candidates with the order they should come out in, grouped by the clinical intuition it checks.
 
-    inspect eval radiology_tasks/ranking --model none                                   # ROUGE-L on the demo
-    inspect eval radiology_tasks/ranking --model none -T metric=bleu_rexrank -T data=FILE.jsonl
-    inspect eval radiology_tasks/ranking --model none -T metric=vert -T data=RadJudge/test_cases.py \\
+    inspect eval radiology_tasks/ranking_tests --model none                                   # ROUGE-L on the demo
+    inspect eval radiology_tasks/ranking_tests --model none -T metric=bleu_rexrank -T data=FILE.jsonl
+    inspect eval radiology_tasks/ranking_tests --model none -T metric=vert -T data=RadJudge/test_cases.py \\
         --model-role grader=openai-api/vllm/Qwen/Qwen3-8B
 """
 
@@ -20,29 +20,21 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import Metric
-from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls
 from radiology_tasks.core.task_options import shared, shared_parameters
-from radiology_tasks.ranking.cases import RankingCase, file_layout, read_cases
-from radiology_tasks.ranking.family import FAMILY
-from radiology_tasks.ranking.metric_choice import Direction, choose_metric
-from radiology_tasks.ranking.metrics import category_accuracy, ranking_accuracy
-from radiology_tasks.ranking.scorer import candidate_pair, ranking_scorer
+from radiology_tasks.ranking_tests.cases import RankingCase, data_path, file_layout, read_cases
+from radiology_tasks.ranking_tests.family import FAMILY
+from radiology_tasks.ranking_tests.metric_choice import Direction, choose_metric
+from radiology_tasks.ranking_tests.metrics import category_accuracy, ranking_accuracy
+from radiology_tasks.ranking_tests.outcome import tolerance_param
+from radiology_tasks.ranking_tests.scorer import candidate_pair, ranking_scorer
+from radiology_tasks.ranking_tests.solver import cases_as_given
 from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version
-
-DEMO = Path(__file__).parent / "data" / "demo.jsonl"
-"""The bundled demo cases (written for this project), read when ``-T data`` is not given or is ``demo``."""
-
-
-def data_path(data: str) -> Path:
-    """The file ``-T data`` names: the bundled demo for ``demo``."""
-    return DEMO if data == "demo" else Path(data)
 
 
 def case_sample(case: RankingCase) -> Sample:
@@ -62,26 +54,9 @@ def data_summary(data: str, path: Path, cases: list[RankingCase]) -> dict[str, A
     }
 
 
-def tolerance_param(value: object) -> float:
-    """Check ``-T tie_tolerance``: a finite number, zero or more."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < float("inf"):
-        raise InputError(f"-T tie_tolerance must be a number >= 0; got {value!r}")
-    return float(value)
-
-
-@solver
-def cases_as_given() -> Solver:
-    """No generation: the candidates are the case's own texts, scored as they are."""
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        return state
-
-    return solve
-
-
 @task
 @shared_parameters(judge=shared(JudgeOptions, without=["unscored"]))
-def ranking(
+def ranking_tests(
     metric: str = "rouge_l",
     data: str = "demo",
     key: str | None = None,

@@ -7,8 +7,8 @@ from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.core.errors import InputError, PrerequisiteError
 from radiology_tasks.core.judge import NO_JUDGE_MESSAGE
-from radiology_tasks.ranking.tasks import ranking
-from tests.ranking.judge_runs import vert_run, write_cases
+from radiology_tasks.ranking_tests.tasks import ranking_tests
+from tests.ranking_tests.judge_runs import vert_run, write_cases
 
 
 @pytest.mark.slow
@@ -38,15 +38,15 @@ def test_a_judge_metric_stops_before_its_first_case_without_a_grader(tmp_path):
     logs = tmp_path / "logs"
     args = {"metric": "vert", "data": str(write_cases(tmp_path))}
     with pytest.raises(PrerequisiteError) as caught:
-        inspect_eval("radiology_tasks/ranking", task_args=args, model="none", display="none", log_dir=str(logs))
+        inspect_eval("radiology_tasks/ranking_tests", task_args=args, model="none", display="none", log_dir=str(logs))
     assert str(caught.value) == NO_JUDGE_MESSAGE
     assert not logs.exists() or list(logs.iterdir()) == []
 
 
 def test_bad_settings_are_refused_when_the_task_is_built(tmp_path):
     with pytest.raises(InputError, match="tie_tolerance must be a number >= 0"):
-        ranking(tie_tolerance=-0.1)
+        ranking_tests(tie_tolerance=-0.1)
     with pytest.raises(InputError, match="tie_tolerance must be a number >= 0"):
-        ranking(tie_tolerance="small")
+        ranking_tests(tie_tolerance="small")
     with pytest.raises(InputError, match="no such file"):
-        ranking(data=str(tmp_path / "none.jsonl"))
+        ranking_tests(data=str(tmp_path / "none.jsonl"))

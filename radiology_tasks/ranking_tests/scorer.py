@@ -17,8 +17,8 @@ from inspect_ai.util import collect
 
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import inspect_reason, unscored_reason
-from radiology_tasks.ranking.cases import Candidate, RankingCase
-from radiology_tasks.ranking.outcome import Outcome, case_outcome, relation_outcome
+from radiology_tasks.ranking_tests.cases import Candidate, RankingCase
+from radiology_tasks.ranking_tests.outcome import Outcome, case_outcome, relation_outcome
 
 CANDIDATE_MODEL = "ranking/candidate"
 """The model name a candidate's state carries: the text was written by the case's author, not generated."""

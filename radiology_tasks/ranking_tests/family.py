@@ -11,20 +11,21 @@ if TYPE_CHECKING:
 
 
 class Ranking(Family):
-    """The ranking family: one task, `ranking`, over any metric that scores report pairs one at a time."""
+    """The ranking-tests family: one task, `ranking_tests`, over any metric that scores report pairs one at a time."""
 
-    name = "ranking"
-    tasks_module = "radiology_tasks.ranking.tasks"
-    tasks = ("ranking",)
+    name = "ranking_tests"
+    tasks_module = "radiology_tasks.ranking_tests.tasks"
+    tasks = ("ranking_tests",)
     version = "1.0.0"
 
     def register(self) -> None:
         """Register the family's scorer and solver with Inspect by name."""
-        import radiology_tasks.ranking.tasks  # noqa: F401
+        import radiology_tasks.ranking_tests.scorer  # noqa: F401
+        import radiology_tasks.ranking_tests.solver  # noqa: F401
 
     def rescoring(self, task: str) -> Rescoring | None:
-        """The leaderboard's rules for the ranking task."""
-        from radiology_tasks.ranking.rescoring import RESCORING
+        """The leaderboard's rules for the ranking_tests task."""
+        from radiology_tasks.ranking_tests.rescoring import RESCORING
 
         return RESCORING
 

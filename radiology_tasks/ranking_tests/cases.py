@@ -37,6 +37,9 @@ from radiology_tasks.core.errors import InputError
 FLAT_FIELDS = frozenset({"id", "category", "reference", "candidates", "ties", "age", "indication"})
 CANDIDATE_FIELDS = frozenset({"text", "age", "indication"})
 CONTEXT_FIELDS = frozenset({"age", "indication"})
+DEMO = Path(__file__).parent / "data" / "demo.jsonl"
+"""The bundled demo cases (written for this project), read when ``-T data`` is not given or is ``demo``."""
+
 AUTHORS_VARIABLE = "RANKING_TESTS"
 """The name the authors' ``test_cases.py`` gives its list of categories."""
 
@@ -75,6 +78,11 @@ class RankingCase(BaseModel):
     reference: str
     candidates: list[Candidate]
     relations: list[Relation]
+
+
+def data_path(data: str) -> Path:
+    """The file ``-T data`` names: the bundled demo for ``demo``."""
+    return DEMO if data == "demo" else Path(data)
 
 
 def file_layout(path: Path) -> str:

@@ -29,7 +29,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from radiology_tasks.ranking.tasks import ranking
+from radiology_tasks.ranking_tests.tasks import ranking_tests
 
 ROUGE_L_OUTCOMES = {
     "ff-1": "right",
@@ -59,7 +59,7 @@ ROUGE_L_OUTCOMES = {
 
 
 def _run(tmp_path, **args: object) -> EvalLog:
-    (log,) = inspect_eval(ranking(**args), model="none", display="none", log_dir=str(tmp_path))
+    (log,) = inspect_eval(ranking_tests(**args), model="none", display="none", log_dir=str(tmp_path))
     assert log.status == "success", log.error
     return log
 

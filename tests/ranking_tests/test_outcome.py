@@ -7,9 +7,9 @@ import math
 import pytest
 from inspect_ai.scorer import SampleScore, Score
 
-from radiology_tasks.ranking.cases import Relation
-from radiology_tasks.ranking.metrics import category_accuracy, category_key, ranking_accuracy, wilson_interval
-from radiology_tasks.ranking.outcome import case_outcome, relation_outcome
+from radiology_tasks.ranking_tests.cases import Relation
+from radiology_tasks.ranking_tests.metrics import category_accuracy, category_key, ranking_accuracy, wilson_interval
+from radiology_tasks.ranking_tests.outcome import case_outcome, relation_outcome
 
 ORDER = Relation(better="C1", worse="C2")
 SAME = Relation(better="C1", worse="C2", tie=True)

@@ -11,7 +11,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from radiology_tasks.ranking.tasks import ranking
+from radiology_tasks.ranking_tests.tasks import ranking_tests
 from tests.judge_answers import assessment
 from tests.openai_stub import openai_stub
 
@@ -56,7 +56,7 @@ def vert_run(monkeypatch: pytest.MonkeyPatch, folder: Path, **args: object) -> E
         monkeypatch.setenv("STUBSVC_BASE_URL", server.base_url)
         monkeypatch.setenv("STUBSVC_API_KEY", "not-a-real-key")
         (log,) = inspect_eval(
-            ranking(metric="vert", data=str(write_cases(folder)), **args),
+            ranking_tests(metric="vert", data=str(write_cases(folder)), **args),
             model="none",
             model_roles={"grader": JUDGE},
             display="none",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.ranking.cases import Relation, read_cases
+from radiology_tasks.ranking_tests.cases import Relation, read_cases
 
 # A two-category suite in the authors' RadJudge layout (field names, candidate keys, context object and the two
 # forms of expected_ranking as the repository's test_cases.py has them); the texts are this project's.
