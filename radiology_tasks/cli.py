@@ -217,6 +217,11 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--resamples", type=positive_int, default=1000, help="bootstrap and randomization resamples")
     board.add_argument("--seed", type=int, default=0, help="seed of the resampling (default 0)")
     board.add_argument("--confidence", type=share, default=0.95, help="interval coverage (default 0.95)")
+    board.add_argument(
+        "--trial",
+        action="store_true",
+        help="rank runs on part of their dataset (-T limit) on boards marked as trials; full runs are refused",
+    )
     _max_unscored_argument(board, "ranked")
     board.set_defaults(run=_leaderboard)
 

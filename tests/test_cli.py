@@ -421,8 +421,9 @@ HELP = {
     ],
     ("leaderboard",): [
         "usage: radiology-tasks leaderboard [-h] --out OUT [--resamples RESAMPLES] [--seed SEED] "
-        "[--confidence CONFIDENCE] [--max-unscored MAX_UNSCORED] inputs [inputs ...]",
+        "[--confidence CONFIDENCE] [--trial] [--max-unscored MAX_UNSCORED] inputs [inputs ...]",
         "inputs submission bundles (directories) or Inspect eval logs",
+        "--trial rank runs on part of their dataset (-T limit) on boards marked as trials; full runs are refused",
         "--out OUT directory for leaderboard.json/.csv/.md and index.html",
         "--resamples RESAMPLES bootstrap and randomization resamples",
         "--confidence CONFIDENCE interval coverage (default 0.95)",

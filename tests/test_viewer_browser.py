@@ -1,4 +1,5 @@
-"""Inspect's own log viewer (`inspect view`) in headless Chromium: a replayed sample shows what was judged.
+"""Inspect's own log viewer (`inspect view`) in headless Chromium: a replayed sample tells what was judged, against
+which reference, and where the judge's verdict is.
 
 The viewer runs as users start it, on a log this test makes (vert on two demo pairs, a scripted judge), and
 Debian's Chromium opens it through Playwright. `VIEWER_SCREENSHOT=PATH` also saves the screenshot there (the
@@ -21,6 +22,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
 from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.core.solvers import REFERENCE_HEADING, REPLAYED_STORY
 from radiology_tasks.core.task_data import REPLAYED_INPUT
 from radiology_tasks.green_vert.tasks import vert
 from tests.judge_answers import assessment, mock_output
@@ -67,28 +69,49 @@ def viewer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         server.wait(timeout=30)
 
 
-def test_a_replayed_sample_shows_the_judged_candidate_as_its_input(viewer: str, tmp_path: Path) -> None:
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_a_replayed_sample_tells_what_was_judged_against_what_and_by_whom(viewer: str, tmp_path: Path) -> None:
     playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extra")
     executable = _chromium()
     first = load_pairs("demo").pairs[0]
     assert first.candidate is not None
     opening = " ".join(first.candidate.split()[:5])
+    story = _flat(REPLAYED_STORY.format(source="the data"))
     with playwright.sync_playwright() as driver:
         browser = driver.chromium.launch(executable_path=executable, args=["--no-sandbox"])
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         page.goto(viewer)
         page.get_by_text(REPLAYED_INPUT).first.wait_for(timeout=60_000)
         listed = page.inner_text("body")
+        page.get_by_text(first.id, exact=True).first.click()
+        page.get_by_text(opening).first.wait_for(timeout=30_000)
+        page.get_by_role("tab", name="Messages").first.click()
+        page.get_by_text(REFERENCE_HEADING).first.wait_for(timeout=30_000)
+        messages = _flat(page.inner_text("body"))
         screenshot = tmp_path / "viewer.png"
         page.screenshot(path=str(screenshot))
         if os.environ.get("VIEWER_SCREENSHOT"):
             page.screenshot(path=os.environ["VIEWER_SCREENSHOT"])
-        page.get_by_text(first.id, exact=True).first.click()
-        page.get_by_text(opening).first.wait_for(timeout=30_000)
-        detail = page.inner_text("body")
+        page.get_by_role("tab", name="Scoring").first.click()
+        page.get_by_text("answered on attempt 1 of 1").first.wait_for(timeout=30_000)
+        scoring = _flat(page.inner_text("body"))
         browser.close()
+    # The sample list shows what was judged (the labelled candidate) and, as target, the reference.
     assert listed.count(REPLAYED_INPUT) == 2
     assert opening in listed
-    assert "You are writing the findings section" not in listed + detail
-    assert first.reference.split(".")[0] in listed  # the reference is the target
+    assert first.reference.split(".")[0] in listed
+    assert "You are writing the findings section" not in listed + messages
+    # Messages: the user turn says what was judged against what (the reference, in full); the assistant turn is the
+    # candidate under test, shown once there rather than as both turns.
+    told = messages[messages.index("USER") :]
+    assert told.startswith(
+        f"USER 1 {story} {REFERENCE_HEADING} {_flat(first.reference)} ASSISTANT 2 {_flat(first.candidate)}"
+    )
+    assert told.count(_flat(first.candidate)) == 1
+    # Scoring: the verdict is the judge's, with its answer one click away.
+    assert "The judge (mockllm/model) answered on attempt 1 of 1; the scores were read from this answer" in scoring
+    assert "[Overall Accuracy Score]: 0.60" in scoring
     assert screenshot.stat().st_size > 0

@@ -281,15 +281,27 @@ def attempt_answers(metadata: Mapping[str, Any]) -> list[str | None]:
     return answers
 
 
-def judge_explanation(result: JudgeResult[Any]) -> str:
-    """A `Score.explanation` that points to where the judge's answer is stored instead of repeating it."""
+def judge_explanation(result: JudgeResult[Any], judge: str | None = None) -> str:
+    """A `Score.explanation` that tells how the verdict came about: which attempt of the judge (named when given)
+    answered, and that answer as the judge wrote it, in a Markdown code block (Inspect's viewer shows the
+    explanation in its Scoring tab). The scores were read from that answer; for re-scoring it is also stored as
+    ``judge_answer`` in the score's metadata, every attempt in ``judge_attempts``."""
     calls = len(result.attempts)
-    if result.reading_attempt is not None:
+    kept = result.kept
+    if kept is not None and result.reading_attempt is not None:
+        who = f"The judge ({judge})" if judge else "The judge"
         return (
-            f"Read from the judge's answer in metadata judge_answer (attempt {result.reading_attempt + 1} of {calls}"
-            "; all attempts in judge_attempts)."
+            f"{who} answered on attempt {result.reading_attempt + 1} of {calls}; the scores were read from this "
+            f"answer (metadata judge_answer; every attempt in judge_attempts):\n\n{_code_block(kept.answer)}"
         )
     return f"No answer to read ({result.failure}); the provider's message is in metadata judge_attempts."
+
+
+def _code_block(text: str) -> str:
+    """`text` verbatim in a fenced Markdown block whose fence is longer than any run of backticks inside it."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text.rstrip()}\n{fence}"
 
 
 Rejection = Literal["context_exceeded", "request_rejected"]

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.model import ChatMessageAssistant, ChatMessageUser, ModelOutput, StopReason, get_model
+from inspect_ai.model import ChatMessage, ChatMessageAssistant, ChatMessageUser, ModelOutput, StopReason, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.generation_log import PAIR_KEY
+from radiology_tasks.core.generation_log import PAIR_KEY, generator_of
 from radiology_tasks.core.inspect_compat import active_generate_config
 from radiology_tasks.core.judge import rejected_request, stopped_at_budget
 from radiology_tasks.core.records import ReportPair
@@ -23,6 +23,17 @@ The longest real reports, CT of the chest, abdomen and pelvis, run to about 600-
 text takes roughly 1.3-1.5 tokens per word, so about 1,300 tokens at most. 1536 leaves headroom for those while
 stopping a generator stuck in a loop long before its report could crowd the reference out of the judge's
 context."""
+
+REPLAYED_STORY = (
+    "The candidate report in the next message was judged against the reference report below (the target) by this "
+    "task's scorer (in a judge task, the grader model). No model wrote the candidate in this run: it is the report "
+    "under test, as {source} gives it. Each score, with the judge's answer it was read from, is in the Scoring "
+    "tab; the judge's whole exchange is in the Transcript tab."
+)
+"""The user turn of a replayed sample, above the reference: what is judged, against what, and where the verdict is
+(the tab names are those of Inspect's log viewer)."""
+
+REFERENCE_HEADING = "Reference report (the target):"
 
 GENERATION_KEY = "generation"
 """Key of `TaskState.metadata` holding what became of the generator call (see `generate_report`)."""
@@ -57,10 +68,24 @@ def replay_candidate() -> Solver:
                 "add a candidate column, pass -T candidates=FILE, or use -T generate=true"
             )
         state.output = ModelOutput.from_content(model=REPLAY_MODEL, content=pair.candidate)
-        state.messages.append(ChatMessageAssistant(content=pair.candidate, model=REPLAY_MODEL))
+        state.messages = replayed_messages(pair, pair.candidate)
         return state
 
     return solve
+
+
+def replayed_messages(pair: ReportPair, candidate: str) -> list[ChatMessage]:
+    """The conversation a replayed sample shows: a user turn saying what is judged and against which reference,
+    then the candidate as the assistant turn (the report under test, as a generator's answer would stand there).
+
+    The candidate appears once, as itself: the user turn is written from the reference and fixed text only, so
+    nothing the candidate says can be read as the task's framing or as the judge's verdict (which is in the
+    scores, apart from both).
+    """
+    generator = generator_of(pair.metadata)
+    source = f"the generation log of {generator} (the model that wrote it)" if generator else "the data"
+    user = f"{REPLAYED_STORY.format(source=source)}\n\n{REFERENCE_HEADING}\n{pair.reference}"
+    return [ChatMessageUser(content=user), ChatMessageAssistant(content=candidate, model=REPLAY_MODEL)]
 
 
 @solver

@@ -69,7 +69,21 @@ def dataset_ids(run: RunEvidence) -> list[str]:
     return [pair.id for pair in as_run_used(loaded.pairs, run.metadata.get("data") or {})]
 
 
-def _sample_set_violations(run: RunEvidence) -> list[str]:
+TRIAL_HINT = "a run on part of the data is ranked only on a trial page: radiology-tasks leaderboard --trial"
+
+
+def coverage(run: RunEvidence) -> tuple[int, int]:
+    """(the dataset's samples the run logged, the dataset's samples): a trial run covers fewer than all.
+
+    Raises:
+        ValueError: when the data cannot be loaded here.
+    """
+    expected = dataset_ids(run)
+    logged = {s.id for s in run.samples}
+    return sum(1 for i in expected if i in logged), len(expected)
+
+
+def _sample_set_violations(run: RunEvidence, *, trial: bool) -> list[str]:
     lines = []
     counts = Counter((s.id, s.epoch) for s in run.samples)
     for (sample_id, epoch), count in sorted(counts.items()):
@@ -88,10 +102,14 @@ def _sample_set_violations(run: RunEvidence) -> list[str]:
     logged = {s.id for s in run.samples}
     missing = [i for i in expected if i not in logged]
     extra = sorted(logged - set(expected))
-    if missing:
-        lines.append(f"{len(missing)} of the dataset's {len(expected)} samples are missing: {_ids(missing)}")
+    if missing and not trial:
+        lines.append(
+            f"{len(missing)} of the dataset's {len(expected)} samples are missing: {_ids(missing)} ({TRIAL_HINT})"
+        )
     if extra:
         lines.append(f"{len(extra)} samples are not in the dataset: {_ids(extra)}")
+    if trial and not logged & set(expected):
+        lines.append(f"none of the run's samples is in the dataset {data}")
     if not recorded:
         lines.append("the log records no data fingerprint (made before radiology-tasks recorded one); run it again")
     else:
@@ -176,8 +194,11 @@ def _aggregate_violations(run: RunEvidence) -> list[str]:
     return []
 
 
-def run_violations(run: RunEvidence, *, max_unscored: float = DEFAULT_MAX_UNSCORED) -> list[str]:
-    """Every reason `run` cannot be submitted or ranked; empty when it passes."""
+def run_violations(run: RunEvidence, *, max_unscored: float = DEFAULT_MAX_UNSCORED, trial: bool = False) -> list[str]:
+    """Every reason `run` cannot be submitted or ranked; empty when it passes.
+
+    With `trial`, a run may cover part of its dataset (`-T limit`); every other check is the same.
+    """
     try:
         task_family(run)
     except ValueError as error:
@@ -188,7 +209,7 @@ def run_violations(run: RunEvidence, *, max_unscored: float = DEFAULT_MAX_UNSCOR
     for sample in run.samples:
         if sample.error is not None:
             lines.append(f"sample {sample.id}: error: {sample.error.splitlines()[0]}")
-    lines += _sample_set_violations(run)
+    lines += _sample_set_violations(run, trial=trial)
     lines += _release_violations(run)
     if rescoring(run).needs_judge():
         lines += _judge_violations(run)

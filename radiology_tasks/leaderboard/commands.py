@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from radiology_tasks.leaderboard.board import Settings, build_leaderboard
+from radiology_tasks.leaderboard.board import MixedRuns, Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.outputs import write_outputs
 from radiology_tasks.leaderboard.verify import verify_bundle
@@ -65,12 +65,26 @@ def leaderboard_command(args: argparse.Namespace) -> int:
     """Rank the runs of the given bundles and logs and write the outputs."""
     out = Path(args.out)
     settings = Settings(
-        confidence=args.confidence, resamples=args.resamples, seed=args.seed, max_unscored=args.max_unscored
+        confidence=args.confidence,
+        resamples=args.resamples,
+        seed=args.seed,
+        max_unscored=args.max_unscored,
+        trial=args.trial,
     )
-    leaderboard = build_leaderboard([Path(p) for p in args.inputs], out, settings)
+    try:
+        leaderboard = build_leaderboard([Path(p) for p in args.inputs], out, settings)
+    except MixedRuns as refused:
+        print(f"radiology-tasks leaderboard: refused, {refused.lines[0]}", file=sys.stderr)
+        for line in refused.lines[1:]:
+            print(f"  {line}", file=sys.stderr)
+        return 1
     written = write_outputs(leaderboard, out)
     ranked = sum(len(board["entries"]) for board in leaderboard["boards"])
-    print(f"{len(leaderboard['boards'])} board(s), {ranked} ranked run(s), {len(leaderboard['not_ranked'])} not ranked")
+    trial = "trial leaderboard: " if settings.trial else ""
+    print(
+        f"{trial}{len(leaderboard['boards'])} board(s), {ranked} ranked run(s), "
+        f"{len(leaderboard['not_ranked'])} not ranked"
+    )
     for row in leaderboard["not_ranked"]:
         print(f"  not ranked: {row['system']} ({row['log']}): {'; '.join(row['reasons'])}")
     for kind, path in written.items():

@@ -26,6 +26,8 @@ class Submission:
     log: Path
     run: RunEvidence | None
     problems: list[str] = field(default_factory=list)
+    coverage: tuple[int, int] | None = None
+    """(the dataset's samples the run covers, the dataset's samples), when the data could be loaded."""
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,16 @@ class Settings:
     resamples: int = 1000
     seed: int = 0
     max_unscored: float = DEFAULT_MAX_UNSCORED
+    trial: bool = False
+    """Rank runs on part of their dataset (`-T limit`) on boards marked as trials, never beside full runs."""
+
+
+def trial_of(submission: Submission, settings: Settings) -> dict[str, int] | None:
+    """The trial marker of a board on a trial leaderboard: how many of the dataset's samples its runs cover."""
+    if not settings.trial or submission.coverage is None:
+        return None
+    covered, total = submission.coverage
+    return {"samples": covered, "dataset_samples": total}
 
 
 def digest(value: Any) -> str:
@@ -80,3 +92,22 @@ def difference(setting: dict[str, Any], board: dict[str, Any]) -> str:
             shown = f"{_shown(mine)} vs the board's {_shown(theirs)}"
         parts.append(f"{name} differs ({shown})")
     return "; ".join(parts)
+
+
+def _sample_set_difference(run: RunEvidence, board_run: RunEvidence) -> str:
+    mine, theirs = {s.id for s in run.samples}, {s.id for s in board_run.samples}
+    return (
+        f"sample set differs ({len(mine)} samples, {len(mine & theirs)} of them among the board's {len(theirs)}; "
+        "runs on part of the data are compared only on the same samples: give them the same -T limit and -T seed)"
+    )
+
+
+def not_comparable(setting: dict[str, Any], board: dict[str, Any], run: RunEvidence, board_run: RunEvidence) -> str:
+    """Why a run is not ranked on a board: each setting that differs, the sample set in counts of samples."""
+    parts = []
+    if setting.get("sample set") != board.get("sample set"):
+        parts.append(_sample_set_difference(run, board_run))
+    rest = difference(
+        {k: v for k, v in setting.items() if k != "sample set"}, {k: v for k, v in board.items() if k != "sample set"}
+    )
+    return "not comparable: " + "; ".join(part for part in (*parts, rest) if part)

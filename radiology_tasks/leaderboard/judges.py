@@ -28,7 +28,7 @@ from typing import Any
 
 from radiology_tasks.core.family import family_of
 from radiology_tasks.leaderboard.bundle import judge_settings
-from radiology_tasks.leaderboard.comparison import Settings, Submission, comparability, difference
+from radiology_tasks.leaderboard.comparison import Settings, Submission, comparability, not_comparable, trial_of
 from radiology_tasks.leaderboard.evidence import RunEvidence
 from radiology_tasks.leaderboard.rescore import family_rescoring
 from radiology_tasks.leaderboard.rules import ExpertAgreement, JudgeMeasures, Rescoring
@@ -42,7 +42,17 @@ MEASURES_NOTE = (
     "Each measure is the mean over the units the task defines (for instance one per reference, over its "
     "variants); intervals and paired tests resample units. Ranked by the first measure."
 )
+TAU_LABEL = "Kendall's tau-b against the experts"
+NO_RANDOMIZATION = (
+    "not run: the tau difference is tested by the paired bootstrap only (swapping two judges' scores within a "
+    "sample is not implemented for tau)"
+)
 _CARD = ("institution", "paper", "code", "description")
+
+
+def measure_label(kind: str, measure: str) -> str:
+    """What a judges' board's measure column holds, in words."""
+    return TAU_LABEL if kind == "agreement" else f"mean {measure} over the units"
 
 
 def _digest(value: Any) -> str:
@@ -119,6 +129,7 @@ def _board(
     first = members[0].run
     assert first is not None
     setting = judge_comparability(first)
+    labels = {measure: measure_label(kind, measure) for measure in measures}
     return {
         "id": f"judges-{first.short_task}-{score}-{first.dataset_name}",
         "kind": kind,
@@ -129,6 +140,9 @@ def _board(
         "task_version": first.task_version,
         "task_config": setting["task configuration"],
         "n_samples": len(first.samples),
+        "trial": trial_of(members[0], settings),
+        "statistic": labels[measures[0]],
+        "measure_labels": labels,
         "entries": entries,
         "significance": {"resamples": settings.resamples, "seed": settings.seed, "tests": tests},
         "note": AGREEMENT_NOTE if kind == "agreement" else MEASURES_NOTE,
@@ -150,7 +164,9 @@ def _agreement_board(
         )
         shown = {"ci_low": interval.low, "ci_high": interval.high, "n": interval.n}
         measures = {TAU: {"value": interval.tau, **shown}}
-        entries.append({**_entry_head(submission, out), "score": interval.tau, **shown, "measures": measures})
+        entries.append(
+            {**_entry_head(submission, out), "score": interval.tau, **shown, "measures": measures, "empty": {}}
+        )
     entries, ranked = _ranked(entries, members)
     tests = []
     for i in range(len(entries)):
@@ -162,7 +178,8 @@ def _agreement_board(
             test = tau_difference_test(
                 [a[s] for s in common], [b[s] for s in common], resamples=settings.resamples, seed=settings.seed
             )
-            tests.append(_test(entries[i], entries[j], test.difference, test.bootstrap_p, None, test.n))
+            row = _test(entries[i], entries[j], test.difference, test.bootstrap_p, None, test.n)
+            tests.append({**row, "empty": {"randomization_p": NO_RANDOMIZATION}})
     return _board("agreement", [m for m, _ in ranked], entries, key, [TAU], tests, settings)
 
 
@@ -176,6 +193,7 @@ def _test(
         "paired_bootstrap_p": p,
         "randomization_p": randomization,
         "n": n,
+        "empty": {},
     }
 
 
@@ -192,10 +210,12 @@ def _measures_board(
     entries = []
     for submission, measures in members:
         shown: dict[str, dict[str, Any] | None] = {}
+        empty = {}
         for name in names:
             values = _present(measures.get(name, {}))
             if not values:
                 shown[name] = None
+                empty[name] = f"no value: no unit of this run has a {name}"
                 continue
             interval = mean_interval(
                 [values[u] for u in sorted(values)],
@@ -212,6 +232,7 @@ def _measures_board(
                 "score": ranked_figure["value"],
                 **{k: ranked_figure[k] for k in ("ci_low", "ci_high", "n")},
                 "measures": shown,
+                "empty": empty,
             }
         )
     entries, ranked = _ranked(entries, members)
@@ -263,13 +284,17 @@ def _comparable(
     """The members sharing the group's most common setting, and a not-ranked row for each other one."""
     seen = [judge_comparability(s.run) for s, _ in group if s.run is not None]
     counts = Counter(_digest(s) for s in seen)
-    reference = next(s for s in seen if counts[_digest(s)] == max(counts.values()))
+    reference_at = next(i for i, s in enumerate(seen) if counts[_digest(s)] == max(counts.values()))
+    reference, reference_run = seen[reference_at], group[reference_at][0].run
+    assert reference_run is not None
     kept, refused = [], []
     for member, setting in zip(group, seen, strict=True):
         if setting == reference:
             kept.append(member)
         else:
-            refused.append(_not_ranked(member[0], [f"not comparable: {difference(setting, reference)}"], out))
+            assert member[0].run is not None
+            reason = not_comparable(setting, reference, member[0].run, reference_run)
+            refused.append(_not_ranked(member[0], [reason], out))
     return kept, refused
 
 

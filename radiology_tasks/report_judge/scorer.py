@@ -234,7 +234,7 @@ def report_judge(
             policy=policy,
             bounded=BOUNDED_KEYS,
             answer=candidate,
-            explanation=judge_explanation(result),
+            explanation=judge_explanation(result, judge=str(judge)),
             metadata=metadata,
         )
 

@@ -263,9 +263,19 @@ async def test_the_kept_answer_is_stored_once_and_every_attempt_s_answer_reads_b
     assert metadata["judge_answer"] == "bad" and metadata["judge_answer_attempt"] == 1
     assert [a["answer"] for a in metadata["judge_attempts"]] == ["bad worse", None, "worse bad"]
     assert attempt_answers(metadata) == ["bad worse", "bad", "worse bad"]
+    # The explanation tells which attempt the scores were read from and shows that answer, not another attempt's.
     assert judge_explanation(result) == (
-        "Read from the judge's answer in metadata judge_answer (attempt 2 of 3; all attempts in judge_attempts)."
+        "The judge answered on attempt 2 of 3; the scores were read from this answer (metadata judge_answer; every "
+        "attempt in judge_attempts):\n\n```text\nbad\n```"
     )
+    assert judge_explanation(result, judge="openai/gpt-4.1").startswith("The judge (openai/gpt-4.1) answered on")
+
+
+async def test_the_explanation_shows_an_answer_with_backticks_verbatim() -> None:
+    answer = "Score ```1.0``` and `x`\n"
+    result = await ask_judge(ScriptedJudge([out(answer)]), "p", CONFIG, Read, retries=0)  # type: ignore[arg-type]
+    assert result.reading is not None
+    assert judge_explanation(result).endswith("\n\n````text\nScore ```1.0``` and `x`\n````")
 
 
 async def test_without_a_reading_no_answer_is_kept_and_the_provider_s_message_stays_in_its_attempt() -> None:

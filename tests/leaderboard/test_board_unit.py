@@ -167,7 +167,7 @@ def test_csv_and_markdown_rows(runs, tmp_path):
         (1, "A|1", "vert", JUDGE, "a"),
         (2, "pairs candidates", "vert", JUDGE, "b"),
     ]
-    text = markdown(result)
+    text = markdown(result, tmp_path / "site")
     assert "| 1 | A\\|1 | 0.750 |" in text, "a pipe in a name does not split the Markdown cell"
     assert "| A\\|1 | pairs candidates | +0.200 |" in text
     assert (

@@ -134,7 +134,7 @@ def test_template_lines_name_each_file(data_file):
 def test_sample_set_lines(data_file):
     run = _run(data_file)
     assert checks.run_violations(_run(data_file, run.samples[:2]))[0] == (
-        "2 of the dataset's 4 samples are missing: s2, s3"
+        f"2 of the dataset's 4 samples are missing: s2, s3 ({checks.TRIAL_HINT})"
     )
     extra = [*run.samples, _sample("zz")]
     assert "1 samples are not in the dataset: zz" in checks.run_violations(_run(data_file, extra))
@@ -143,7 +143,26 @@ def test_sample_set_lines(data_file):
     many = [_sample(f"s{i}") for i in range(9)]
     data_file.write_text("".join(json.dumps({"id": s.id, "reference": "R.", "candidate": "c"}) + "\n" for s in many))
     lines = checks.run_violations(_run(data_file, many[:1]))
-    assert "8 of the dataset's 9 samples are missing: s1, s2, s3, s4, s5 and 3 more" in lines
+    assert f"8 of the dataset's 9 samples are missing: s1, s2, s3, s4, s5 and 3 more ({checks.TRIAL_HINT})" in lines
+
+
+def test_a_trial_accepts_part_of_the_data_and_checks_the_rest(data_file):
+    run = _run(data_file)
+    part = _run(data_file, run.samples[:2])
+    assert checks.run_violations(part, trial=True) == []
+    assert checks.coverage(part) == (2, 4) and checks.coverage(run) == (4, 4)
+    extra = [*part.samples, _sample("zz")]
+    assert checks.run_violations(_run(data_file, extra), trial=True) == ["1 samples are not in the dataset: zz"]
+    twice = [*part.samples, part.samples[0]]
+    assert checks.run_violations(_run(data_file, twice), trial=True) == ["sample s0 (epoch 1) appears 2 times"]
+    assert checks.run_violations(_run(data_file, [_sample("zz")]), trial=True) == [
+        "1 samples are not in the dataset: zz",
+        f"none of the run's samples is in the dataset {data_file}",
+    ]
+    forged = _run(
+        data_file, [replace(part.samples[0], values={**part.samples[0].values, "vert": 1.0}), part.samples[1]]
+    )
+    assert any("logged vert 1" in line for line in checks.run_violations(forged, trial=True))
 
 
 def test_data_fingerprint_lines(data_file, tmp_path):
@@ -332,4 +351,4 @@ def test_five_missing_ids_are_all_shown(data_file):
     rows = [{"id": f"s{i}", "reference": "R.", "candidate": "c"} for i in range(6)]
     data_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
     lines = checks.run_violations(_run(data_file, [_sample("s0")]))
-    assert "5 of the dataset's 6 samples are missing: s1, s2, s3, s4, s5" in lines
+    assert f"5 of the dataset's 6 samples are missing: s1, s2, s3, s4, s5 ({checks.TRIAL_HINT})" in lines

@@ -14,7 +14,7 @@ from radiology_tasks.core.family import add_family, remove_family
 from radiology_tasks.leaderboard import board as board_module
 from radiology_tasks.leaderboard.board import Settings, Submission, build_leaderboard
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence
-from radiology_tasks.leaderboard.judges import judge_boards, judge_comparability
+from radiology_tasks.leaderboard.judges import NO_RANDOMIZATION, judge_boards, judge_comparability
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from radiology_tasks.scorers.leaderboard.significance import mean_interval, paired_test
 from tests.leaderboard.memory_runs import memory_run, sample
@@ -77,6 +77,7 @@ def test_a_measure_a_judge_lacks_is_shown_empty_and_the_rest_still_shown(data, t
     assert not_ranked == [] and board["measures"] == ["first", "gap", "last"]
     (entry,) = board["entries"]
     assert entry["measures"]["gap"] is None
+    assert entry["empty"] == {"gap": "no value: no unit of this run has a gap"}
     last = mean_interval([0.4, 1.2, 0.8], confidence=0.8, resamples=120, seed=5)
     assert entry["measures"]["last"] == {"value": last.mean, "ci_low": last.low, "ci_high": last.high, "n": 3}
     first = mean_interval([0.2, 0.6, 0.4], confidence=0.8, resamples=120, seed=5)
@@ -100,6 +101,7 @@ def test_judges_are_compared_on_the_units_they_share(data, tmp_path):
         "paired_bootstrap_p": expected.bootstrap_p,
         "randomization_p": expected.randomization_p,
         "n": 3,
+        "empty": {},
     }
     assert board["significance"] == {"resamples": 120, "seed": 5, "tests": board["significance"]["tests"]}
 
@@ -135,7 +137,7 @@ def test_judges_track_runs_go_to_the_judges_boards_and_their_refusals_to_not_ran
         paths.append(tmp_path / name)
         runs[name] = replace(run, path=tmp_path / name)
     monkeypatch.setattr(
-        board_module, "run_violations", lambda run, max_unscored: [] if run.status == "success" else ["failed"]
+        board_module, "run_violations", lambda run, max_unscored, trial: [] if run.status == "success" else ["failed"]
     )
     bundles = []
     for name in runs:
@@ -229,6 +231,7 @@ def test_the_agreement_board_whole(data, tmp_path, agree_family):
         "measures": {
             "kendall_tau_b": {"value": interval.tau, "ci_low": interval.low, "ci_high": interval.high, "n": 6}
         },
+        "empty": {},
         "rank": 1,
     }
     assert board["entries"][0] == top
@@ -249,6 +252,9 @@ def test_the_agreement_board_whole(data, tmp_path, agree_family):
         "task_version": run.task_version,
         "task_config": {"detail": "full", "prompt": "vert", "unscored": "worst"},
         "n_samples": 6,
+        "trial": None,
+        "statistic": "Kendall's tau-b against the experts",
+        "measure_labels": {"kendall_tau_b": "Kendall's tau-b against the experts"},
         "significance": {
             "resamples": 120,
             "seed": 5,
@@ -260,6 +266,7 @@ def test_the_agreement_board_whole(data, tmp_path, agree_family):
                     "paired_bootstrap_p": test.bootstrap_p,
                     "randomization_p": None,
                     "n": 6,
+                    "empty": {"randomization_p": NO_RANDOMIZATION},
                 }
             ],
         },

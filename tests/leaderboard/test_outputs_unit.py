@@ -15,7 +15,15 @@ import pytest
 from radiology_tasks.leaderboard import board as board_module
 from radiology_tasks.leaderboard import bundle
 from radiology_tasks.leaderboard.commands import leaderboard_command, submit_command
-from radiology_tasks.leaderboard.outputs import CSV_COLUMNS, csv_rows, markdown, page, schema, write_outputs
+from radiology_tasks.leaderboard.outputs import (
+    CSV_COLUMNS,
+    csv_rows,
+    evidence_command,
+    markdown,
+    page,
+    schema,
+    write_outputs,
+)
 from tests.leaderboard.memory_runs import VALUES, memory_run, sample, write_pairs
 
 
@@ -30,8 +38,12 @@ def _entry(rank: int, system: str, score: float, **extra: Any) -> dict[str, Any]
         "n_unscored": rank - 1,
         "log": f"../{system}.eval",
         "log_sha256": "f" * 64,
+        "empty": {},
         **extra,
     }
+
+
+UNDEFINED = ("ci_low", "ci_high")
 
 
 def _leaderboard() -> dict[str, Any]:
@@ -44,22 +56,45 @@ def _leaderboard() -> dict[str, Any]:
         "task_version": "1.4.0",
         "judge": {"model": "openai/judge"},
         "n_samples": 4,
+        "trial": {"samples": 4, "dataset_samples": 41},
+        "statistic": "mean vert over the samples",
         "note": "A note.",
         "entries": [
             _entry(1, "A|x", 0.8, breakdown={"By type": {"numeric": 0.5, "other": None}}),
             _entry(2, "B", 0.6, breakdown={"By type": {"numeric": 0.25, "location": 1.0}, "Second": {"r": 0.1}}),
-            _entry(3, "C", 0.5, breakdown=None),
+            _entry(
+                3, "C", 0.5, breakdown=None, ci_low=None, ci_high=None, empty=dict.fromkeys(UNDEFINED, "no interval")
+            ),
         ],
         "significance": {
             "resamples": 300,
             "seed": 2,
-            "tests": [{"a": "A|x", "b": "B", "difference": 0.2, "paired_bootstrap_p": 0.01234, "randomization_p": 0.5}],
+            "tests": [
+                {
+                    "a": "A|x",
+                    "b": "B",
+                    "difference": 0.2,
+                    "paired_bootstrap_p": 0.01234,
+                    "randomization_p": 0.5,
+                    "n": 4,
+                },
+                {
+                    "a": "A|x",
+                    "b": "C",
+                    "difference": 0.3,
+                    "paired_bootstrap_p": None,
+                    "randomization_p": None,
+                    "n": 4,
+                    "empty": dict.fromkeys(("paired_bootstrap_p", "randomization_p"), "undefined"),
+                },
+            ],
         },
     }
     plain = {
         **ranked,
         "id": "green",
         "track": None,
+        "trial": None,
         "note": None,
         "significance": {**ranked["significance"], "tests": []},
     }
@@ -70,14 +105,18 @@ def _leaderboard() -> dict[str, Any]:
         "dataset": {"name": "refs"},
         "task_version": "1.3.0",
         "n_samples": 14,
+        "trial": None,
         "note": None,
         "measures": ["balance", "robustness"],
+        "statistic": "mean balance over the units",
+        "measure_labels": {"balance": "mean balance over the units", "robustness": "mean robustness over the units"},
         "entries": [
             {
                 "rank": 1,
                 "system": "judge|1",
                 "log": "../j1.eval",
                 "measures": {"balance": {"value": 0.7, "ci_low": 0.6, "ci_high": 0.8, "n": 7}, "robustness": None},
+                "empty": {"robustness": "no unit has one"},
             }
         ],
         "significance": {
@@ -91,6 +130,7 @@ def _leaderboard() -> dict[str, Any]:
                     "paired_bootstrap_p": 0.5,
                     "randomization_p": None,
                     "n": 7,
+                    "empty": {"randomization_p": "bootstrap only"},
                 },
                 {"a": "j3", "b": "j2", "difference": 0.0, "paired_bootstrap_p": 1.0, "randomization_p": 0.25, "n": 6},
             ],
@@ -98,6 +138,7 @@ def _leaderboard() -> dict[str, Any]:
     }
     return {
         "settings": {"confidence": 0.9, "resamples": 300, "seed": 2},
+        "trial": True,
         "boards": [ranked, plain],
         "judge_boards": [
             judges,
@@ -111,102 +152,140 @@ EXPECTED = """# Leaderboard
 
 Intervals: 90% percentile bootstrap, 300 resamples, seed 2. A missing score counts as 0.
 
-## vert · vert · pairs · findings
+Trial leaderboard: every board ranks runs on part of their dataset (the samples each covers are in its heading); its ranks and intervals say nothing certain about the whole dataset.
+
+## Task vert · data pairs · track findings · trial: 4 of 41 samples
 
 Judge openai/judge, task version 1.4.0, 4 samples.
 
-| rank | system | score | 90% interval | n | unscored | log |
-|---:|---|---:|---|---:|---:|---|
-| 1 | A\\|x | 0.800 | 0.700 – 0.850 | 4 | 0 | `../A|x.eval` |
-| 2 | B | 0.600 | 0.500 – 0.650 | 4 | 1 | `../B.eval` |
-| 3 | C | 0.500 | 0.400 – 0.550 | 4 | 2 | `../C.eval` |
+| rank | system | mean vert over the samples | 90% interval | n (samples) | unscored (counted as 0) | log | open the evidence |
+|---:|---|---:|---|---:|---:|---|---|
+| 1 | A\\|x | 0.800 | 0.700 – 0.850 | 4 | 0 | `../A\\|x.eval` | `inspect view --log-dir /site` |
+| 2 | B | 0.600 | 0.500 – 0.650 | 4 | 1 | `../B.eval` | `inspect view --log-dir /site` |
+| 3 | C | 0.500 | n/a [1] | 4 | 2 | `../C.eval` | `inspect view --log-dir /site` |
+
+[1] no interval
 
 Note: A note.
 
 By type:
 
-| | A\\|x | B |
+| row | A\\|x | B |
 |---|---:|---:|
 | numeric | 0.500 | 0.250 |
-| other |  |  |
-| location |  | 1.000 |
+| other | n/a [1] | n/a [1] |
+| location | n/a [1] | 1.000 |
+
+[1] the run's breakdown gives no value for this row (undefined for its samples)
 
 Second:
 
-| | B |
+| row | B |
 |---|---:|
 | r | 0.100 |
 
 Paired tests (300 resamples, seed 2):
 
-| a | b | mean(a) − mean(b) | paired bootstrap p | approximate randomization p |
-|---|---|---:|---:|---:|
-| A\\|x | B | +0.200 | 0.012 | 0.500 |
+| a | b | mean vert over the samples, a − b | paired bootstrap p | approximate randomization p | n |
+|---|---|---:|---:|---:|---:|
+| A\\|x | B | +0.200 | 0.012 | 0.500 | 4 |
+| A\\|x | C | +0.300 | n/a [1] | n/a [1] | 4 |
 
-## vert · vert · pairs
+[1] undefined
+
+## Task vert · data pairs
 
 Judge openai/judge, task version 1.4.0, 4 samples.
 
-| rank | system | score | 90% interval | n | unscored | log |
-|---:|---|---:|---|---:|---:|---|
-| 1 | D | 0.900 | 0.800 – 0.950 | 4 | 0 | `../D.eval` |
+| rank | system | mean vert over the samples | 90% interval | n (samples) | unscored (counted as 0) | log | open the evidence |
+|---:|---|---:|---|---:|---:|---|---|
+| 1 | D | 0.900 | 0.800 – 0.950 | 4 | 0 | `../D.eval` | `inspect view --log-dir /site` |
 
 ## Judges
 
-### judge_sensitivity · balance · refs
+### Task judge_sensitivity · data refs
 
-Task version 1.3.0, 14 samples.
+Judges ranked by mean balance over the units, task version 1.3.0, 14 samples.
 
-| rank | judge | balance | 90% interval | n | robustness | 90% interval | n | log |
-|---:|---|---:|---|---:|---:|---|---:|---|
-| 1 | judge\\|1 | 0.700 | 0.600 – 0.800 | 7 |  |  |  | `../j1.eval` |
+| rank | judge | mean balance over the units | 90% interval | n (units) | mean robustness over the units | 90% interval | n (units) | log | open the evidence |
+|---:|---|---:|---|---:|---:|---|---:|---|---|
+| 1 | judge\\|1 | 0.700 | 0.600 – 0.800 | 7 | n/a [1] | n/a [1] | n/a [1] | `../j1.eval` | `inspect view --log-dir /site` |
 
-Paired tests of balance (100 resamples, seed 0):
+[1] no unit has one
 
-| a | b | a − b | paired bootstrap p | approximate randomization p | n |
+Paired tests (100 resamples, seed 0):
+
+| a | b | mean balance over the units, a − b | paired bootstrap p | approximate randomization p | n |
 |---|---|---:|---:|---:|---:|
-| judge\\|1 | j2 | -0.125 | 0.500 |  | 7 |
+| judge\\|1 | j2 | -0.125 | 0.500 | n/a [1] | 7 |
 | j3 | j2 | +0.000 | 1.000 | 0.250 | 6 |
 
-### judge_sensitivity · balance · refs
+[1] bootstrap only
 
-Task version 1.3.0, 14 samples. Judged.
+### Task judge_sensitivity · data refs
 
-| rank | judge | balance | 90% interval | n | robustness | 90% interval | n | log |
-|---:|---|---:|---|---:|---:|---|---:|---|
-| 1 | judge\\|1 | 0.700 | 0.600 – 0.800 | 7 |  |  |  | `../j1.eval` |
+Judges ranked by mean balance over the units, task version 1.3.0, 14 samples. Judged.
+
+| rank | judge | mean balance over the units | 90% interval | n (units) | mean robustness over the units | 90% interval | n (units) | log | open the evidence |
+|---:|---|---:|---|---:|---:|---|---:|---|---|
+| 1 | judge\\|1 | 0.700 | 0.600 – 0.800 | 7 | n/a [1] | n/a [1] | n/a [1] | `../j1.eval` | `inspect view --log-dir /site` |
+
+[1] no unit has one
 
 ## Not ranked
 
 | system | task | log | reasons |
 |---|---|---|---|
-| E\\|e |  | `../e.eval` | one; two\\|2 |
-"""
+| E\\|e | n/a [1] | `../e.eval` | one; two\\|2 |
+
+[1] the log could not be read, so its task is unknown
+"""  # noqa: E501 - the Markdown's table lines are as long as they are
+
+
+FOLDER = Path("/site/board")
 
 
 def test_the_markdown_of_every_kind_of_board():
-    assert markdown(_leaderboard()) == EXPECTED
+    assert markdown(_leaderboard(), FOLDER) == EXPECTED
 
 
 def test_the_interval_columns_are_named_for_the_runs_confidence():
     leaderboard = _leaderboard()
-    assert "95%" not in markdown(leaderboard), "intervals at 90% are not headed 95%"
+    assert "95%" not in markdown(leaderboard, FOLDER), "intervals at 90% are not headed 95%"
     leaderboard["settings"]["confidence"] = 0.95
-    assert markdown(leaderboard).count("| 95% interval |") == 6, "two boards, two judges' boards of two measures"
+    assert markdown(leaderboard, FOLDER).count("| 95% interval |") == 6, (
+        "two boards, two judges' boards of two measures"
+    )
 
 
 def test_the_markdown_without_judges_or_refused_runs():
     leaderboard = {**_leaderboard(), "judge_boards": [], "not_ranked": []}
-    text = markdown(leaderboard)
+    text = markdown(leaderboard, FOLDER)
     assert "## Judges" not in text and "## Not ranked" not in text
     assert text.endswith(
-        "| A\\|x | B | +0.200 | 0.012 | 0.500 |\n\n## vert · vert · pairs\n\nJudge openai/judge, task version "
-        "1.4.0, 4 samples.\n\n| rank | system | score | 90% interval | n | unscored | log |\n"
-        "|---:|---|---:|---|---:|---:|---|\n| 1 | D | 0.900 | 0.800 – 0.950 | 4 | 0 | `../D.eval` |\n"
+        "\n\n## Task vert · data pairs\n\nJudge openai/judge, task version 1.4.0, 4 samples.\n\n"
+        "| rank | system | mean vert over the samples | 90% interval | n (samples) | unscored (counted as 0) | log "
+        "| open the evidence |\n|---:|---|---:|---|---:|---:|---|---|\n"
+        "| 1 | D | 0.900 | 0.800 – 0.950 | 4 | 0 | `../D.eval` | `inspect view --log-dir /site` |\n"
     )
-    assert markdown({**leaderboard, "judge_boards": None}) == text
+    assert markdown({**leaderboard, "judge_boards": None}, FOLDER) == text
     del leaderboard["judge_boards"]
-    assert markdown(leaderboard) == text
+    assert markdown(leaderboard, FOLDER) == text
+
+
+def test_a_full_leaderboard_has_no_trial_note_and_a_board_of_full_runs_no_marker():
+    leaderboard = {**_leaderboard(), "trial": False}
+    text = markdown(leaderboard, FOLDER)
+    assert "Trial leaderboard" not in text and "## Task vert · data pairs · track findings · trial: 4 of 41" in text
+    leaderboard["boards"][0]["trial"] = None
+    assert "trial:" not in markdown(leaderboard, FOLDER)
+
+
+def test_the_evidence_command_names_the_log_folder_absolutely_and_quotes_it():
+    assert evidence_command("../bundles/a b/logs/x.eval", Path("/srv/site")) == (
+        "inspect view --log-dir '/srv/bundles/a b/logs'"
+    )
+    assert evidence_command("logs/x.eval", Path("site")) == f"inspect view --log-dir {Path.cwd() / 'site' / 'logs'}"
 
 
 def test_csv_rows_carry_the_boards_fields():
@@ -251,9 +330,35 @@ def test_the_files_written(tmp_path):
     with written["csv"].open(newline="") as handle:
         read = list(csv.DictReader(handle))
     assert list(read[0]) == list(CSV_COLUMNS) and len(read) == 4 and read[3]["system"] == "D"
-    assert written["markdown"].read_text() == EXPECTED
+    assert written["markdown"].read_text() == markdown(leaderboard, out)
+    assert f"`inspect view --log-dir {tmp_path / 'site'}` |" in written["markdown"].read_text()
     assert written["page"].read_text() == page(leaderboard)
     write_outputs(leaderboard, out)  # an existing folder is written again
+
+
+def test_no_output_is_written_with_a_figure_that_is_not_a_number(tmp_path):
+    leaderboard = _leaderboard()
+    leaderboard["boards"][1]["entries"][0]["ci_low"] = float("nan")
+    leaderboard["judge_boards"][0]["significance"]["tests"][1]["randomization_p"] = float("inf")
+    with pytest.raises(ValueError) as refused:
+        write_outputs(leaderboard, tmp_path / "site")
+    assert str(refused.value) == (
+        "not a number at leaderboard.boards[1].entries[0].ci_low, "
+        "leaderboard.judge_boards[0].significance.tests[1].randomization_p: a missing figure is null with its reason"
+    )
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_csv_row_says_why_a_cell_is_empty_and_whether_it_is_a_trial():
+    rows = csv_rows(_leaderboard())
+    assert [(r["system"], r["ci_low"], r["empty_cells"]) for r in rows[2:]] == [
+        ("C", None, "ci_low: no interval; ci_high: no interval"),
+        ("D", pytest.approx(0.8), ""),
+    ]
+    assert [(r["trial"], r["statistic"]) for r in (rows[0], rows[3])] == [
+        ("trial: 4 of 41 samples", "mean vert over the samples"),
+        ("", "mean vert over the samples"),
+    ]
 
 
 def test_the_page_embeds_the_data_and_escapes_it():
@@ -277,6 +382,9 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
         "a.eval": memory_run(data),
         "bad.eval": memory_run(data, status="error", results={"vert_mean": 0.5}),
         "b.eval": memory_run(data, [sample(f"s{i}", values={**VALUES, "vert": 0.7}) for i in range(4)]),
+        "trial-a.eval": memory_run(data, [sample(f"s{i}") for i in range(2)]),
+        "trial-b.eval": memory_run(data, [sample(f"s{i}") for i in range(2)]),
+        "other-samples.eval": memory_run(data, [sample(f"s{i}") for i in (1, 2, 3)]),
     }
     paths = {}
     for name in made:
@@ -336,6 +444,7 @@ def test_the_leaderboard_command_ranks_and_lists_what_it_wrote(runs, tmp_path, c
         resamples=50,
         seed=3,
         max_unscored=0.5,
+        trial=False,
     )
     assert leaderboard_command(args) == 0
     lines = capsys.readouterr().out.splitlines()
@@ -358,3 +467,55 @@ def test_the_leaderboard_command_ranks_and_lists_what_it_wrote(runs, tmp_path, c
         "max_unscored": 0.5,
         "unscored": "worst",
     }
+
+
+def _board_args(runs: dict[str, Path], names: list[str], out: Path, trial: bool) -> argparse.Namespace:
+    inputs = [str(runs[name]) for name in names]
+    return argparse.Namespace(
+        inputs=inputs, out=str(out), confidence=0.95, resamples=50, seed=0, max_unscored=0.02, trial=trial
+    )
+
+
+def test_a_trial_leaderboard_ranks_runs_on_part_of_the_data_and_marks_every_board(runs, tmp_path, capsys):
+    out = tmp_path / "trial"
+    args = _board_args(runs, ["trial-a.eval", "trial-b.eval", "other-samples.eval"], out, trial=True)
+    assert leaderboard_command(args) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "trial leaderboard: 1 board(s), 2 ranked run(s), 1 not ranked"
+    written = json.loads((out / "leaderboard.json").read_text())
+    assert written["trial"] is True
+    (board,) = written["boards"]
+    assert (board["trial"], board["n_samples"]) == ({"samples": 2, "dataset_samples": 4}, 2)
+    (refused,) = written["not_ranked"]
+    assert refused["reasons"] == [
+        "not comparable: sample set differs (3 samples, 1 of them among the board's 2; runs on part of the data are "
+        "compared only on the same samples: give them the same -T limit and -T seed)"
+    ]
+    heading = f"## Task vert · data {tmp_path / 'pairs.jsonl'} · trial: 2 of 4 samples\n"
+    assert heading in (out / "leaderboard.md").read_text()
+
+
+def test_a_trial_leaderboard_refuses_a_full_run_and_writes_nothing(runs, tmp_path, capsys):
+    out = tmp_path / "mixed"
+    assert leaderboard_command(_board_args(runs, ["trial-a.eval", "a.eval"], out, trial=True)) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "radiology-tasks leaderboard: refused, a trial leaderboard ranks runs on part of their dataset and never "
+        "ranks a full run beside them; rank these without --trial, the trial runs with it:\n"
+        f"  {runs['a.eval']}: covers all 4 samples of {tmp_path / 'pairs.jsonl'}\n"
+    )
+    assert not out.exists()
+
+
+def test_a_full_leaderboard_does_not_rank_a_run_on_part_of_the_data_and_says_how_to(runs, tmp_path, capsys):
+    out = tmp_path / "full"
+    assert leaderboard_command(_board_args(runs, ["a.eval", "trial-a.eval"], out, trial=False)) == 0
+    written = json.loads((out / "leaderboard.json").read_text())
+    assert written["trial"] is False and written["boards"][0]["trial"] is None
+    assert [e["log"] for e in written["boards"][0]["entries"]] == ["../a.eval"]
+    (refused,) = written["not_ranked"]
+    assert refused["reasons"] == [
+        "2 of the dataset's 4 samples are missing: s2, s3 (a run on part of the data is ranked only on a trial "
+        "page: radiology-tasks leaderboard --trial)"
+    ]

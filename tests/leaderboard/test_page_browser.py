@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from radiology_tasks.leaderboard.judges import NO_RANDOMIZATION, TAU_LABEL
 from radiology_tasks.leaderboard.outputs import write_outputs
 from tests.leaderboard.boards import build
 
@@ -139,6 +140,7 @@ def _entry(rank: int, system: str, score: float, breakdown: dict[str, dict[str, 
         "log_sha256": SHA,
         "breakdown": breakdown,
         "expert_points": None,
+        "empty": {},
     }
 
 
@@ -162,6 +164,7 @@ def _judge_entry(rank: int, judge: str, measures: dict[str, float | None]) -> di
         "measures": shown,
         "log": f"logs/{judge.replace('/', '-')}.eval",
         "log_sha256": SHA,
+        "empty": {m: f"no value: no unit of this run has a {m}" for m, v in measures.items() if v is None},
     }
 
 
@@ -178,6 +181,8 @@ def hand_built() -> dict[str, Any]:
         "judge": JUDGE,
         "task_config": {},
         "n_samples": 4,
+        "trial": {"samples": 4, "dataset_samples": 41},
+        "statistic": "macro_f1 of the whole sample set",
         "note": "macro_f1 is a corpus statistic: intervals and tests resample reports",
         "entries": [
             _entry(1, "System A", 0.8, {"F1 per label": {"Effusion": 0.9, "Nodule": 0.7}, "Errors": categories}),
@@ -194,6 +199,7 @@ def hand_built() -> dict[str, Any]:
                     "paired_bootstrap_p": 0.04,
                     "randomization_p": 0.03,
                     "n": 4,
+                    "empty": {},
                 }
             ],
         },
@@ -206,6 +212,7 @@ def hand_built() -> dict[str, Any]:
             "paired_bootstrap_p": 0.01,
             "randomization_p": None,
             "n": 8,
+            "empty": {"randomization_p": NO_RANDOMIZATION},
         }
     ]
     agreement = {
@@ -218,6 +225,9 @@ def hand_built() -> dict[str, Any]:
         "task_version": "1.2.0",
         "task_config": {},
         "n_samples": 8,
+        "trial": {"samples": 8, "dataset_samples": 41},
+        "statistic": TAU_LABEL,
+        "measure_labels": {"kendall_tau_b": TAU_LABEL},
         "note": "tau against experts; intervals resample samples",
         "entries": [
             _judge_entry(1, "openai/close", {"kendall_tau_b": 0.9}),
@@ -232,14 +242,17 @@ def hand_built() -> dict[str, Any]:
         "task": "judge_sensitivity",
         "score": "balance",
         "measures": ["balance", "discrimination", "robustness"],
+        "statistic": "mean balance over the units",
+        "measure_labels": {m: f"mean {m} over the units" for m in ("balance", "discrimination", "robustness")},
         "note": None,
         "entries": [_judge_entry(1, "openai/close", {"balance": 0.7, "discrimination": 0.8, "robustness": None})],
         "significance": {"resamples": 100, "seed": 0, "tests": []},
     }
     return {
-        "schema_version": "1.1",
+        "schema_version": "1.2",
         "generated": "2025-01-01T00:00:00+00:00",
         "radiology_tasks_version": "0.0.0",
+        "trial": True,
         "settings": {"confidence": 0.95, "resamples": 100, "seed": 0, "max_unscored": 0.1, "unscored": "worst"},
         "boards": [report],
         "judge_boards": [agreement, measures],
@@ -258,9 +271,12 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
     broken["judge_boards"][0]["entries"][0]["measures"]["kendall_tau_b"]["extra"] = 1
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema())
-    text = markdown(leaderboard)
+    text = markdown(leaderboard, tmp_path / "site")
     assert "Note: macro_f1 is a corpus statistic" in text and "F1 per label:" in text and "## Judges" in text
-    assert "| 1 | openai/close | 0.900 | 0.800 – 0.950 | 8 | `logs/openai-close.eval` |" in text
+    assert (
+        "| 1 | openai/close | 0.900 | 0.800 – 0.950 | 8 | `logs/openai-close.eval` "
+        f"| `inspect view --log-dir {tmp_path / 'site' / 'logs'}` |"
+    ) in text
     assert "| Nodule | 0.700 | 0.650 |" in text and "| (a) false finding | 0.500 |" in text
     # Built at another confidence than 95%, so the interval columns must say which.
     leaderboard["settings"]["confidence"] = 0.9
@@ -282,7 +298,10 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
         assert [t.get_attribute("data-title") for t in tables] == ["Errors", "F1 per label"]
         cells = tables[1].eval_on_selector_all("tbody tr", "rows => rows.map(r => r.innerText.split('\\t'))")
         assert cells == [["Effusion", "0.900", "0.500"], ["Nodule", "0.700", "0.650"]]
-        assert tables[0].eval_on_selector_all("thead th", "hs => hs.map(h => h.textContent)") == ["", "System A"]
+        assert tables[0].eval_on_selector_all("thead th", "hs => hs.map(h => h.textContent)") == [
+            "row \\ system",
+            "System A",
+        ]
         judges = page.query_selector_all("section.judge-board")
         assert [j.get_attribute("id") for j in judges] == [b["id"] for b in leaderboard["judge_boards"]]
         rows = judges[0].eval_on_selector_all("table.judge-ranking tbody tr", "rs => rs.map(r => r.dataset.system)")
@@ -291,11 +310,13 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
         assert taus == ["0.900", "0.400"]
         assert judges[0].query_selector("p.note").text_content() == "tau against experts; intervals resample samples"
         test_row = judges[0].eval_on_selector_all("table.judge-tests tbody td", "cs => cs.map(c => c.textContent)")
-        assert test_row == ["openai/close", "openai/noisy", "+0.500", "0.010", "", "8"]
+        assert test_row == ["openai/close", "openai/noisy", "+0.500", "0.010", "n/a1", "8"]
         heads = judges[1].eval_on_selector_all("table.judge-ranking thead th", "hs => hs.map(h => h.textContent)")
-        assert "90% interval" in heads and "95% interval" not in heads, heads
+        assert "90% interval (bootstrap)" in heads and not any("95%" in head for head in heads), heads
         shown = judges[1].eval_on_selector_all("td[data-measure]", "cs => cs.map(c => c.dataset.measure)")
-        assert shown == ["balance", "discrimination"], "a measure with no value is left blank"
+        assert shown == ["balance", "discrimination"], "a measure with no value has no figure"
+        reasons = judges[1].eval_on_selector_all("td.empty", "cs => cs.map(c => c.dataset.reason)")
+        assert reasons == ["no value: no unit of this run has a robustness"] * 3
         assert judges[1].query_selector("table.judge-tests") is None
         browser.close()
     assert problems == []

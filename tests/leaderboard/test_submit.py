@@ -12,7 +12,7 @@ from inspect_ai.log import EvalLog
 from radiology_tasks.cli import main
 from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
-from radiology_tasks.leaderboard.checks import run_violations
+from radiology_tasks.leaderboard.checks import TRIAL_HINT, run_violations
 from radiology_tasks.leaderboard.evidence import read_run
 from radiology_tasks.leaderboard.rescore import rescorable_tasks
 from tests.leaderboard.runs import (
@@ -116,7 +116,7 @@ def test_a_dropped_sample_is_refused_naming_it(clean_log):
         log.samples = log.samples[:-1]
 
     lines = _refusal(edited(clean_log, drop, "dropped.eval"))
-    assert f"dropped.eval: 1 of the dataset's 8 samples are missing: {dropped_id}" in lines
+    assert f"dropped.eval: 1 of the dataset's 8 samples are missing: {dropped_id} ({TRIAL_HINT})" in lines
 
 
 def test_a_duplicated_sample_is_refused_naming_it(clean_log):
