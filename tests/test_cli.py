@@ -411,13 +411,21 @@ HELP = {
     ("submit",): [
         "usage: radiology-tasks submit [-h] --out OUT [--system SYSTEM] [--institution INSTITUTION] [--paper PAPER] "
         "[--code CODE] [--description DESCRIPTION] [--track {findings,findings_impression,judges}] "
-        "[--max-unscored MAX_UNSCORED] logs [logs ...]",
+        "[--redact-text | --no-redact-text] [--replace] [--max-unscored MAX_UNSCORED] logs [logs ...]",
         "logs Inspect eval logs of one system",
+        "--redact-text, --no-redact-text replace every report, candidate and judge answer text in the bundled logs "
+        "by its SHA-256",
+        "--replace replace the submission bundle already in --out (only a bundle)",
         "--out OUT the bundle directory to write (new or empty)",
         "--system SYSTEM system name (default: the model under test, a generation log's generator, or the candidates "
         "file)",
         "--track {findings,findings_impression,judges} the report section generated, or judges: rank the run's judge",
         "--max-unscored MAX_UNSCORED largest share of unscored samples accepted (default 0.02)",
+    ],
+    ("verify",): [
+        "usage: radiology-tasks verify [-h] [--data DATA] [--reports REPORTS] [--logs LOGS [LOGS ...]] bundle",
+        "--data DATA the dataset (file or folder) in place of each run's -T data",
+        "--logs LOGS [LOGS ...] the original logs (files or folders), found by their SHA-256",
     ],
     ("leaderboard",): [
         "usage: radiology-tasks leaderboard [-h] --out OUT [--resamples RESAMPLES] [--seed SEED] "

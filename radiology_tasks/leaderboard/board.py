@@ -32,6 +32,7 @@ from radiology_tasks.leaderboard.checks import coverage, run_violations, unscore
 from radiology_tasks.leaderboard.comparison import Settings, Submission, comparability, not_comparable, trial_of
 from radiology_tasks.leaderboard.comparison import digest as _digest
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
+from radiology_tasks.leaderboard.redact import checks_made
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
 from radiology_tasks.leaderboard.rules import CorpusStatistic, ExpertAgreement
 
@@ -227,6 +228,7 @@ def _entry(submission: Submission, key: str, out: Path, settings: Settings) -> d
         "breakdown": breakdown,
         "expert_points": expert_points(run),
         "empty": empty,
+        "checks": checks_made(run.redacted, rescoring(run).needs_judge()),
     }
 
 

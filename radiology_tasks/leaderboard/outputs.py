@@ -11,6 +11,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from radiology_tasks.leaderboard.redact import HASH_ONLY
+
 SCHEMA_FILE = "leaderboard.schema.json"
 PAGE_TEMPLATE = "page.html.jinja"
 CSV_COLUMNS = (
@@ -92,6 +94,12 @@ class _Footnotes:
 
     def lines(self) -> list[str]:
         return ["", *(f"[{i}] {_cell(reason)}" for i, reason in enumerate(self.reasons, 1))] if self.reasons else []
+
+
+def _system_cell(entry: dict[str, Any]) -> str:
+    """A system's name, with the note that its answers were verified by hash only when its log is redacted."""
+    checks = entry.get("checks")
+    return f"{entry['system']} ({checks})" if checks == HASH_ONLY else entry["system"]
 
 
 def _figure(value: float | None, why: str | None, notes: _Footnotes, form: str = ".3f") -> str:
@@ -244,7 +252,7 @@ def markdown(leaderboard: dict[str, Any], folder: Path) -> str:
             else:
                 interval = f"{e['ci_low']:.3f} – {e['ci_high']:.3f}"
             lines.append(
-                f"| {e['rank']} | {_cell(e['system'])} | {e['score']:.3f} | {interval} "
+                f"| {e['rank']} | {_cell(_system_cell(e))} | {e['score']:.3f} | {interval} "
                 f"| {e['n']} | {e['n_unscored']} | {_evidence(e['log'], folder)} |"
             )
         lines += notes.lines()

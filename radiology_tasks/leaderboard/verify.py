@@ -112,7 +112,8 @@ def original_lines(bundled: Path, original: Path) -> list[str]:
             shown = ", ".join(fields[:_SHOWN_FIELDS]) + (
                 f" and {len(fields) - _SHOWN_FIELDS} more" if len(fields) > _SHOWN_FIELDS else ""
             )
-            lines.append(f"sample {sample_id}: {shown} differ from the original log's")
+            verb = "differs" if len(fields) == 1 else "differ"
+            lines.append(f"sample {sample_id}: {shown} {verb} from the original log's")
     return lines + [f"original: {line}" for line in rescoring_violations(run)]
 
 

@@ -402,6 +402,7 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
 
 def _submit_args(logs: list[Path], out: Path, **changes: Any) -> argparse.Namespace:
     fields = {"system": "Sys", "institution": "I", "paper": "P", "code": "C", "description": "D", "track": None}
+    fields |= {"redact_text": None, "replace": False}
     return argparse.Namespace(logs=[str(p) for p in logs], out=str(out), **{"max_unscored": 0.02, **fields, **changes})
 
 
