@@ -62,6 +62,9 @@ class EnsembleReport:
         excluded_train: Samples left out of separate training logs, by reason (empty otherwise).
         undefined: Why a row's tau, or only its interval, has no value, by row label (a judge's label,
             ``average ensemble``, ``regression ensemble``); rows with every value defined are absent.
+        weights_not_unique: Why other weights would fit the training samples as well (a judge constant on them,
+            or judges' scores that are linear combinations of each other); None when the fit is unique. The
+            weights shown are then least squares' smallest ones, one choice among many.
     """
 
     judges: list[JudgeResult]
@@ -75,6 +78,7 @@ class EnsembleReport:
     excluded: dict[str, int] = field(default_factory=dict)
     excluded_train: dict[str, int] = field(default_factory=dict)
     undefined: dict[str, str] = field(default_factory=dict)
+    weights_not_unique: str | None = None
 
     @property
     def n_train(self) -> int:
@@ -188,7 +192,7 @@ def ensemble_report(
     if len(y_eval) < 2:
         raise ValueError(f"need at least 2 evaluation samples, got {len(y_eval)}")
 
-    coefficients, *_ = np.linalg.lstsq(_with_intercept(x_train), y_train, rcond=None)
+    coefficients, _, rank, _ = np.linalg.lstsq(_with_intercept(x_train), y_train, rcond=None)
     predicted = _with_intercept(x_eval) @ coefficients
 
     undefined: dict[str, str] = {}
@@ -220,7 +224,16 @@ def ensemble_report(
         excluded=evaluated.excluded,
         excluded_train=excluded_train,
         undefined=undefined,
+        weights_not_unique=None if rank == n_judges + 1 else _why_not_unique(x_train, labels),
     )
+
+
+def _why_not_unique(x_train: Any, labels: Sequence[str]) -> str:
+    """Why the training samples do not pin the regression's weights down."""
+    constant = [label for label, column in zip(labels, x_train.T, strict=True) if len(set(column.tolist())) == 1]
+    if constant:
+        return f"{', '.join(constant)} gave every training sample the same score"
+    return "the judges' scores on the training samples are linear combinations of each other"
 
 
 def _undefined(
@@ -257,6 +270,8 @@ def format_report(report: EnsembleReport) -> str:
             lines.append(f"{name:<{width}}  {agreement.kendall_tau:>7.4f}  [{low:.4f}, {high:.4f}]")
     weights = ", ".join(f"{j.label}={w:.4f}" for j, w in zip(report.judges, report.weights, strict=True))
     lines += ["", f"regression: intercept={report.intercept:.4f}, {weights}"]
+    if report.weights_not_unique:
+        lines.append(f"these weights are one fit among many: {report.weights_not_unique}")
     for title, counts in (("excluded", report.excluded), ("excluded from training", report.excluded_train)):
         if any(counts.values()):
             lines.append(f"{title}: " + ", ".join(f"{n} {reason}" for reason, n in counts.items() if n))

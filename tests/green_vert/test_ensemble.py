@@ -331,3 +331,22 @@ def test_the_command_prints_the_reason(tmp_path: Path, capsys: pytest.CaptureFix
     out = capsys.readouterr().out
     assert "llama-cpp/smollm2-135m        -  undefined: llama-cpp/smollm2-135m's vert is 0 on all 15" in out
     assert "nan" not in out.lower()
+
+
+def test_weights_a_constant_or_duplicate_judge_leaves_open_are_said_to_be_one_fit_among_many(tmp_path: Path) -> None:
+    good = write_log(tmp_path / "good.json", _rows(IDS, JUDGES[0], EXPERT), grader="m0")
+    flat = write_log(tmp_path / "flat.json", _rows(IDS, [0.5] * 30, EXPERT), grader="m1")
+    report = ensemble_report([good, flat], n_resamples=0)
+    assert report.weights_not_unique == "m1 gave every training sample the same score"
+    assert "\nthese weights are one fit among many: m1 gave every training sample the same score\n" in format_report(
+        report
+    )
+    twice = write_log(tmp_path / "twice.json", _rows(IDS, JUDGES[0], EXPERT), grader="m2")
+    report = ensemble_report([good, twice], n_resamples=0)
+    assert (
+        report.weights_not_unique == "the judges' scores on the training samples are linear combinations of each other"
+    )
+    # Distinct judges pin the weights down, and nothing is said.
+    other = write_log(tmp_path / "other.json", _rows(IDS, JUDGES[1], EXPERT), grader="m3")
+    report = ensemble_report([good, other], n_resamples=0)
+    assert report.weights_not_unique is None and "one fit among many" not in format_report(report)
