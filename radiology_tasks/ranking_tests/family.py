@@ -17,6 +17,9 @@ class Ranking(Family):
     tasks_module = "radiology_tasks.ranking_tests.tasks"
     tasks = ("ranking_tests",)
     version = "1.0.0"
+    # The prompts of the judges whose runs the leaderboard re-scores (GREEN and VERT); a run records the template
+    # hashes of the metric it tests.
+    templates = ("green_vert",)
 
     def register(self) -> None:
         """Register the family's scorer and solver with Inspect by name."""

@@ -138,7 +138,8 @@ def ranking_scorer(inner: Scorer, metric: str, key: str, higher_is_better: bool,
         )
         return Score(
             value=value,
-            answer=shown,
+            # What was judged (the leaderboard compares judges only on the same candidates); scores go below.
+            answer="\n".join(f"{c.label}: {c.text}" for c in case.candidates),
             explanation=f"{found['outcome'] or 'unscored'}: {shown}",
             reason=inspect_reason(reason) if reason else None,
             metadata=metadata,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,15 +51,32 @@ def write_cases(folder: Path) -> Path:
     return path
 
 
-def vert_run(monkeypatch: pytest.MonkeyPatch, folder: Path, **args: object) -> EvalLog:
-    """One ranking run of VERT over the three cases, judged by the stub at temperature 0."""
-    with openai_stub(vert_reply) as server:
+def careful_reply(body: dict[str, Any]) -> str:
+    """Like `vert_reply`, but the garbled candidate gets a readable 0.1 (every case is scored: c comes out right)."""
+    candidate = candidate_in(body)
+    return assessment({}, matched=1, score=SCORES.get(candidate, 0.1))
+
+
+def flat_reply(body: dict[str, Any]) -> str:
+    """A judge that gives every candidate 0.5, so every case is a tie."""
+    return assessment({}, matched=1, score=0.5)
+
+
+def vert_run(
+    monkeypatch: pytest.MonkeyPatch,
+    folder: Path,
+    reply: Callable[[dict[str, Any]], str] = vert_reply,
+    judge: str = JUDGE,
+    **args: object,
+) -> EvalLog:
+    """One ranking run of VERT over the three cases, judged by the stub (`reply`) at temperature 0."""
+    with openai_stub(reply) as server:
         monkeypatch.setenv("STUBSVC_BASE_URL", server.base_url)
         monkeypatch.setenv("STUBSVC_API_KEY", "not-a-real-key")
         (log,) = inspect_eval(
             ranking_tests(metric="vert", data=str(write_cases(folder)), **args),
             model="none",
-            model_roles={"grader": JUDGE},
+            model_roles={"grader": judge},
             display="none",
             log_dir=str(folder / "logs"),
         )

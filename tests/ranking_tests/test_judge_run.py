@@ -11,7 +11,6 @@ from radiology_tasks.ranking_tests.tasks import ranking_tests
 from tests.ranking_tests.judge_runs import vert_run, write_cases
 
 
-@pytest.mark.slow
 def test_vert_orders_ties_and_leaves_a_garbled_case_unscored(monkeypatch, tmp_path):
     log = vert_run(monkeypatch, tmp_path)
     assert log.samples is not None and log.results is not None
