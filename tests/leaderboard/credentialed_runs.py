@@ -20,8 +20,12 @@ from inspect_ai.log import read_eval_log
 
 from radiology_tasks.core.layouts import FLAT, all_layouts
 from radiology_tasks.ct_finebench.tasks import ct_finebench
+from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity
 from radiology_tasks.ran_score.tasks import ran_score
+from tests.conftest import write_jsonl
 from tests.ct_finebench.test_rescoring import oracle
+from tests.judge_answers import assessment
+from tests.judge_sensitivity.test_task import REFERENCES, ROLES, stub
 from tests.leaderboard.runs import run_task, scripted_judge, write_data
 from tests.ran_score.test_rescoring import whole_reply
 
@@ -34,14 +38,16 @@ def mark_flat_credentialed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(all_layouts(), "flat", replace(FLAT, credentialed=True))
 
 
-def _run(task: Task, log_dir: Path) -> Path:
-    (log,) = inspect_eval(task, model="none", model_roles={"grader": JUDGE}, log_dir=str(log_dir), display="none")
+def _run(task: Task, log_dir: Path, roles: dict[str, str] | None = None) -> Path:
+    roles = roles or {"grader": JUDGE}
+    (log,) = inspect_eval(task, model="none", model_roles=roles, log_dir=str(log_dir), display="none")
     assert log.status == "success", log.error
     return Path(log.location)
 
 
 def family_runs(directory: Path) -> dict[str, Path]:
-    """One clean, whole run each of vert, green, ct_finebench and ran_score on the demo data, by task."""
+    """One clean, whole run each of vert, green, ct_finebench, ran_score and judge_sensitivity on demo data, by
+    task."""
     data = write_data(directory)
     logs = directory / "logs"
     with pytest.MonkeyPatch.context() as monkeypatch:
@@ -54,6 +60,11 @@ def family_runs(directory: Path) -> dict[str, Path]:
             runs["ct_finebench"] = _run(ct_finebench(), logs)
         with scripted_judge(monkeypatch, whole_reply):
             runs["ran_score"] = _run(ran_score(label_cache="off"), logs)
+        rows = [{"id": k, "reference": v, "modality": "CT", "anatomy": "chest"} for k, v in REFERENCES.items()]
+        references = write_jsonl(directory / "references.jsonl", rows)
+        # Every variant is scored (the hand-worked judge of the family's own tests leaves one unscored on purpose).
+        with scripted_judge(monkeypatch, stub(lambda prompt: assessment({"b": len(prompt) % 2}, 3, 0.7))):
+            runs["judge_sensitivity"] = _run(judge_sensitivity(data=str(references)), logs, ROLES)
     return runs
 
 

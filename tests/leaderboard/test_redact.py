@@ -1,6 +1,6 @@
 """`radiology-tasks submit` on credentialed data: the bundle holds no report or answer text, and still ranks.
 
-Whole runs of vert, green, ct_finebench and ran_score on demo data marked credentialed are submitted as one
+Whole runs of vert, green, ct_finebench, ran_score and judge_sensitivity on demo data marked credentialed are submitted as one
 bundle; every file of it (each `.eval` archive's members decompressed) is searched for every reference,
 candidate and judge answer, and every run of eight consecutive words of one.
 """
@@ -25,7 +25,7 @@ from tests.leaderboard.runs import edited
 
 pytestmark = pytest.mark.slow
 
-TASKS = ("vert", "green", "ct_finebench", "ran_score")
+TASKS = ("vert", "green", "ct_finebench", "ran_score", "judge_sensitivity")
 
 
 @pytest.fixture(scope="module")
