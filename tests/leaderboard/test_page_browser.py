@@ -18,6 +18,7 @@ import pytest
 from radiology_tasks.leaderboard.judges import NO_RANDOMIZATION, TAU_LABEL
 from radiology_tasks.leaderboard.outputs import write_outputs
 from tests.leaderboard.boards import build
+from tests.leaderboard.page_checks import check_empty_cells, check_evidence_commands, check_headings_and_columns
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome")
 
@@ -69,6 +70,9 @@ def test_the_page_sorts_plots_and_logs_no_error(page_path, tmp_path):
         shot = tmp_path / "leaderboard.png"
         page.screenshot(path=str(shot), full_page=True)
         data = json.loads(page.text_content("#leaderboard-data"))
+        check_headings_and_columns(page, data)
+        check_empty_cells(page)
+        check_evidence_commands(page, data, page_path)
         boards = page.query_selector_all("section.board")
         assert len(boards) == len(data["boards"]) >= 1
         for board_data, board in zip(data["boards"], boards, strict=True):
