@@ -130,3 +130,32 @@ def test_the_command_exits_non_zero_naming_the_sample_and_zero_when_honest(hones
     assert f"sample {sample_id}: target (the reference) is not the data's reference" in capsys.readouterr().err
     assert main(["verify", str(bundle)]) == 2
     assert "give --data (the dataset) or --logs" in capsys.readouterr().err
+
+
+def test_a_changed_candidate_hash_is_named_against_the_data_and_the_original(honest, tmp_path):
+    bundle, data, log = honest
+    ids = [str(s.id) for s in read_eval_log(str(log)).samples]
+
+    def change(edited: EvalLog) -> None:
+        edited.samples[3].scores["report_judge"].answer = text_hash("A better candidate.")
+
+    forged = tampered(bundle, tmp_path / "forged", change)
+    name = f"logs/{log.name}"
+    assert verify_bundle(forged, data=data) == [
+        f"{name}: sample {ids[3]}: the score's answer (the candidate) is not the data's candidate"
+    ]
+    assert verify_bundle(forged, originals=[log]) == [
+        f"{name}: sample {ids[3]}: scores.report_judge.answer differs from the original log's"
+    ]
+
+
+def test_a_bundled_log_that_is_missing_or_unreadable_data_is_named(honest, tmp_path):
+    bundle, _, log = honest
+    copy = tmp_path / "copy"
+    shutil.copytree(bundle, copy)
+    (copy / "logs" / log.name).unlink()
+    assert verify_bundle(copy, data=tmp_path / "none.jsonl") == [
+        f"logs/{log.name}: missing, or not the file the manifest names (SHA-256)"
+    ]
+    (lines,) = [verify_bundle(bundle, data=tmp_path / "none.jsonl")]
+    assert len(lines) == 1 and lines[0].startswith(f"logs/{log.name}: the data cannot be read from {tmp_path}")
