@@ -19,6 +19,8 @@ from datetime import datetime
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log
 
+from radiology_tasks.core.run_report import report_of
+
 GRADER = "llama-cpp/smollm2-135m"
 ROLE = "grader"
 MODES = ("batch", "per_question")
@@ -88,9 +90,9 @@ def mode_cost(mode: str, log: EvalLog) -> ModeCost:
     samples = log.samples or []
     calls = sum(1 for s in samples for e in s.events if isinstance(e, ModelEvent) and e.role == ROLE)
     usage = log.stats.role_usage.get(ROLE)
-    metrics = {
-        name: m.value for score in (log.results.scores if log.results else []) for name, m in score.metrics.items()
-    }
+    # Every figure as `radiology-tasks report` computes it from the log (the log keeps only the run's summary).
+    report = report_of(log)
+    metrics = {f.name: float("nan") if f.value is None else f.value for f in [*report.headline, *report.secondary]}
     started, completed = (datetime.fromisoformat(t) for t in (log.stats.started_at, log.stats.completed_at))
     return ModeCost(
         mode=mode,

@@ -24,6 +24,8 @@ from datetime import datetime
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import EvalLog, read_eval_log
 
+from radiology_tasks.core.run_report import report_of
+
 GRADER = "llama-cpp/smollm2-135m"
 """The embedded judge. Inspect matches a provider by its unqualified registry name, so this
 is ``llama-cpp/...`` (``radiology_tasks/llama-cpp/...`` is not recognised by `get_model`)."""
@@ -111,17 +113,18 @@ def grader_events(log: EvalLog) -> list[ModelEvent]:
 
 
 def metric_value(log: EvalLog, name: str) -> float:
-    """A metric of the primary scorer (``parse_failure_rate``, ``retried``, ``vert_kendall_tau``, ...).
+    """A figure of the run (``parse_failure_rate``, ``retried``, ``vert_kendall_tau``, ...), as
+    `radiology-tasks report` computes it from the log (NaN when undefined on the run's samples).
 
     Raises:
-        RuntimeError: The log has no scores, or not this metric.
+        RuntimeError: The run has no figure of this name.
     """
-    if log.results is None or not log.results.scores:
-        raise RuntimeError(f"{log.eval.task}: the log has no scores")
-    metrics = log.results.scores[0].metrics
-    if name not in metrics:
-        raise RuntimeError(f"{log.eval.task}: no metric {name!r} (has {', '.join(metrics)})")
-    return float(metrics[name].value)
+    report = report_of(log)
+    figures = {f.name: f for f in [*report.headline, *report.secondary]}
+    if name not in figures:
+        raise RuntimeError(f"{log.eval.task}: no metric {name!r} (has {', '.join(figures)})")
+    value = figures[name].value
+    return float("nan") if value is None else value
 
 
 def compute_seconds(events: list[ModelEvent]) -> float:

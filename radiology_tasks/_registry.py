@@ -7,10 +7,11 @@ datasets or llama_cpp at module level.
 
 from radiology_tasks.core.family import families
 from radiology_tasks.core.llama_cpp_provider import llama_cpp_api
+from radiology_tasks.core.report_hook import ReportHint
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 
 for _family in families():
     globals().update(_family.task_functions())
     _family.register()
 
-__all__ = ["generate_report", "llama_cpp_api", "replay_candidate"]
+__all__ = ["ReportHint", "generate_report", "llama_cpp_api", "replay_candidate"]

@@ -31,6 +31,7 @@ from radiology_tasks.core.family import families
 from radiology_tasks.core.inspect_compat import init_display_type
 from radiology_tasks.core.judge import GRADER_ROLE
 from radiology_tasks.core.loading import load_options
+from radiology_tasks.core.run_report import report_of
 from radiology_tasks.core.tables import DataError
 from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.core.task_options import option_names
@@ -73,7 +74,9 @@ class ScoreResult:
 
     Attributes:
         samples: One per input pair, in input order.
-        metrics: The corpus figures by the log's metric names (``<key>_mean``, agreement, judge calls, ...).
+        metrics: Every corpus figure of the run by name, as `radiology-tasks report` computes them from the log:
+            the summary the log keeps (``<key>_mean`` and its interval, ...) and the rest (other means, every
+            agreement statistic, judge retries, ...); NaN for a figure undefined on these pairs.
         main: The main score key (the first key of the scorer's value dict).
         log: The Inspect log written (``log.location`` is its file; open it with ``inspect view``).
     """
@@ -264,10 +267,11 @@ def read_result(log: EvalLog, ids: list[str]) -> ScoreResult:
             if reason is not None or math.isnan(values[key])
         }
         samples.append(SampleScore(id=pair_id, value=values, unscored=missing.get(main), reasons=missing))
-    metrics: dict[str, Any] = {}
-    for group in log.results.scores if log.results else []:
-        for name, metric in group.metrics.items():
-            metrics[name if name not in metrics else f"{group.name}/{name}"] = metric.value
+    report = report_of(log)
+    metrics: dict[str, Any] = {
+        figure.name: math.nan if figure.value is None else figure.value
+        for figure in [*report.headline, *report.secondary]
+    }
     return ScoreResult(samples=samples, metrics=metrics, main=main, log=log)
 
 

@@ -121,6 +121,12 @@ def _submit(args: argparse.Namespace) -> int:
     return submit_command(args)
 
 
+def _report(args: argparse.Namespace) -> int:
+    from radiology_tasks.core.run_report_output import report_command
+
+    return report_command(args.log, args.out)
+
+
 def _verify(args: argparse.Namespace) -> int:
     from radiology_tasks.leaderboard.commands import verify_command
 
@@ -173,6 +179,13 @@ def build_parser() -> argparse.ArgumentParser:
         "list", help="list the tasks with their -T defaults, and the datasets, metric_suite judges and layouts"
     ).set_defaults(run=_list)
     add_commands(commands)
+
+    report = commands.add_parser(
+        "report", help="every metric of a run, recomputed from its log: Markdown (printed, report.md) and report.html"
+    )
+    report.add_argument("log", help="an Inspect eval log of a radiology task")
+    report.add_argument("--out", help="directory for report.md and report.html (default: <log>.report/ beside it)")
+    report.set_defaults(run=_report)
 
     submit = commands.add_parser("submit", help="check eval logs and write them as a leaderboard submission bundle")
     submit.add_argument("logs", nargs="+", help="Inspect eval logs of one system")

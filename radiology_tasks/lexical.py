@@ -253,15 +253,8 @@ def lexical_metrics(keys: Sequence[str], *, with_expert: bool) -> list[Metric]:
     return [*metrics, corpus_lexical()]
 
 
-def add_baselines(
-    scorer: Scorer,
-    metrics: list[Metric],
-    baselines: str | list[str] | None,
-    *,
-    unscored: UnscoredPolicy,
-    with_expert: bool,
-) -> tuple[Scorer, list[Metric]]:
-    """The task's scorer and metrics, with the lexical baselines added when ``-T baselines`` names some.
+def add_baselines(scorer: Scorer, baselines: str | list[str] | None, *, unscored: UnscoredPolicy) -> Scorer:
+    """The task's scorer, scoring the lexical baselines beside it when ``-T baselines`` names some.
 
     The task's own scorer comes first in the combined score, so its metadata and its metrics are unchanged.
 
@@ -269,9 +262,18 @@ def add_baselines(
         InputError: for an empty list or an unknown metric name.
     """
     if baselines is None:
-        return scorer, metrics
-    keys = checked_lexical_keys(metric_names(baselines, "baselines"), "baselines")
-    return with_baselines(scorer, keys, unscored), [*metrics, *lexical_metrics(keys, with_expert=with_expert)]
+        return scorer
+    return with_baselines(scorer, checked_lexical_keys(metric_names(baselines, "baselines"), "baselines"), unscored)
+
+
+def baseline_metrics(baselines: str | list[str] | None, *, with_expert: bool) -> list[Metric]:
+    """The metrics of the lexical baselines ``-T baselines`` names (none when it names none): report metrics of
+    the judge tasks, which `radiology-tasks report` computes beside the judge's."""
+    if baselines is None:
+        return []
+    return lexical_metrics(
+        checked_lexical_keys(metric_names(baselines, "baselines"), "baselines"), with_expert=with_expert
+    )
 
 
 @dataclass(frozen=True)

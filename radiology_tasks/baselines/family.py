@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.family import Family
+from radiology_tasks.core.family import Family, ReportMetrics
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
+
+    from inspect_ai.scorer import SampleScore
 
     from radiology_tasks.leaderboard.rules import Rescoring
 
@@ -18,7 +22,7 @@ class Baselines(Family):
     name = "baselines"
     tasks_module = "radiology_tasks.baselines.tasks"
     tasks = ("baselines", "metric_suite")
-    version = "1.3.0"
+    version = "1.4.0"
     side_args = ("baselines",)
 
     def register(self) -> None:
@@ -32,6 +36,23 @@ class Baselines(Family):
         from radiology_tasks.baselines.rescoring import RESCORING
 
         return RESCORING
+
+    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+        """The run's summary and report metrics, for the score keys its samples hold (in the order scored)."""
+        from radiology_tasks.baselines.run_metrics import suite_metrics
+        from radiology_tasks.core.metrics import ExpertPresence
+        from radiology_tasks.scorers.lexical import is_lexical
+
+        first = samples[0].score.value if samples else {}
+        keys = [str(key) for key in first] if isinstance(first, Mapping) else []
+        if not keys:
+            raise ValueError("the run's samples hold no score keys to report")
+        return suite_metrics(
+            keys,
+            with_expert=ExpertPresence.of_samples(samples).score,
+            lexical=any(is_lexical(key) for key in keys),
+            sensitivity=task_args.get("sensitivity") if task == "metric_suite" else None,
+        )
 
     def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         """The family's own `radiology-tasks` subcommands."""

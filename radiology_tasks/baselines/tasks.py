@@ -20,11 +20,12 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.scorer import Metric, Score, Scorer, Target, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Solver, TaskState
 
 from radiology_tasks.baselines.family import FAMILY
-from radiology_tasks.baselines.metrics import SENSITIVITY, metric_correlations, pos_neg
+from radiology_tasks.baselines.metrics import SENSITIVITY
+from radiology_tasks.baselines.run_metrics import suite_metrics
 from radiology_tasks.baselines.scorer import radeval_metrics
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.errors import InputError
@@ -32,7 +33,7 @@ from radiology_tasks.core.family import SuiteMetric, families
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.loading import OnBadRows
-from radiology_tasks.core.metrics import expert_agreement, mean_of
+from radiology_tasks.core.metrics import ExpertPresence
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, TaskData, report_dataset
@@ -43,15 +44,13 @@ from radiology_tasks.lexical import (
     DEFAULT_BASELINES,
     Part,
     checked_lexical_keys,
-    corpus_lexical,
     expert_score,
     lexical_baselines,
-    lexical_metrics,
     metric_names,
     score_all,
 )
 from radiology_tasks.scorers.baselines.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
-from radiology_tasks.scorers.baselines.suite_tables import LOWER_IS_BETTER, sensitivity_pairs
+from radiology_tasks.scorers.baselines.suite_tables import sensitivity_pairs
 from radiology_tasks.scorers.lexical import is_lexical
 
 TASK_VERSION = FAMILY.version
@@ -114,12 +113,12 @@ def baselines(
     # Generating: one sample per study, without the stored candidates and their expert scores (they describe
     # other reports than the model under test writes).
     dataset, summary, pairs = report_dataset(data, require_candidate=True)
-    with_expert = any(p.expert and p.expert.score is not None for p in pairs)
+    metrics = suite_metrics(keys, with_expert=ExpertPresence.of_pairs(pairs).score, lexical=True, sensitivity=None)
     return Task(
         dataset=dataset,
         solver=generate_report(data.report_max_tokens) if data.generate else replay_candidate(),
         scorer=lexical_baselines(keys, judge.unscored),
-        metrics=[*lexical_metrics(keys, with_expert=with_expert)],
+        metrics=[*metrics.headline],
         # No prompt templates: the empty record is what the leaderboard's release check compares.
         metadata={"data": summary, "keys": keys, "templates": {}},
         version=TASK_VERSION,
@@ -264,19 +263,6 @@ def _split(names: list[str], available: Mapping[str, SuiteMetric]) -> tuple[list
     return lexical, radeval, judges
 
 
-def _suite_metrics(keys: list[str], *, with_expert: bool, lexical: bool, sensitivity: str | None) -> list[Metric]:
-    metrics: list[Metric] = [mean_of(key) for key in keys]
-    if with_expert:
-        metrics += [expert_agreement(key, higher_is_better=key not in LOWER_IS_BETTER) for key in keys]
-    if len(keys) > 1:
-        metrics.append(metric_correlations(keys))
-    if sensitivity is not None:
-        metrics.append(pos_neg(keys, by_id_suffix=sensitivity == "ids"))
-    if lexical:
-        metrics.append(corpus_lexical())
-    return metrics
-
-
 @task
 @shared_parameters(data=shared(DataOptions, without=["generate", "report_max_tokens"]), judge=shared(JudgeOptions))
 def metric_suite(
@@ -356,12 +342,12 @@ def metric_suite(
             judge_max_tokens=judge.judge_max_tokens,
         ),
         metrics=[
-            *_suite_metrics(
+            *suite_metrics(
                 keys,
-                with_expert=any(p.expert and p.expert.score is not None for p in pairs),
+                with_expert=ExpertPresence.of_pairs(pairs).score,
                 lexical=bool(lexical),
                 sensitivity=sensitivity,
-            )
+            ).headline
         ],
         metadata={"data": summary, "keys": keys, "skipped_metrics": plan.skipped, "sensitivity": sensitivity},
         version=TASK_VERSION,

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
-    from inspect_ai.scorer import Scorer
+    from inspect_ai.scorer import Metric, SampleScore, Scorer
     from inspect_ai.solver import Solver
 
     from radiology_tasks.core.records import ReportPair
@@ -45,6 +46,23 @@ class SuiteMetric:
     scorer: Callable[[Mapping[str, Any]], Scorer]
     solver: Callable[[Mapping[str, Any]], Solver] | None = None
     check: Callable[[list[ReportPair]], str | None] | None = None
+
+
+@dataclass(frozen=True)
+class ReportMetrics:
+    """The metrics of one task run: what the run's summary shows and what only `radiology-tasks report` computes.
+
+    Attributes:
+        headline: The task's metrics (logged and shown after ``inspect eval``): the main score's mean and interval
+            first, then agreement with experts, the unscored share and the judge's cost per sample.
+        secondary: Every other metric, computed by the report from the log's samples.
+        explain: Why one of the family's own metrics gives NaN on these samples, given the metric's registered name,
+            the key and the samples; None where the family has nothing to say (the report then says it generally).
+    """
+
+    headline: list[Metric]
+    secondary: list[Metric]
+    explain: Callable[[str, str, Sequence[SampleScore]], str | None] | None = None
 
 
 class Family:
@@ -89,6 +107,14 @@ class Family:
 
     def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         """Add the family's own subcommands to the `radiology-tasks` parser (none by default)."""
+
+    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+        """The headline and secondary metrics of a run of `task`, chosen from its `-T` arguments and its samples.
+
+        The family's tasks build their metric lists with the same function, so the report computes exactly what
+        a run logs, and the rest. A family that has not declared them gets a clear error from the report.
+        """
+        raise NotImplementedError(f"the {self.name} family does not declare its report metrics")
 
 
 _EXTRA: list[Family] = []

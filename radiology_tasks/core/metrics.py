@@ -14,8 +14,9 @@ distinct and readable in ``inspect eval``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any, Literal, cast
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from inspect_ai.scorer import Metric, MetricProtocol, SampleScore, Value, aggregate, mean, metric
 
@@ -29,6 +30,9 @@ from radiology_tasks.core.agreement import (
 from radiology_tasks.core.records import ERROR_CATEGORIES
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, unscored_reason
 
+if TYPE_CHECKING:
+    from radiology_tasks.core.records import ReportPair
+
 EXPERT_SCORE = "expert_score"
 EXPERT_SIGNIFICANT = "expert_significant"
 EXPERT_RATERS = "expert_raters"
@@ -36,9 +40,47 @@ PREDICTED_SIGNIFICANT = "predicted_significant"
 
 _NAN = float("nan")
 _CORRELATIONS = ("kendall_tau", "spearman", "pearson")
+_BRIEF_AGREEMENT = ("kendall_tau", "kendall_tau_ci_low", "kendall_tau_ci_high")
 
 
 ExpertTruth = Literal["score", "significant_errors"]
+
+
+@dataclass(frozen=True)
+class ExpertPresence:
+    """What the experts said about a run's samples, as the metric lists need it.
+
+    Attributes:
+        score: Some sample has an expert score.
+        counts: Some sample has the experts' significant-error counts.
+        single_rater_counts: Some sample has such counts from a single rater (whole counts).
+    """
+
+    score: bool
+    counts: bool
+    single_rater_counts: bool
+
+    @classmethod
+    def of_pairs(cls, pairs: Sequence[ReportPair]) -> ExpertPresence:
+        """From the pairs a task is built on."""
+        experts = [p.expert for p in pairs if p.expert is not None]
+        counted = [e for e in experts if e.significant is not None]
+        return cls(
+            score=any(e.score is not None for e in experts),
+            counts=bool(counted),
+            single_rater_counts=any((e.raters or 1) == 1 for e in counted),
+        )
+
+    @classmethod
+    def of_samples(cls, samples: Sequence[SampleScore]) -> ExpertPresence:
+        """From a log's samples (what the scorer recorded in each score's metadata)."""
+        metadata = [_metadata(sample) for sample in samples]
+        counted = [m for m in metadata if m.get(EXPERT_SIGNIFICANT) is not None]
+        return cls(
+            score=any(m.get(EXPERT_SCORE) is not None for m in metadata),
+            counts=bool(counted),
+            single_rater_counts=any((m.get(EXPERT_RATERS) or 1) == 1 for m in counted),
+        )
 
 
 @metric
@@ -50,6 +92,7 @@ def expert_agreement(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    brief: bool = False,
 ) -> Metric:
     """Correlation of one judge score with the experts (Kendall tau-b, Spearman, Pearson).
 
@@ -60,9 +103,10 @@ def expert_agreement(
     counted the
     same total are tied however the errors were split over categories.
 
-    Samples whose judge score is NaN/None, or was filled in by ``-T unscored=worst`` (not the judge's
-    number), are counted in ``<key>_n_unscored``; samples without an expert score in ``<key>_n_no_expert``.
-    Values are NaN when no sample has both.
+    The bootstrap resamples the samples in the order of their ids, so the intervals do not depend on the order in
+    which the samples finished. Samples whose judge score is NaN/None, or was filled in by ``-T unscored=worst``
+    (not the judge's number), are counted in ``<key>_n_unscored``; samples without an expert score in
+    ``<key>_n_no_expert``. Values are NaN when no sample has both.
 
     Args:
         key: Key of the dict `Score.value` to correlate (a plain float value is used as is).
@@ -72,6 +116,8 @@ def expert_agreement(
         n_resamples: Bootstrap resamples for the confidence intervals.
         confidence: Coverage of the bootstrap percentile intervals.
         seed: Seed of the bootstrap.
+        brief: Give only Kendall's tau and its interval, leaving out a value that is undefined on these
+            samples (a run's summary; `radiology-tasks report` says why it is missing).
 
     Returns:
         A metric giving ``<key>_kendall_tau``, ``<key>_kendall_tau_ci_low``/``_ci_high``, the same
@@ -86,7 +132,7 @@ def expert_agreement(
         judge: list[float] = []
         expert: list[float] = []
         n_unscored = n_no_expert = 0
-        for sample in scores:
+        for sample in _in_id_order(scores):
             value = _judge_value(sample, key)
             if value is None:
                 n_unscored += 1
@@ -114,6 +160,8 @@ def expert_agreement(
             "n_no_expert": float(n_no_expert),
             "sign": 1.0 if higher_is_better else -1.0,
         }
+        if brief:
+            return {f"{prefix}_{name}": flat[name] for name in _BRIEF_AGREEMENT if not math.isnan(flat[name])}
         return {f"{prefix}_{name}": number for name, number in flat.items()}
 
     return compute
@@ -136,6 +184,115 @@ def mean_of(key: str) -> Metric:
 
     def compute(scores: list[SampleScore]) -> Value:
         return {f"{key}_mean": float(cast(float, of_key(scores)))}
+
+    return compute
+
+
+@metric
+def mean_interval(key: str, *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0) -> Metric:
+    """Seeded bootstrap percentile interval of the mean of one key of the dict `Score.value`.
+
+    Resamples the samples that have a number under `key` (NaN is skipped, as in `mean_of`) with
+    `scipy.stats.bootstrap`. An interval needs two such samples: with fewer the metric gives nothing, and
+    `radiology-tasks report` says why.
+
+    Args:
+        key: Key of the dict `Score.value`.
+        n_resamples: Bootstrap resamples.
+        confidence: Coverage of the interval, in (0, 1).
+        seed: Seed of the bootstrap generator.
+
+    Returns:
+        A metric giving ``<key>_ci_low`` and ``<key>_ci_high``, or an empty dict with fewer than two numbers.
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples}")
+
+    def compute(scores: list[SampleScore]) -> Value:
+        values = [v for v in (_plain_value(sample, key) for sample in _in_id_order(scores)) if v is not None]
+        if len(values) < MIN_INTERVAL_SAMPLES:
+            return {}
+        low, high = bootstrap_mean_interval(values, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        return {f"{key}_ci_low": low, f"{key}_ci_high": high}
+
+    return compute
+
+
+MIN_INTERVAL_SAMPLES = 2
+"""Numbers a bootstrap interval of a mean needs."""
+
+
+def bootstrap_mean_interval(
+    values: list[float], *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of `values` (at least two), seeded; a constant gives (c, c)."""
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    data = np.asarray(values, dtype=float)
+    if np.all(data == data[0]):
+        return float(data[0]), float(data[0])
+    result = bootstrap(
+        (data,),
+        np.mean,
+        n_resamples=n_resamples,
+        confidence_level=confidence,
+        method="percentile",
+        rng=np.random.default_rng(seed),
+    )
+    return float(result.confidence_interval.low), float(result.confidence_interval.high)
+
+
+def bootstrap_statistic_interval(
+    scores: list[SampleScore],
+    statistic: Callable[[list[SampleScore]], float],
+    *,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> tuple[float, float] | None:
+    """Percentile bootstrap interval of a corpus statistic (an F1 over all samples, say) over resampled samples.
+
+    The samples are resampled in the order of their ids with a seeded generator; resamples on which the statistic
+    is NaN are left out. None with fewer than `MIN_INTERVAL_SAMPLES` samples or no defined resample.
+    """
+    import numpy as np
+
+    if len(scores) < MIN_INTERVAL_SAMPLES:
+        return None
+    ordered = _in_id_order(scores)
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_resamples):
+        drawn = rng.integers(0, len(ordered), len(ordered))
+        value = statistic([ordered[i] for i in drawn])
+        if not math.isnan(value):
+            values.append(value)
+    if not values:
+        return None
+    tail = (1.0 - confidence) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+@metric
+def unscored_share(key: str) -> Metric:
+    """Share of samples whose score under `key` is missing or was filled in (any reason; see `parse_failure_rate`).
+
+    Args:
+        key: The task's main score.
+
+    Returns:
+        A metric giving ``unscored_share`` (nothing when there are no samples).
+    """
+
+    def compute(scores: list[SampleScore]) -> Value:
+        if not scores:
+            return {}
+        missing = sum(1 for sample in scores if _reason(sample, key) is not None)
+        return {"unscored_share": missing / len(scores)}
 
     return compute
 
@@ -166,16 +323,20 @@ def parse_failure_rate(key: str | None = None) -> Metric:
 
 
 @metric
-def judge_calls() -> Metric:
+def judge_calls(brief: bool = False) -> Metric:
     """What the judge cost and how often it had to be asked again.
 
     Reads the judge metadata of `radiology_tasks.core.judge.JudgeResult.metadata`; samples without it
     (no judge call was made) count as zero calls.
 
+    Args:
+        brief: Give only the calls and the tokens (input and output together) per sample: a run's summary.
+
     Returns:
         A metric giving ``retried`` and ``truncated`` (samples whose judge was asked more than once, or
         whose answer stopped at its token budget), and per sample ``judge_calls_per_sample``,
-        ``judge_input_tokens_per_sample`` and ``judge_output_tokens_per_sample``.
+        ``judge_input_tokens_per_sample`` and ``judge_output_tokens_per_sample``; with `brief`,
+        ``judge_calls_per_sample`` and ``judge_tokens_per_sample`` only (nothing when there are no samples).
     """
 
     def compute(scores: list[SampleScore]) -> Value:
@@ -184,6 +345,12 @@ def judge_calls() -> Metric:
 
         def per_sample(field: str) -> float:
             return sum(float(m.get(field) or 0) for m in metadata) / n if n else _NAN
+
+        if brief:
+            if not n:
+                return {}
+            tokens = per_sample("judge_input_tokens") + per_sample("judge_output_tokens")
+            return {"judge_calls_per_sample": per_sample("judge_calls"), "judge_tokens_per_sample": tokens}
 
         return {
             "retried": float(sum(1 for m in metadata if m.get("judge_retried"))),
@@ -268,6 +435,12 @@ def error_count_bias(top_bucket: int = 4) -> Metric:
     return compute
 
 
+def _in_id_order(scores: list[SampleScore]) -> list[SampleScore]:
+    """The scores ordered by sample id: Inspect hands metrics the samples in the order they finished, and a seeded
+    bootstrap must resample the same sequence whenever it is recomputed (from the log, by the report)."""
+    return sorted(scores, key=lambda sample: str(sample.sample_id))
+
+
 def _correlation_names() -> list[str]:
     return [f"{name}{suffix}" for name in _CORRELATIONS for suffix in ("", "_ci_low", "_ci_high")]
 
@@ -288,6 +461,18 @@ def _reason(sample: SampleScore, key: str | None) -> str | None:
     else:
         missing = _is_nan_or_none(value)
     return (sample.score.reason or "invalid_response_format") if missing else None
+
+
+def _plain_value(sample: SampleScore, key: str) -> float | None:
+    """The number under `key` as the means read it (filled-in values included), or None when it is NaN/None."""
+    value: object = sample.score.value
+    if isinstance(value, Mapping):
+        value = value.get(key)
+    if _is_nan_or_none(value):
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"sample {sample.sample_id}: score '{key}' is not a number: {value!r}")
+    return float(value)
 
 
 def _judge_value(sample: SampleScore, key: str) -> float | None:
@@ -349,3 +534,67 @@ def _count_pairs(scores: list[SampleScore]) -> tuple[list[dict[str, int]], list[
             human.append(checked_counts(expert_counts, f"sample {sample.sample_id}: {EXPERT_SIGNIFICANT}"))
             predicted.append(checked_counts(judge_counts, f"sample {sample.sample_id}: {PREDICTED_SIGNIFICANT}"))
     return human, predicted
+
+
+def undefined_reason(metric: str, key: str, samples: Sequence[SampleScore]) -> str:
+    """Why the metric registered as `metric` gives NaN under `key` on these samples, in a sentence.
+
+    Knows the metrics of this module; for any other it says that the samples lack what the statistic needs.
+    """
+    name = metric.split("/")[-1]
+    n = len(samples)
+    if n == 0:
+        return "the run has no samples"
+    if name == "expert_agreement":
+        return _agreement_reason(key, samples)
+    if name == "mean_of":
+        return f"no sample has a number under {key.removesuffix('_mean')} (every one is unscored)"
+    if name == "category_f1":
+        return _f1_reason(key, samples)
+    if name == "error_count_bias":
+        bucket = key.removeprefix("bias_")
+        return f"no expert-rated report has {bucket} significant error(s), so there is no bias to average"
+    return f"{name} has no value for {key} on these {n} samples (none of the kind it needs)"
+
+
+def _agreement_reason(key: str, samples: Sequence[SampleScore]) -> str:
+    """Why a correlation (or its interval) with the experts is undefined: too few pairs or a constant side."""
+    for statistic in _CORRELATIONS:
+        for suffix in ("_ci_low", "_ci_high", ""):
+            if key.endswith(f"_{statistic}{suffix}"):
+                prefix = key.removesuffix(f"_{statistic}{suffix}")
+                interval = bool(suffix)
+                break
+        else:
+            continue
+        break
+    else:
+        return f"{key} is not a correlation this metric gives"
+    errors = prefix.endswith("_vs_errors")
+    score_key = prefix.removesuffix("_vs_errors")
+    truth = _expert_errors if errors else _expert_score
+    judge: list[float] = []
+    expert: list[float] = []
+    for sample in samples:
+        value = _judge_value(sample, score_key) if isinstance(sample.score.value, Mapping) else None
+        said = truth(sample)
+        if value is not None and said is not None:
+            judge.append(value)
+            expert.append(said)
+    what = "the experts' error counts" if errors else "an expert score"
+    if len(judge) < 2:
+        return f"only {len(judge)} sample(s) have both a judge {score_key} and {what}; a correlation needs 2"
+    if len(set(judge)) == 1:
+        return f"the judge gave all {len(judge)} expert-rated samples the same {score_key} ({judge[0]:g})"
+    if len(set(expert)) == 1:
+        return f"the experts gave all {len(expert)} samples the same value, so nothing can be ranked against them"
+    if interval:
+        return f"every bootstrap resample of the {len(judge)} pairs was constant on one side"
+    return f"{statistic} is undefined on these {len(judge)} pairs"
+
+
+def _f1_reason(key: str, samples: Sequence[SampleScore]) -> str:
+    human, _ = _count_pairs(list(samples))
+    if not human:
+        return "no sample has both whole expert error counts (a single rater) and the judge's counts"
+    return f"{key} is undefined on these {len(human)} reports"

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.family import Family, SuiteMetric
+from radiology_tasks.core.family import Family, ReportMetrics, SuiteMetric
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
+
+    from inspect_ai.scorer import SampleScore
 
     from radiology_tasks.leaderboard.rules import Rescoring
 
@@ -19,7 +21,7 @@ class CTFineBench(Family):
     name = "ct_finebench"
     tasks_module = "radiology_tasks.ct_finebench.tasks"
     tasks = ("ct_finebench",)
-    version = "1.3.0"
+    version = "1.4.0"
     templates = ("ct_finebench",)
     lm_eval_configs = ("radiology_ct_finebench_qa.yaml",)
     layouts = ("radiology_tasks.ct_finebench.layout",)
@@ -41,6 +43,13 @@ class CTFineBench(Family):
         from radiology_tasks.ct_finebench.suite import SUITE
 
         return SUITE
+
+    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+        """The run's summary and report metrics, as the task chooses them (from the samples' expert scores)."""
+        from radiology_tasks.core.metrics import ExpertPresence
+        from radiology_tasks.ct_finebench.run_metrics import ct_metrics
+
+        return ct_metrics(ExpertPresence.of_samples(samples), task_args.get("baselines"))
 
     def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         """The family's own `radiology-tasks` subcommands."""

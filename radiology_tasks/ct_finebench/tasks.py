@@ -16,36 +16,29 @@ from __future__ import annotations
 import logging
 
 from inspect_ai import Task, task
-from inspect_ai.scorer import Metric
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.loading import load_options
-from radiology_tasks.core.metrics import expert_agreement, judge_calls, mean_of, parse_failure_rate
-from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.metrics import (
+    ExpertPresence,
+)
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.studies import rows_behind
 from radiology_tasks.core.task_data import DataOptions, TaskData, sampled
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.ct_finebench.extraction import qa_extraction
 from radiology_tasks.ct_finebench.family import FAMILY
-from radiology_tasks.ct_finebench.metrics import question_breakdown
 from radiology_tasks.ct_finebench.options import QAMode
-from radiology_tasks.ct_finebench.scorer import SCORE_KEY, qa_comparison
+from radiology_tasks.ct_finebench.run_metrics import ct_metrics
+from radiology_tasks.ct_finebench.scorer import qa_comparison
 from radiology_tasks.lexical import BaselineOptions, add_baselines
 from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version
 
 logger = logging.getLogger(__name__)
-
-
-def _metrics(pairs: list[ReportPair]) -> list[Metric]:
-    metrics: list[Metric] = [mean_of(SCORE_KEY), question_breakdown()]
-    if any(p.expert and p.expert.score is not None for p in pairs):
-        metrics.append(expert_agreement(SCORE_KEY))
-    return [*metrics, parse_failure_rate(SCORE_KEY), judge_calls()]
 
 
 def _dataset_with_questions(options: DataOptions) -> TaskData:
@@ -113,15 +106,13 @@ def ct_finebench(
     )
     dataset, summary, pairs = _dataset_with_questions(data)
     require_judge()
-    with_expert = any(p.expert and p.expert.score is not None for p in pairs)
-    scorer, metrics = add_baselines(
-        scorer, _metrics(pairs), beside.baselines, unscored=judge.unscored, with_expert=with_expert
-    )
+    scorer = add_baselines(scorer, beside.baselines, unscored=judge.unscored)
+    metrics = ct_metrics(ExpertPresence.of_pairs(pairs), beside.baselines)
     return Task(
         dataset=dataset,
         solver=[generate_report() if data.generate else replay_candidate(), solver],
         scorer=scorer,
-        metrics=[*metrics],
+        metrics=[*metrics.headline],
         metadata={
             "data": summary,
             "qa_mode": qa_mode,

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
-from radiology_tasks.core.family import Family, SuiteMetric
+from radiology_tasks.core.family import Family, ReportMetrics, SuiteMetric
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
+
+    from inspect_ai.scorer import SampleScore
 
     from radiology_tasks.leaderboard.rules import Rescoring
+    from radiology_tasks.report_judge.scorer import JudgePrompt
 
 
 class GreenVert(Family):
@@ -19,7 +22,7 @@ class GreenVert(Family):
     name = "green_vert"
     tasks_module = "radiology_tasks.green_vert.tasks"
     tasks = ("green", "vert")
-    version = "1.4.0"
+    version = "1.5.0"
     templates = ("green_vert",)
     lm_eval_configs = (
         "radiology_green.yaml",
@@ -49,6 +52,20 @@ class GreenVert(Family):
         from radiology_tasks.green_vert.suite import SUITE
 
         return SUITE
+
+    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+        """The run's summary and report metrics, as `judge_task` chooses them (from the samples' expert data)."""
+        from radiology_tasks.core.metrics import ExpertPresence
+        from radiology_tasks.green_vert.run_metrics import judge_metrics
+        from radiology_tasks.report_judge.scorer import score_keys
+
+        prompt = "green" if task == "green" else task_args.get("prompt") or "vert"
+        return judge_metrics(
+            score_keys(cast("JudgePrompt", prompt)),
+            ExpertPresence.of_samples(samples),
+            generate=bool(task_args.get("generate")),
+            baselines=task_args.get("baselines"),
+        )
 
     def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         """The family's own `radiology-tasks` subcommands."""

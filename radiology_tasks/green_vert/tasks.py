@@ -14,55 +14,27 @@ from __future__ import annotations
 from typing import Any, cast
 
 from inspect_ai import Task, task
-from inspect_ai.scorer import Metric
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import (
-    category_f1,
-    error_count_bias,
-    expert_agreement,
-    judge_calls,
-    mean_of,
-    parse_failure_rate,
-    report_truncated,
+    ExpertPresence,
 )
 from radiology_tasks.core.params import choice_param
-from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.green_vert.family import FAMILY
 from radiology_tasks.green_vert.fewshot import few_shot_examples
 from radiology_tasks.green_vert.options import ExampleOptions
+from radiology_tasks.green_vert.run_metrics import judge_metrics
 from radiology_tasks.lexical import BaselineOptions, add_baselines
 from radiology_tasks.report_judge.options import ReadingOptions
 from radiology_tasks.report_judge.scorer import JUDGE_PROMPTS, JudgePrompt, report_judge, score_keys
 from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version
-
-
-def _metrics(keys: list[str], pairs: list[ReportPair], generate: bool) -> list[Metric]:
-    """Means of every score, agreement with experts where the data has it, and the judge's health and cost."""
-    metrics: list[Metric] = [mean_of(k) for k in keys]
-    if any(p.expert and p.expert.score is not None for p in pairs):
-        metrics.append(expert_agreement(keys[0]))
-        if "green_ec" in keys:
-            metrics.append(expert_agreement("green_ec", higher_is_better=False))
-    counted = [p for p in pairs if p.expert and p.expert.significant is not None]
-    if counted:
-        metrics.append(expert_agreement(keys[0], truth="significant_errors"))
-        if "green_ec" in keys:
-            metrics.append(expert_agreement("green_ec", higher_is_better=False, truth="significant_errors"))
-    # Per-category matches need whole counts: rater means (ReXVal) take part in the agreement above only.
-    if "green_ec" in keys and any((p.expert.raters or 1) == 1 for p in counted if p.expert):
-        metrics += [category_f1(), error_count_bias()]
-    metrics += [parse_failure_rate(keys[0]), judge_calls()]
-    if generate:
-        metrics.append(report_truncated())
-    return metrics
 
 
 def judge_task(
@@ -94,7 +66,7 @@ def judge_task(
         "few_shot_examples": len(shown),
         "templates": template_hashes("green_vert"),
     }
-    scorer, metrics = add_baselines(
+    scorer = add_baselines(
         report_judge(
             prompt,
             examples=shown,
@@ -107,16 +79,17 @@ def judge_task(
             unscored=judge.unscored,
             max_tokens=judge.judge_max_tokens,
         ),
-        _metrics(score_keys(prompt), pairs, data.generate),
         beside.baselines,
         unscored=judge.unscored,
-        with_expert=any(p.expert and p.expert.score is not None for p in pairs),
+    )
+    metrics = judge_metrics(
+        score_keys(prompt), ExpertPresence.of_pairs(pairs), generate=data.generate, baselines=beside.baselines
     )
     return Task(
         dataset=dataset,
         solver=generate_report(data.report_max_tokens) if data.generate else replay_candidate(),
         scorer=scorer,
-        metrics=[*metrics],
+        metrics=[*metrics.headline],
         metadata=metadata,
         version=TASK_VERSION,
     )

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
-from radiology_tasks.core.family import Family
+from radiology_tasks.core.family import Family, ReportMetrics
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping, Sequence
 
+    from inspect_ai.scorer import SampleScore
+
+    from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt
     from radiology_tasks.leaderboard.rules import Rescoring
 
 
@@ -18,7 +22,7 @@ class JudgeSensitivity(Family):
     name = "judge_sensitivity"
     tasks_module = "radiology_tasks.judge_sensitivity.tasks"
     tasks = ("judge_sensitivity",)
-    version = "1.4.0"
+    version = "1.5.0"
     templates = ("judge_sensitivity", "green_vert")
 
     def register(self) -> None:
@@ -31,6 +35,16 @@ class JudgeSensitivity(Family):
         from radiology_tasks.judge_sensitivity.rescoring import RESCORING
 
         return RESCORING
+
+    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+        """The run's summary and report metrics, for the error types and counts its variants hold."""
+        from radiology_tasks.judge_sensitivity.metrics import judged_variants
+        from radiology_tasks.judge_sensitivity.run_metrics import sensitivity_metrics
+
+        errors = [v for v in judged_variants(samples, None) if v.kind == "error"]
+        categories = tuple(dict.fromkeys(str(v.category) for v in errors))
+        prompt = cast("SensitivityPrompt", task_args.get("prompt") or "vert")
+        return sensitivity_metrics(prompt, categories, max((v.n_errors for v in errors), default=0))
 
     def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         """The family's own `radiology-tasks` subcommands."""

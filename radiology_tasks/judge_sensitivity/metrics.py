@@ -68,13 +68,14 @@ def judged_variants(scores: Sequence[SampleScore], main_key: str | None) -> list
 
 
 @metric
-def discrimination_robustness(main_key: str, *, compare_scores: bool) -> Metric:
+def discrimination_robustness(main_key: str, *, compare_scores: bool, brief: bool = False) -> Metric:
     """Discrimination (error variants penalised), robustness (paraphrases left alone) and their balance.
 
     Args:
         main_key: The prompt's main score key.
         compare_scores: Whether the prompt states a score, so that an error variant scored strictly below
             the same reference's paraphrase counts as penalised too.
+        brief: Give the three shares only, leaving out one that is undefined on these samples (a run's summary).
 
     Returns:
         A metric giving ``discrimination``, ``robustness``, ``balance`` (their harmonic mean), and
@@ -85,6 +86,9 @@ def discrimination_robustness(main_key: str, *, compare_scores: bool) -> Metric:
         variants = judged_variants(scores, main_key)
         d, d_n = discrimination(variants, compare_scores=compare_scores)
         r, r_n = robustness(variants)
+        if brief:
+            shares = {"discrimination": d, "robustness": r, "balance": balance(d, r)}
+            return {name: share for name, share in shares.items() if not math.isnan(share)}
         return {
             "discrimination": d,
             "robustness": r,

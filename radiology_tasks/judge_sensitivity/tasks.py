@@ -17,13 +17,11 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Task, task
-from inspect_ai.scorer import Metric
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge, require_role
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.loading import load_options
-from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate
 from radiology_tasks.core.params import int_param
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.core.task_options import shared, shared_parameters
@@ -36,19 +34,12 @@ from radiology_tasks.judge_sensitivity.dataset import (
     planned_samples,
 )
 from radiology_tasks.judge_sensitivity.family import FAMILY
-from radiology_tasks.judge_sensitivity.metrics import (
-    count_recovered,
-    detection_by_type,
-    discrimination_robustness,
-    score_monotonicity,
-    variant_exclusions,
-)
 from radiology_tasks.judge_sensitivity.plan import PLAN_DEFAULTS, variant_plan
 from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, NO_INJECTOR_MESSAGE
+from radiology_tasks.judge_sensitivity.run_metrics import sensitivity_metrics
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, sensitivity_judge
 from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
 from radiology_tasks.report_judge.options import ReadingOptions
-from radiology_tasks.scorers.report_judge.reading import score_keys
 from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 from radiology_tasks.templates import template_hashes
 
@@ -85,20 +76,6 @@ def _samples(options: DataOptions, *, plan: list[VariantSpec], generation: dict[
     errors = [spec for spec in plan if spec.kind == "error"]
     categories = tuple(dict.fromkeys(str(spec.category) for spec in errors))
     return VariantSamples(dataset, summary, False, categories, max((s.n_changes for s in errors), default=0))
-
-
-def _metrics(prompt: SensitivityPrompt, samples: VariantSamples) -> list[Metric]:
-    main = score_keys(prompt)[0]
-    return [
-        mean_of(main),
-        discrimination_robustness(main, compare_scores=prompt != "green"),
-        score_monotonicity(main, samples.max_n),
-        count_recovered(main, samples.max_n),
-        detection_by_type(main, samples.categories),
-        variant_exclusions(),
-        parse_failure_rate(main),
-        judge_calls(),
-    ]
 
 
 @task
@@ -210,7 +187,7 @@ def judge_sensitivity(
         dataset=samples.dataset,
         solver=solver,
         scorer=scorer,
-        metrics=[*_metrics(prompt, samples)],
+        metrics=[*sensitivity_metrics(prompt, samples.categories, samples.max_n).headline],
         metadata=metadata,
         version=TASK_VERSION,
     )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.family import Family
+from radiology_tasks.core.family import Family, ReportMetrics
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Mapping, Sequence
+
+    from inspect_ai.scorer import SampleScore
 
     from radiology_tasks.leaderboard.rules import Rescoring
 
@@ -18,7 +21,7 @@ class RanScore(Family):
     name = "ran_score"
     tasks_module = "radiology_tasks.ran_score.tasks"
     tasks = ("ran_score",)
-    version = "1.3.0"
+    version = "1.4.0"
     templates = ("ran_score",)
     suite_notes = {
         "ran_score": "ran_score is a corpus macro F1 over labels: run radiology_tasks/ran_score on the same rows and "
@@ -38,6 +41,21 @@ class RanScore(Family):
         from radiology_tasks.ran_score.rescoring import RESCORING
 
         return RESCORING
+
+    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+        """The run's summary and report metrics, as the task chooses them, under the run's taxonomy and policy."""
+        from radiology_tasks.core.unscored import check_policy
+        from radiology_tasks.ran_score.metrics import GOLD_LABELS
+        from radiology_tasks.ran_score.run_metrics import ran_metrics
+        from radiology_tasks.ran_score.taxonomy import load_taxonomy
+
+        return ran_metrics(
+            load_taxonomy(task_args.get("taxonomy")),
+            check_policy(task_args.get("unscored") or "worst"),
+            with_gold=any((s.score.metadata or {}).get(GOLD_LABELS) is not None for s in samples),
+            generate=bool(task_args.get("generate")),
+            baselines=task_args.get("baselines"),
+        )
 
     def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         """The family's own `radiology-tasks` subcommands."""

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
+from radiology_tasks.core.metrics import bootstrap_statistic_interval
 from radiology_tasks.core.unscored import check_policy
-from radiology_tasks.scorers.ran_score.f1 import Labels, collect_decisions, f1_table
+from radiology_tasks.scorers.ran_score.f1 import F1Table, Labels, collect_decisions, f1_table
 
 REFERENCE_LABELS = "reference_labels"
 CANDIDATE_LABELS = "candidate_labels"
@@ -38,22 +39,35 @@ def _pairs(
 
 
 @metric
-def ran_f1(columns: list[str], keys: list[str], unscored: str = "worst") -> Metric:
+def ran_f1(columns: list[str], keys: list[str], unscored: str = "worst", brief: bool = False) -> Metric:
     """The Ran Score (macro F1 over labels) with macro/micro precision, recall and F1.
 
     Args:
         columns: Label columns, in taxonomy order.
         keys: The labels' keys, aligned with `columns`.
         unscored: ``worst`` counts an unknown candidate label as wrong; ``exclude`` leaves it out.
+        brief: Give the Ran Score and its seeded bootstrap interval over samples only (a run's summary).
 
     Returns:
         A metric giving ``ran_score``, ``micro_f1``, ``macro_precision``, ``macro_recall``,
         ``micro_precision``, ``micro_recall``, ``labels_absent`` (labels positive on neither side, F1 = 0),
-        ``decisions_left_out`` and ``decisions_filled_in`` (report-label decisions with an unknown label).
+        ``decisions_left_out`` and ``decisions_filled_in`` (report-label decisions with an unknown label); with
+        `brief`, ``ran_score``, ``ran_score_ci_low`` and ``ran_score_ci_high`` (the interval left out with fewer
+        than two samples).
     """
     policy = check_policy(unscored)
 
+    def table_of(scores: list[SampleScore]) -> F1Table:
+        pairs = _pairs(scores, REFERENCE_LABELS, CANDIDATE_LABELS, columns, keys)
+        return f1_table(collect_decisions(pairs, keys, count_unknown_as_wrong=policy == "worst"))
+
     def compute(scores: list[SampleScore]) -> Value:
+        if brief:
+            summary = {MACRO_F1: table_of(scores).macro_f1}
+            interval = bootstrap_statistic_interval(scores, lambda drawn: table_of(drawn).macro_f1)
+            if interval is not None:
+                summary |= {f"{MACRO_F1}_ci_low": interval[0], f"{MACRO_F1}_ci_high": interval[1]}
+            return summary
         pairs = _pairs(scores, REFERENCE_LABELS, CANDIDATE_LABELS, columns, keys)
         decisions = collect_decisions(pairs, keys, count_unknown_as_wrong=policy == "worst")
         table = f1_table(decisions)

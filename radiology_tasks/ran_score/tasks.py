@@ -17,24 +17,21 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.scorer import Metric
 from inspect_ai.solver import Solver
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
-from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate, report_truncated
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
 from radiology_tasks.core.task_options import shared, shared_parameters
-from radiology_tasks.core.unscored import UnscoredPolicy
 from radiology_tasks.lexical import BaselineOptions, add_baselines
 from radiology_tasks.ran_score.cache import cache_root
 from radiology_tasks.ran_score.extraction import Extraction
 from radiology_tasks.ran_score.family import FAMILY
 from radiology_tasks.ran_score.label_files import LabelTable, gold_from_metadata, read_label_file, rows_for
-from radiology_tasks.ran_score.metrics import extractor_f1, ran_f1, ran_per_label
-from radiology_tasks.ran_score.scorer import MAIN_KEY, finding_agreement
+from radiology_tasks.ran_score.run_metrics import ran_metrics
+from radiology_tasks.ran_score.scorer import finding_agreement
 from radiology_tasks.ran_score.solver import check_judge_options, extract_findings
 from radiology_tasks.ran_score.taxonomy import load_taxonomy, taxonomy_digest
 from radiology_tasks.scorers.taxonomy import Taxonomy
@@ -68,22 +65,6 @@ def _check_gold(dataset: MemoryDataset, taxonomy: Taxonomy, source: str) -> bool
         extra = (sample.metadata or {}).get("metadata") or {}
         found |= gold_from_metadata(extra, taxonomy, source=f"{source}, id '{sample.id}'") is not None
     return found
-
-
-def _metrics(taxonomy: Taxonomy, unscored: UnscoredPolicy, with_gold: bool, generate: bool) -> list[Metric]:
-    columns, keys = taxonomy.columns, taxonomy.keys
-    metrics: list[Metric] = [
-        ran_f1(columns, keys, unscored),
-        ran_per_label(columns, keys, unscored),
-        mean_of(MAIN_KEY),
-        parse_failure_rate(MAIN_KEY),
-        judge_calls(),
-    ]
-    if with_gold:
-        metrics.append(extractor_f1(columns, keys))
-    if generate:
-        metrics.append(report_truncated())
-    return metrics
 
 
 @task
@@ -188,18 +169,17 @@ def ran_score(
     }
     if beside.baselines is not None and candidate_labels:
         raise InputError("-T baselines compares report texts, which -T candidate_labels runs do not have")
-    scorer, metrics = add_baselines(
-        finding_agreement(taxonomy=taxonomy, unscored=judge.unscored),
-        _metrics(labels, judge.unscored, with_gold, data.generate),
-        beside.baselines,
-        unscored=judge.unscored,
-        with_expert=False,
+    scorer = add_baselines(
+        finding_agreement(taxonomy=taxonomy, unscored=judge.unscored), beside.baselines, unscored=judge.unscored
+    )
+    metrics = ran_metrics(
+        labels, judge.unscored, with_gold=with_gold, generate=data.generate, baselines=beside.baselines
     )
     return Task(
         dataset=dataset,
         solver=steps,
         scorer=scorer,
-        metrics=[*metrics],
+        metrics=[*metrics.headline],
         metadata=metadata,
         version=TASK_VERSION,
     )

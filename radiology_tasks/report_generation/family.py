@@ -4,7 +4,16 @@ Its logs are not submitted to the leaderboard themselves (it does not implement 
 candidates of the judged runs that are (`-T candidates=LOG.eval`).
 """
 
-from radiology_tasks.core.family import Family
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from radiology_tasks.core.family import Family, ReportMetrics
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from inspect_ai.scorer import SampleScore
 
 
 class ReportGeneration(Family):
@@ -13,11 +22,17 @@ class ReportGeneration(Family):
     name = "report_generation"
     tasks_module = "radiology_tasks.report_generation.tasks"
     tasks = ("report_generation",)
-    version = "1.1.0"
+    version = "1.2.0"
 
     def register(self) -> None:
         """Register the family's scorer with Inspect by name."""
         import radiology_tasks.report_generation.scorer  # noqa: F401
+
+    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+        """The run's summary and report metrics (the same for every run)."""
+        from radiology_tasks.report_generation.scorer import report_metrics
+
+        return report_metrics()
 
 
 FAMILY = ReportGeneration()

@@ -8,7 +8,8 @@ from typing import Any
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value, metric, scorer
 from inspect_ai.solver import TaskState
 
-from radiology_tasks.core.metrics import mean_of
+from radiology_tasks.core.family import ReportMetrics
+from radiology_tasks.core.metrics import mean_interval, mean_of
 from radiology_tasks.core.solvers import GENERATION_KEY
 from radiology_tasks.core.unscored import judged_score
 
@@ -90,6 +91,11 @@ def _flag(sample: SampleScore, key: str) -> float:
     return float(value[key]) if isinstance(value, dict) else math.nan
 
 
-def report_metrics() -> list[Metric]:
-    """The means of the lengths over the reports written, and the shares truncated and empty."""
-    return [*(mean_of(key) for key in LENGTH_KEYS), report_shares()]
+def report_metrics() -> ReportMetrics:
+    """The run's summary (the mean length in words with its interval, the shares truncated and empty) and the
+    report's metrics (the mean lengths in characters and output tokens)."""
+    main, *others = LENGTH_KEYS
+    return ReportMetrics(
+        headline=[mean_of(main), mean_interval(main), report_shares()],
+        secondary=[mean_of(key) for key in others],
+    )

@@ -62,7 +62,7 @@ def report_generation(
         dataset=dataset,
         solver=generate_report(data.report_max_tokens),
         scorer=generated_report(),
-        metrics=[*report_metrics()],
+        metrics=[*report_metrics().headline],
         metadata={"data": summary, "templates": generation_template_hashes()},
         version=TASK_VERSION,
     )

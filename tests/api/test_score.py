@@ -20,6 +20,7 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.unscored import unscored_reason
 from tests.api.conftest import GARBLED, JUDGE, ROWS
 from tests.conftest import write_jsonl
+from tests.report_values import report_values
 
 REPO = Path(__file__).resolve().parents[2]
 METRICS = ["green", "vert", "ct_finebench", "ran_score", "baselines"]
@@ -77,8 +78,10 @@ def test_score_equals_inspect_eval_on_a_file_sample_by_sample(metric, judge, tmp
         assert all(s.unscored is None for s in result.samples if s.id != GARBLED)
     # Different pairs got different scores, so a result handed to the wrong pair would show.
     assert len(distinct) >= 3
-    want_metrics = {n: m.value for g in expected.results.scores for n, m in g.metrics.items()}
+    # Every figure of the run, as `radiology-tasks report` computes it from the log: the summary and the rest.
+    want_metrics = report_values(expected)
     assert result.metrics.keys() == want_metrics.keys()
+    assert {n for g in result.log.results.scores for n in g.metrics} < set(result.metrics)
     assert {n: v for n, v in result.metrics.items() if not _same(v, want_metrics[n])} == {}
     log = read_eval_log(result.log.location)
     assert log.status == "success" and log.eval.task == f"radiology_tasks/{metric}"

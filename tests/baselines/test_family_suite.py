@@ -20,6 +20,7 @@ from radiology_tasks.green_vert.suite import SUITE
 from radiology_tasks.scorers.lexical import lexical_scores
 from tests.conftest import GOOD_ROWS, write_jsonl
 from tests.judge_answers import assessment, mock_output
+from tests.report_values import report_values
 from tests.toy_families import ToyFamily
 
 SETTINGS = {"unscored": "exclude", "constrain": "off", "judge_retries": 3, "judge_max_tokens": 77, "qa_mode": "q"}
@@ -119,7 +120,7 @@ def test_a_family_metric_runs_in_the_suite_with_its_solver_check_and_keys(toy_fa
         assert score.value == {"bleu_2": pytest.approx(expected["bleu_2"]), "toy_words": words}
         assert score.metadata["toy"]["toy"] == "ran"  # the metric's own metadata, under its name
         assert sample.metadata["toy_marker"] is True
-    metrics = {name: m.value for name, m in log.results.scores[0].metrics.items()}
+    metrics = report_values(log)
     assert metrics["toy_words_mean"] == 7.0 and "bleu_2_vs_toy_words_kendall" in metrics
 
 

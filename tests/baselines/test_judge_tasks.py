@@ -20,6 +20,7 @@ from tests.judge_answers import mock_output
 from tests.ran_score.helpers import report_in
 from tests.ran_score.test_task import STUDIES, _rows
 from tests.ran_score.test_task import run as run_with_stub
+from tests.report_values import report_values
 
 
 def all_null() -> Iterator[Any]:
@@ -29,7 +30,7 @@ def all_null() -> Iterator[Any]:
 
 
 def metrics(log) -> dict[str, float]:
-    return {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
+    return report_values(log)
 
 
 def test_ct_finebench_with_baselines_keeps_its_question_metrics():

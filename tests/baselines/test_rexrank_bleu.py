@@ -12,7 +12,13 @@ from inspect_ai.solver import TaskState
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.lexical import add_baselines, checked_lexical_keys, corpus_lexical, lexical_baselines, metric_names
+from radiology_tasks.lexical import (
+    baseline_metrics,
+    checked_lexical_keys,
+    corpus_lexical,
+    lexical_baselines,
+    metric_names,
+)
 from radiology_tasks.scorers.lexical import (
     LEXICAL_KEYS,
     corpus_scores,
@@ -98,7 +104,7 @@ def test_name_is_a_lexical_baseline():
     ]
     with pytest.raises(InputError, match="known: .*bleu_rexrank"):
         checked_lexical_keys(["bleu_rexrnk"], "baselines")
-    _, metrics = add_baselines(lexical_baselines("rouge_l"), [], "bleu_rexrank", unscored="worst", with_expert=False)
+    metrics = baseline_metrics("bleu_rexrank", with_expert=False)
     assert len(metrics) == 2  # its mean and the corpus metric
 
 

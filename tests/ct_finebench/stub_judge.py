@@ -13,6 +13,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
 from tests.openai_stub import StubReply, StubServer, openai_stub
+from tests.report_values import report_values
 
 SCORER = "qa_comparison"
 CANDIDATE = re.compile(r"<candidate_report>\n(.*?)\n</candidate_report>", re.S)
@@ -81,6 +82,5 @@ def scores(log: EvalLog) -> dict[str, Any]:
 
 
 def metrics(log: EvalLog) -> dict[str, float]:
-    """Every metric of the run by name."""
-    assert log.results is not None
-    return {name: metric.value for score in log.results.scores for name, metric in score.metrics.items()}
+    """Every metric of the run by name, as `radiology-tasks report` computes them from the log."""
+    return report_values(log)

@@ -17,6 +17,7 @@ from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import get_model
 
 from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.core.report_hook import report_line
 from radiology_tasks.ct_finebench.tasks import ct_finebench
 from tests.conftest import write_jsonl
 from tests.ct_finebench.stub_judge import (
@@ -107,9 +108,20 @@ def test_inspect_cli_runs_the_registered_task(tmp_path):
     # YAML reads a bare `off` as false; the task takes it as constrain=off.
     assert all("response_format" not in body for body in server.requests)
     log = read_eval_log(list_eval_logs(str(tmp_path))[0])
-    assert (log.eval.task, log.eval.task_version, log.status) == ("radiology_tasks/ct_finebench", "1.3.0", "success")
+    assert (log.eval.task, log.eval.task_version, log.status) == ("radiology_tasks/ct_finebench", "1.4.0", "success")
     assert [s.scores[SCORER].value["ct_finebench"] for s in log.samples] == [1.0, 1.0]
-    assert "type_numeric_mean" in json.dumps(log.results.model_dump())
+    # The question breakdown is the report's: the log keeps the summary, the report recomputes the rest from it.
+    assert [name for score in log.results.scores for name in score.metrics] == [
+        "ct_finebench_mean",
+        "ct_finebench_ci_low",
+        "ct_finebench_ci_high",
+        "unscored_share",
+        "judge_calls_per_sample",
+        "judge_tokens_per_sample",
+    ]
+    assert metrics(log)["type_numeric_mean"] == 1.0
+    assert "ct_finebench_kendall_tau" not in json.dumps(log.results.model_dump())  # every grade is 1: undefined
+    assert result.stdout.rstrip().splitlines()[-1] == report_line(log)
 
 
 def test_generated_reports_are_what_the_judge_reads(monkeypatch, tmp_path):

@@ -283,9 +283,12 @@ def test_run_level_figures_are_named_when_missing_or_edited():
     assert RESCORING.run_checks(forged_nan) == [
         "run: logged type_location_mean 0 but the samples' stored judge answers give missing"
     ]
-    dropped = {k: v for k, v in honest.results.items() if k != "questions_total"}
-    assert RESCORING.run_checks(replace(honest, results=dropped)) == [
-        "run: questions_total is not logged, but the samples' stored judge answers give 3"
+    # From 1.4.0 the breakdown is the report's, not the log's: a run that logs none of it claims nothing, and one
+    # figure an old log keeps is still compared however many others it leaves out.
+    assert RESCORING.run_checks(replace(honest, results={})) == []
+    only_edited = {"type_numeric_mean": 0.9}
+    assert RESCORING.run_checks(replace(honest, results=only_edited)) == [
+        "run: logged type_numeric_mean 0.9 but the samples' stored judge answers give 1"
     ]
     close = replace(honest, results={**honest.results, "type_numeric_mean": 1.0 + 1e-10})
     assert RESCORING.run_checks(close) == []

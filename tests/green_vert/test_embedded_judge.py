@@ -14,6 +14,7 @@ from inspect_ai import eval as inspect_eval
 from radiology_tasks.core.llama_cpp_provider import resolve_model_path
 from radiology_tasks.green_vert.tasks import green, vert
 from radiology_tasks.report_judge.scorer import judge_contract
+from tests.report_values import report_values
 
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 GRADER = "llama-cpp/smollm2-135m"
@@ -42,8 +43,8 @@ def test_every_sample_is_scored_by_the_embedded_judge(make_task, keys, tmp_path)
         assert score.metadata["unscored"] == {} and score.metadata["filled_in"] == []
         assert score.metadata["judge_calls"] == 1 and score.metadata["judge_truncated"] is False
         assert score.metadata["constraint"].startswith("constraint: GBNF grammar")
-    metrics = log.results.scores[0].metrics
-    assert metrics["parse_failure_rate"].value == 0.0 and metrics["retried"].value == 0.0
+    metrics = report_values(log)
+    assert metrics["parse_failure_rate"] == 0.0 and metrics["retried"] == 0.0
 
 
 @pytest.mark.parametrize("detail", ["full", "brief"])
@@ -78,4 +79,4 @@ def test_the_embedded_model_writes_and_judges_reports(tmp_path) -> None:
         # scored, or unscored with a stated reason: never a bare NaN
         for key, value in score.value.items():
             assert not math.isnan(value) or score.metadata["unscored"][key]
-    assert "report_truncated" in log.results.scores[0].metrics
+    assert "report_truncated" in report_values(log)

@@ -12,9 +12,12 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import list_eval_logs, read_eval_log
 
+from radiology_tasks.core.report_hook import local_path, report_line
+from radiology_tasks.core.run_report import build_report
 from radiology_tasks.green_vert.tasks import green, vert
 from tests.judge_answers import assessment
 from tests.openai_stub import openai_stub
+from tests.report_values import report_values
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -46,8 +49,8 @@ def test_vert_through_openai_compatible_server(monkeypatch):
         score = sample.scores["report_judge"]
         assert score.value == {"vert": 0.7, "green": 0.75, "green_ec": 1.0, "green_f1": pytest.approx(6 / 7)}
         assert score.metadata["predicted_significant"] == {"a": 0, "b": 1, "c": 0, "d": 0, "e": 0, "f": 0}
-    metrics = log.results.scores[0].metrics
-    assert metrics["parse_failure_rate"].value == 0.0
+    metrics = report_values(log)
+    assert metrics["parse_failure_rate"] == 0.0
     assert log.stats.role_usage["grader"].input_tokens > 0
 
 
@@ -113,7 +116,13 @@ def test_inspect_cli_from_repository_root(tmp_path):
     log = read_eval_log(list_eval_logs(str(tmp_path))[0])
     assert log.eval.task == "radiology_tasks/vert" and log.status == "success"
     assert [s.scores["report_judge"].value["vert"] for s in log.samples] == [0.7, 0.7]
-    assert "kendall_tau" in json.dumps(log.results.model_dump())
+    # A constant judge has no tau with the experts: the summary leaves it out, the report says why.
+    assert "kendall_tau" not in json.dumps(log.results.model_dump())
+    tau = next(f for f in build_report(log.location).secondary if f.name == "vert_kendall_tau")
+    assert tau.value is None and "the same vert (0.7)" in (tau.reason or "")
+    # The hook names the report below Inspect's summary, in the display the run used.
+    assert result.stdout.rstrip().splitlines()[-1] == report_line(log)
+    assert report_line(log) == f"All metrics: radiology-tasks report {local_path(log.location)}"
 
 
 def test_no_judge_bound_says_how_to_bind_one():

@@ -27,6 +27,7 @@ from radiology_tasks.green_vert.tasks import green
 from radiology_tasks.report_judge.scorer import _expert_metadata
 from tests.judge_answers import assessment, mock_output
 from tests.real_layouts import rexval_copy
+from tests.report_values import report_values
 
 SPLIT_4_6, SPLIT_5_5 = "1-bertscore", "1-s_emb"
 
@@ -103,5 +104,5 @@ def test_a_green_run_on_rexval_logs_the_tau_of_the_exact_totals(tmp_path: Path) 
     judged = [by_id[i].scores["report_judge"].value["green_ec"] for i in ids]  # type: ignore[index]
     assert judged[ids.index(SPLIT_4_6)] != judged[ids.index(SPLIT_5_5)]
     expected = stats.kendalltau(judged, [_rater_total(pairs[i]) for i in ids]).statistic
-    logged = {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
+    logged = report_values(log)
     assert logged["green_ec_vs_errors_kendall_tau"] == pytest.approx(expected, abs=1e-12)

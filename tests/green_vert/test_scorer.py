@@ -18,6 +18,7 @@ from radiology_tasks.green_vert.tasks import green, vert
 from tests.conftest import GOOD_ROWS
 from tests.judge_answers import assessment
 from tests.openai_stub import StubReply, openai_stub
+from tests.report_values import report_values
 
 SCORER = "report_judge"
 CANDIDATE = re.compile(r"<candidate_report>\n(.*?)\n</candidate_report>", re.S)
@@ -94,12 +95,12 @@ def test_fixed_answers_give_exact_scores_and_exact_unscored_reasons(monkeypatch,
         assert scores[sample_id].metadata["judge_answer_attempt"] == 0
         assert all(a["problem"] for a in attempts)
         assert scores[sample_id].metadata["judge_retried"] is True
-    metrics = log.results.scores[0].metrics
-    assert metrics["parse_failure_rate"].value == 0.25  # only "empty" lost its vert score
-    assert metrics["unscored"].value == 1.0
-    assert metrics["retried"].value == 2.0
-    assert metrics["vert_mean"].value == pytest.approx((0.45 + 0.6 + 0.9) / 3)
-    assert metrics["green_mean"].value == pytest.approx((0.5 + 0.5) / 2)
+    metrics = report_values(log)
+    assert metrics["parse_failure_rate"] == 0.25  # only "empty" lost its vert score
+    assert metrics["unscored"] == 1.0
+    assert metrics["retried"] == 2.0
+    assert metrics["vert_mean"] == pytest.approx((0.45 + 0.6 + 0.9) / 3)
+    assert metrics["green_mean"] == pytest.approx((0.5 + 0.5) / 2)
     assert len(server.requests) == 6
 
 
@@ -113,12 +114,12 @@ def test_unscored_worst_counts_unreadable_answers_at_the_bottom(monkeypatch, pai
     assert math.isnan(unreadable.value["green_ec"])  # an error count is never filled in
     assert unreadable.metadata["filled_in"] == ["vert", "green", "green_f1"]
     assert unreadable.reason == "grader_failed"
-    metrics = log.results.scores[0].metrics
-    assert metrics["vert_mean"].value == pytest.approx((0.80 + 0.0) / 2)
-    assert metrics["green_mean"].value == pytest.approx((0.75 + 0.0) / 2)
-    assert metrics["green_ec_mean"].value == 1.0
-    assert metrics["vert_n_pairs"].value == 1.0 and metrics["vert_n_unscored"].value == 1.0
-    assert metrics["parse_failure_rate"].value == 0.5
+    metrics = report_values(log)
+    assert metrics["vert_mean"] == pytest.approx((0.80 + 0.0) / 2)
+    assert metrics["green_mean"] == pytest.approx((0.75 + 0.0) / 2)
+    assert metrics["green_ec_mean"] == 1.0
+    assert metrics["vert_n_pairs"] == 1.0 and metrics["vert_n_unscored"] == 1.0
+    assert metrics["parse_failure_rate"] == 0.5
 
 
 def test_green_zero_matched_policy(monkeypatch, pairs_file):
@@ -152,15 +153,15 @@ def test_logged_kendall_tau_equals_scipy_on_the_demo_set(monkeypatch):
     values = [(s.scores[SCORER].value["vert"], experts[s.id]) for s in log.samples]
     assert len(values) == len(demo)
     expected = kendalltau([v for v, _ in values], [e for _, e in values], variant="b").statistic
-    metrics = log.results.scores[0].metrics
-    assert metrics["vert_kendall_tau"].value == pytest.approx(expected, abs=1e-12)
-    assert metrics["vert_kendall_tau_ci_low"].value < expected < metrics["vert_kendall_tau_ci_high"].value
-    assert metrics["vert_n_pairs"].value == len(demo)
+    metrics = report_values(log)
+    assert metrics["vert_kendall_tau"] == pytest.approx(expected, abs=1e-12)
+    assert metrics["vert_kendall_tau_ci_low"] < expected < metrics["vert_kendall_tau_ci_high"]
+    assert metrics["vert_n_pairs"] == len(demo)
     expected_ec = kendalltau(
         [-s.scores[SCORER].value["green_ec"] for s in log.samples], [e for _, e in values], variant="b"
     ).statistic
-    assert metrics["green_ec_kendall_tau"].value == pytest.approx(expected_ec, abs=1e-12)
-    assert metrics["f1_all"].value == 1.0  # the judge reproduced every planted count
+    assert metrics["green_ec_kendall_tau"] == pytest.approx(expected_ec, abs=1e-12)
+    assert metrics["f1_all"] == 1.0  # the judge reproduced every planted count
 
 
 def test_candidate_cannot_raise_its_own_score(monkeypatch, pairs_file):
@@ -192,7 +193,7 @@ def test_score_only_prompt_for_fine_tuned_judges(monkeypatch, pairs_file):
     assert scores["chatty"].metadata["unscored_detail"]["score"].startswith("unreadable_score")
     assert scores["chatty"].value == {"score": 0.0}
     assert "Reply with the overall accuracy score only" in server.requests[0]["messages"][-1]["content"]
-    assert log.results.scores[0].metrics["parse_failure_rate"].value == 0.5
+    assert report_values(log)["parse_failure_rate"] == 0.5
     with pytest.raises(ValueError, match="the score-only prompt takes no examples"):
         vert(prompt="score", curated="error-types")
 
@@ -285,9 +286,9 @@ def test_a_retry_that_succeeds_replaces_the_unreadable_answer(monkeypatch, pairs
     first, second = server.requests
     assert first.get("temperature") == 0.0 and second["temperature"] == 0.7
     assert second["seed"] == first.get("seed", 0) + 1
-    metrics = log.results.scores[0].metrics
-    assert metrics["retried"].value == 1.0 and metrics["parse_failure_rate"].value == 0.0
-    assert metrics["judge_calls_per_sample"].value == 2.0
+    metrics = report_values(log)
+    assert metrics["retried"] == 1.0 and metrics["parse_failure_rate"] == 0.0
+    assert metrics["judge_calls_per_sample"] == 2.0
 
 
 def test_retries_can_be_switched_off(monkeypatch, pairs_file):
@@ -319,8 +320,8 @@ def test_a_truncated_answer_is_asked_again_with_twice_the_budget(monkeypatch, pa
     assert [a["stop_reason"] for a in always.metadata["judge_attempts"]] == ["max_tokens"] * 3
     assert [a["max_tokens"] for a in always.metadata["judge_attempts"]] == [100, 200, 200]
     assert always.reason == "grader_failed" and always.metadata["unscored"]["vert"] == "truncated"
-    metrics = log.results.scores[0].metrics
-    assert metrics["truncated"].value == 2.0 and metrics["parse_failure_rate"].value == 0.5
+    metrics = report_values(log)
+    assert metrics["truncated"] == 2.0 and metrics["parse_failure_rate"] == 0.5
     assert len(server.requests) == 5
 
 
@@ -352,5 +353,5 @@ def test_a_judge_that_rejects_one_request_costs_that_sample_only(monkeypatch, pa
     assert rejected.value["vert"] == 0.0
     assert error["message"] in rejected.metadata["unscored_detail"]["vert"]
     assert len(server.requests) == 2  # a rejected request is not asked again
-    metrics = log.results.scores[0].metrics
-    assert metrics["unscored"].value == 1.0 and metrics["parse_failure_rate"].value == 0.0
+    metrics = report_values(log)
+    assert metrics["unscored"] == 1.0 and metrics["parse_failure_rate"] == 0.0

@@ -19,6 +19,7 @@ from tests.judge_answers import assessment
 from tests.judge_sensitivity.stub_models import injection, kind_of, prompt_of
 from tests.judge_sensitivity.test_task import REFERENCES, ROLES, metrics_of, run, stub
 from tests.openai_stub import openai_stub
+from tests.report_values import report_values
 
 
 @pytest.fixture
@@ -83,7 +84,7 @@ def test_perturb_writes_the_variants_the_task_then_judges_without_an_injector(
         assert {r["model"] for r in server.requests} == {"judge"}
         assert {s.id: s.output.completion for s in log.samples} == {r["id"]: r["candidate"] for r in rows}
         assert log.eval.task_args["data"] == str(out)
-        assert log.results.scores[0].metrics["excluded"].value == 0.0
+        assert report_values(log)["excluded"] == 0.0
     assert metrics_of(log)["judge_count_n2_variants"] == 4.0
 
 

@@ -11,6 +11,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity
+from tests.report_values import report_values
 
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 MODEL = "llama-cpp/smollm2-135m"
@@ -40,4 +41,4 @@ def test_grammar_bound_answers_of_the_embedded_injector_always_read(tmp_path) ->
     (attempt,) = sample.metadata["variant"]["attempts"]
     assert attempt["stop_reason"] == "stop" and attempt["answer"].startswith("{")
     assert attempt["problem"] in CONTENT_PROBLEMS, attempt["detail"]
-    assert METRICS <= set(log.results.scores[0].metrics)
+    assert METRICS <= set(report_values(log))

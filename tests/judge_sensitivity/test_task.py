@@ -31,6 +31,7 @@ from tests.judge_sensitivity.stub_models import (
     verdict,
 )
 from tests.openai_stub import StubReply, openai_stub
+from tests.report_values import assert_summary_only, report_values
 
 REFERENCES = {
     "R1": "Small left pleural effusion. No pneumothorax. Heart size is normal. Mild degenerative change of the spine.",
@@ -97,7 +98,8 @@ def run(task, reply, monkeypatch, roles=ROLES):
 
 
 def metrics_of(log) -> dict[str, float]:
-    return {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
+    """Every figure of the run, as `radiology-tasks report` computes them from the log."""
+    return report_values(log)
 
 
 def requests_by_kind(server) -> Counter:
@@ -108,6 +110,8 @@ def test_the_hand_worked_set_gives_exactly_the_hand_worked_metrics(monkeypatch, 
     log, server = run(judge_sensitivity(data=references), stub(), monkeypatch)
     metrics = metrics_of(log)
     assert {k: metrics[k] for k in EXPECTED} == pytest.approx(EXPECTED)
+    # The log keeps the summary (the mean, the three shares); the report recomputes the rest from it.
+    assert_summary_only(log, {"discrimination_n", "monotonicity", "judge_count_n1", "excluded", "parse_failure_rate"})
     samples = {s.id: s for s in log.samples}
     assert len(samples) == 14
     # R1 b3 was asked for 3 changes and given 1, five times: excluded, counted, never judged.

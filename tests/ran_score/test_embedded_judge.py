@@ -15,6 +15,7 @@ from radiology_tasks.core.llama_cpp_provider import resolve_model_path
 from radiology_tasks.ran_score.tasks import ran_score
 from radiology_tasks.scorers.ran_score.contract import EVIDENCE_MAX_CHARS, batch_contract
 from tests.ran_score.helpers import ASKED
+from tests.report_values import report_values
 
 pytestmark = [pytest.mark.embedded, pytest.mark.slow]
 GRADER = "llama-cpp/smollm2-135m"
@@ -40,7 +41,7 @@ def test_the_demo_runs_on_the_embedded_judge(tmp_path) -> None:
             unknown = {column for column, v in labels.items() if v is None}
             assert unknown == set(metadata[f"{side}_unscored"])
             assert all(v in (0, 1) for v in labels.values() if v is not None)
-    values = {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
+    values = report_values(log)
     assert 0.0 <= values["ran_score"] <= 1.0 and values["extractor_reports"] == 2.0
 
 

@@ -18,6 +18,7 @@ from radiology_tasks.ran_score.tasks import ran_score
 from tests.conftest import write_jsonl
 from tests.ran_score.helpers import COLUMNS, TAXONOMY, batch_answer, report_in, write_labels
 from tests.ran_score.test_task import metrics, run
+from tests.report_values import report_values
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -65,7 +66,7 @@ def test_label_files_join_the_data_by_id_through_the_inspect_cli(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     log = read_eval_log(list_eval_logs(str(tmp_path / "logs"))[0])
     assert log.status == "success" and sorted(s.id for s in log.samples) == ["s2", "s4"]
-    values = {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
+    values = report_values(log)
     # s2 and s4 only: effusion 0,0 vs 1,0 -> 0; cardiomegaly 1,0 vs 1,0 -> 1; No Finding 0,1 vs 0,1 -> 1.
     assert values["ran_score"] == pytest.approx(2 / 21)
 

@@ -111,12 +111,8 @@ def test_an_edited_label_agreement_is_refused_naming_the_sample(demo_log):
         _sample(log, "cxr-ran-03").value["label_agreement"] = 1.0
 
     lines = violations(read_run(edited(demo_log, change, "agreement.eval")))
-    assert lines == [
-        f"sample cxr-ran-03: logged label_agreement 1 but its stored judge answer gives {20 / 21:.6g}",
-        # The logged mean is still that of the honest values.
-        f"results: logged label_agreement_mean {(20 / 21 + 1 + 20 / 21) / 4:.6g} but the samples give "
-        f"{(20 / 21 + 1 + 1) / 4:.6g}",
-    ]
+    # From 1.4.0 the mean label agreement is the report's, not the log's, so only the sample is named.
+    assert lines == [f"sample cxr-ran-03: logged label_agreement 1 but its stored judge answer gives {20 / 21:.6g}"]
 
 
 def test_an_edited_stored_answer_is_refused_naming_the_sample(demo_log):

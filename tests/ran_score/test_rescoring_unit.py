@@ -287,8 +287,14 @@ def test_logged_figures_are_compared_and_missing_ones_named():
     assert RESCORING.run_checks(replace(run, results={**run.results, "ran_score": math.nan})) == [
         f"results: logged ran_score missing but the samples give {1 / 21:.6g}"
     ]
-    dropped = {k: v for k, v in run.results.items() if k != "micro_f1"}
-    assert RESCORING.run_checks(replace(run, results=dropped)) == ["results: micro_f1 is missing"]
+    # From 1.4.0 the log keeps the ranked Ran Score and leaves the rest to the report: dropping it is refused, an
+    # unlogged secondary figure claims nothing, and a logged one (an older run's) is still compared.
+    dropped = {k: v for k, v in run.results.items() if k != "ran_score"}
+    assert RESCORING.run_checks(replace(run, results=dropped)) == ["results: ran_score is missing"]
+    assert RESCORING.run_checks(replace(run, results={"ran_score": run.results["ran_score"]})) == []
+    assert RESCORING.run_checks(replace(run, results={"ran_score": run.results["ran_score"], "micro_f1": 0.9})) == [
+        f"results: logged micro_f1 0.9 but the samples give {run.results['micro_f1']:.6g}"
+    ]
     close = replace(run, results={**run.results, "ran_score": 1 / 21 + 1e-10})
     assert RESCORING.run_checks(close) == []
 

@@ -18,6 +18,7 @@ from radiology_tasks.ran_score.tasks import ran_score
 from tests.conftest import write_jsonl
 from tests.openai_stub import StubReply, openai_stub
 from tests.ran_score.helpers import KEY_OF, asked_keys, batch_answer, label_answer, report_in
+from tests.report_values import assert_summary_only, report_values
 
 SCORER = "finding_agreement"
 JUDGE = "openai-api/stubsvc/stub-judge"
@@ -54,7 +55,8 @@ def run(task, reply: Callable[[dict], str | StubReply], monkeypatch, judge: str 
 
 
 def metrics(log) -> dict[str, float]:
-    return {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
+    """Every figure of the run, as `radiology-tasks report` computes them from the log."""
+    return report_values(log)
 
 
 def test_batch_extraction_scores_by_hand(monkeypatch, tmp_path):
@@ -94,6 +96,13 @@ def test_batch_extraction_scores_by_hand(monkeypatch, tmp_path):
     assert values["label_agreement_mean"] == pytest.approx((3 * 20 / 21 + 1) / 4)
     assert values["parse_failure_rate"] == 0.0 and values["judge_calls_per_sample"] == 2.0
     assert "extractor_macro_f1" not in values  # no gold labels in this data
+    # The log keeps the Ran Score with its interval and the summary; the report recomputes the rest from it.
+    assert_summary_only(log, {"micro_f1", "f1_pleural_effusion", "label_agreement_mean", "parse_failure_rate"})
+    assert [name for score in log.results.scores for name in score.metrics][:3] == [
+        "ran_score",
+        "ran_score_ci_low",
+        "ran_score_ci_high",
+    ]
 
 
 @pytest.mark.parametrize("policy", ["worst", "exclude"])

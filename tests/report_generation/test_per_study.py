@@ -23,6 +23,7 @@ from radiology_tasks.leaderboard import checks
 from radiology_tasks.leaderboard.evidence import read_run
 from radiology_tasks.report_generation.tasks import report_generation
 from tests.judge_answers import assessment, mock_output
+from tests.report_values import assert_summary_only
 
 PAIRS = load_pairs("demo").pairs
 # The demo's studies are its distinct references; each is named by its first pair, in data order.
@@ -78,6 +79,7 @@ def test_report_generation_asks_the_generator_once_per_study(generation) -> None
     assert by_id["ctc-01-para"]["metadata"]["study_pairs"] == ["ctc-01-para", "ctc-01-err", "ctc-01-multi"]
     # A study carries no candidate's expert scores: they were about reports the generator did not write.
     assert all(metadata["expert"] is None and metadata["candidate"] is None for metadata in by_id.values())
+    assert_summary_only(log, {"characters_mean", "output_tokens_mean"})
 
 
 def test_judging_the_log_gives_one_sample_per_study_and_no_expert_agreement(generation, tmp_path: Path) -> None:

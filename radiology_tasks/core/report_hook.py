@@ -1,0 +1,54 @@
+"""After ``inspect eval`` of a radiology task: one line naming the command that shows every metric of the run.
+
+A run logs and shows only its headline metrics; `radiology-tasks report LOG` computes the rest from the log. The
+hook prints that command for each finished log of a registered family's task, below Inspect's own summary, unless
+the display is off (``--display none``, and `radiology_tasks.api.score`, which runs quietly).
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from inspect_ai.hooks import Hooks, RunEnd, hooks
+from inspect_ai.log import EvalLog
+from inspect_ai.util import display_type
+
+from radiology_tasks.core.family import family_of
+
+
+def local_path(location: str) -> str:
+    """A log location as a path when it is a local file (Inspect writes ``file:`` URIs); other URIs as given."""
+    for prefix in ("file://", "file:"):
+        if location.startswith(prefix):
+            return location[len(prefix) :]
+    return location
+
+
+def report_line(log: EvalLog) -> str | None:
+    """``All metrics: radiology-tasks report <log>`` for a log of a family's task that holds samples, else None."""
+    if family_of(log.eval.task.split("/")[-1]) is None or not log.location:
+        return None
+    if log.status != "success":
+        return None
+    location = local_path(log.location)
+    if "://" not in location:
+        try:
+            location = str(Path(location).resolve().relative_to(Path.cwd().resolve()))
+        except ValueError:
+            pass
+    return f"All metrics: radiology-tasks report {shlex.quote(location)}"
+
+
+@hooks(name="report_hint", description="prints the report command of each run")
+class ReportHint(Hooks):
+    """Prints `report_line` for each log of the run once Inspect's display has closed."""
+
+    async def on_run_end(self, data: RunEnd) -> None:
+        """Print the report command of each finished log (nothing when the display is off)."""
+        if display_type() == "none":
+            return
+        for log in data.logs:
+            line = report_line(log)
+            if line is not None:
+                print(line, flush=True)

@@ -1,0 +1,33 @@
+"""What a CT-FineBench run logs (its summary) and what `radiology-tasks report` adds, declared once for both."""
+
+from __future__ import annotations
+
+from inspect_ai.scorer import Metric
+
+from radiology_tasks.core.family import ReportMetrics
+from radiology_tasks.core.metrics import (
+    ExpertPresence,
+    expert_agreement,
+    judge_calls,
+    mean_interval,
+    mean_of,
+    parse_failure_rate,
+    unscored_share,
+)
+from radiology_tasks.ct_finebench.metrics import question_breakdown
+from radiology_tasks.ct_finebench.scorer import SCORE_KEY
+from radiology_tasks.lexical import baseline_metrics
+
+
+def ct_metrics(experts: ExpertPresence, baselines: str | list[str] | None) -> ReportMetrics:
+    """The run's summary (the mean grade and its interval, Kendall's tau with the experts, the unscored share, the
+    judge's cost) and the report's metrics (the question breakdown, every agreement statistic, parse failures,
+    retries, the baselines)."""
+    headline: list[Metric] = [mean_of(SCORE_KEY), mean_interval(SCORE_KEY)]
+    secondary: list[Metric] = [question_breakdown()]
+    if experts.score:
+        headline.append(expert_agreement(SCORE_KEY, brief=True))
+        secondary.append(expert_agreement(SCORE_KEY))
+    headline += [unscored_share(SCORE_KEY), judge_calls(brief=True)]
+    secondary += [parse_failure_rate(SCORE_KEY), judge_calls(), *baseline_metrics(baselines, with_expert=experts.score)]
+    return ReportMetrics(headline=headline, secondary=secondary)

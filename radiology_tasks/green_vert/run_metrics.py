@@ -1,0 +1,49 @@
+"""What a GREEN/VERT run logs (its summary) and what `radiology-tasks report` adds, declared once for both."""
+
+from __future__ import annotations
+
+from inspect_ai.scorer import Metric
+
+from radiology_tasks.core.family import ReportMetrics
+from radiology_tasks.core.metrics import (
+    ExpertPresence,
+    category_f1,
+    error_count_bias,
+    expert_agreement,
+    judge_calls,
+    mean_interval,
+    mean_of,
+    parse_failure_rate,
+    report_truncated,
+    unscored_share,
+)
+from radiology_tasks.lexical import baseline_metrics
+
+
+def judge_metrics(
+    keys: list[str], experts: ExpertPresence, *, generate: bool, baselines: str | list[str] | None
+) -> ReportMetrics:
+    """The run's summary (the main score's mean and interval, Kendall's tau with the experts, the unscored share,
+    the judge's cost) and the report's metrics (the other scores' means, every agreement statistic, per-category
+    F1, count bias, the judge's retries and truncations, the baselines), for a run of the judge with `keys`."""
+    main = keys[0]
+    headline: list[Metric] = [mean_of(main), mean_interval(main)]
+    secondary: list[Metric] = [mean_of(k) for k in keys[1:]]
+    if experts.score:
+        headline.append(expert_agreement(main, brief=True))
+        secondary.append(expert_agreement(main))
+        if "green_ec" in keys:
+            secondary.append(expert_agreement("green_ec", higher_is_better=False))
+    if experts.counts:
+        secondary.append(expert_agreement(main, truth="significant_errors"))
+        if "green_ec" in keys:
+            secondary.append(expert_agreement("green_ec", higher_is_better=False, truth="significant_errors"))
+    # Per-category matches need whole counts: rater means (ReXVal) take part in the agreement above only.
+    if "green_ec" in keys and experts.single_rater_counts:
+        secondary += [category_f1(), error_count_bias()]
+    headline += [unscored_share(main), judge_calls(brief=True)]
+    secondary += [parse_failure_rate(main), judge_calls()]
+    if generate:
+        secondary.append(report_truncated())
+    secondary += baseline_metrics(baselines, with_expert=experts.score)
+    return ReportMetrics(headline=headline, secondary=secondary)

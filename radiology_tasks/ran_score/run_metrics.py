@@ -1,0 +1,45 @@
+"""What a Ran Score run logs (its summary) and what `radiology-tasks report` adds, declared once for both."""
+
+from __future__ import annotations
+
+from inspect_ai.scorer import Metric
+
+from radiology_tasks.core.family import ReportMetrics
+from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate, report_truncated, unscored_share
+from radiology_tasks.core.unscored import UnscoredPolicy
+from radiology_tasks.lexical import baseline_metrics
+from radiology_tasks.ran_score.metrics import extractor_f1, ran_f1, ran_per_label
+from radiology_tasks.ran_score.scorer import MAIN_KEY
+from radiology_tasks.scorers.taxonomy import Taxonomy
+
+
+def ran_metrics(
+    taxonomy: Taxonomy,
+    unscored: UnscoredPolicy,
+    *,
+    with_gold: bool,
+    generate: bool,
+    baselines: str | list[str] | None,
+) -> ReportMetrics:
+    """The run's summary (the Ran Score with its bootstrap interval, the unscored share, the judge's cost) and the
+    report's metrics (precision, recall and micro F1, each label's F1, the mean label agreement, parse failures,
+    retries, the extractor's F1 against gold labels, truncated reports, the baselines)."""
+    columns, keys = taxonomy.columns, taxonomy.keys
+    headline: list[Metric] = [
+        ran_f1(columns, keys, unscored, brief=True),
+        unscored_share(MAIN_KEY),
+        judge_calls(brief=True),
+    ]
+    secondary: list[Metric] = [
+        ran_f1(columns, keys, unscored),
+        ran_per_label(columns, keys, unscored),
+        mean_of(MAIN_KEY),
+        parse_failure_rate(MAIN_KEY),
+        judge_calls(),
+    ]
+    if with_gold:
+        secondary.append(extractor_f1(columns, keys))
+    if generate:
+        secondary.append(report_truncated())
+    secondary += baseline_metrics(baselines, with_expert=False)
+    return ReportMetrics(headline=headline, secondary=secondary)

@@ -1,0 +1,187 @@
+"""The run's summary metrics, `radiology-tasks report` (recomputing every metric from a log) and the hook's line."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.model import get_model
+from inspect_ai.scorer import SampleScore, Score
+
+from radiology_tasks.core.family import family_of
+from radiology_tasks.core.metrics import (
+    bootstrap_mean_interval,
+    expert_agreement,
+    judge_calls,
+    mean_interval,
+    undefined_reason,
+    unscored_share,
+)
+from radiology_tasks.core.report_hook import report_line
+from radiology_tasks.core.run_report import build_report, compute_figures
+from radiology_tasks.core.run_report_output import html_page, markdown, report_command
+from radiology_tasks.green_vert.tasks import vert
+from tests.judge_answers import assessment, mock_output
+
+OLD_LOGS = Path(__file__).parents[1] / "fixtures" / "old_logs"
+
+
+def sample(i: int, vert_score: float, expert: float | None = None, **metadata: Any) -> SampleScore:
+    return SampleScore(
+        score=Score(value={"vert": vert_score}, metadata={"expert_score": expert, **metadata}), sample_id=f"s{i}"
+    )
+
+
+def call(metric: Any, scores: list[SampleScore]) -> dict[str, float]:
+    return dict(metric(scores))
+
+
+def test_mean_interval_is_seeded_and_does_not_depend_on_the_order_samples_finished() -> None:
+    scores = [sample(i, v) for i, v in enumerate([0.1, 0.4, 0.5, 0.9, 0.7, float("nan")])]
+    first = call(mean_interval("vert"), scores)
+    assert call(mean_interval("vert"), list(reversed(scores))) == first
+    low, high = first["vert_ci_low"], first["vert_ci_high"]
+    assert low < sum([0.1, 0.4, 0.5, 0.9, 0.7]) / 5 < high  # the NaN sample is skipped as in the mean
+    assert (low, high) == bootstrap_mean_interval([0.1, 0.4, 0.5, 0.9, 0.7])  # in the order of the ids
+    assert call(mean_interval("vert", seed=1), scores) != first
+    assert call(mean_interval("vert"), scores[:1]) == {}  # one number has no interval
+    assert call(mean_interval("vert"), [sample(i, 0.5) for i in range(3)]) == {"vert_ci_low": 0.5, "vert_ci_high": 0.5}
+
+
+def test_agreement_bootstrap_does_not_depend_on_sample_order() -> None:
+    scores = [sample(i, v, e) for i, (v, e) in enumerate([(0.1, 0.2), (0.5, 0.4), (0.3, 0.9), (0.8, 0.7), (0.9, 1.0)])]
+    assert call(expert_agreement("vert"), scores) == call(expert_agreement("vert"), scores[::-1])
+
+
+def test_brief_metrics_give_shares_and_leave_out_what_is_undefined() -> None:
+    scores = [
+        sample(0, 0.5, 0.2, judge_calls=1, judge_input_tokens=100, judge_output_tokens=20),
+        sample(1, 0.5, 0.9, judge_calls=2, judge_input_tokens=300, judge_output_tokens=60, judge_retried=True),
+        SampleScore(score=Score(value={"vert": 0.0}, metadata={"unscored": {"vert": "x"}, "filled_in": ["vert"]})),
+    ]
+    # A constant judge has no tau: the summary leaves it out rather than showing nan.
+    assert call(expert_agreement("vert", brief=True), scores) == {}
+    full = call(expert_agreement("vert"), scores)
+    assert math.isnan(full["vert_kendall_tau"]) and full["vert_n_pairs"] == 2
+    assert call(unscored_share("vert"), scores) == {"unscored_share": pytest.approx(1 / 3)}
+    assert call(judge_calls(brief=True), scores) == {
+        "judge_calls_per_sample": 1.0,
+        "judge_tokens_per_sample": pytest.approx(480 / 3),
+    }
+    assert "retried" in call(judge_calls(), scores)
+    varied = [sample(i, v, e) for i, (v, e) in enumerate([(0.1, 0.2), (0.5, 0.4), (0.3, 0.9), (0.8, 0.7)])]
+    assert set(call(expert_agreement("vert", brief=True), varied)) == {
+        "vert_kendall_tau",
+        "vert_kendall_tau_ci_low",
+        "vert_kendall_tau_ci_high",
+    }
+
+
+def test_undefined_statistics_get_a_reason_not_a_nan() -> None:
+    constant = [sample(i, 0.5, e) for i, e in enumerate([0.1, 0.4, 0.9])]
+    figures = {f.name: f for f in compute_figures([expert_agreement("vert")], constant, {})}
+    tau = figures["vert_kendall_tau"]
+    assert tau.value is None and "the same vert (0.5)" in (tau.reason or "")
+    assert figures["vert_n_pairs"].value == 3 and figures["vert_n_pairs"].reason is None
+    lonely = [sample(0, 0.3, 0.5), sample(1, 0.7)]
+    assert "only 1 sample(s)" in undefined_reason("radiology_tasks/expert_agreement", "vert_kendall_tau", lonely)
+    flat_experts = [sample(i, v, 0.5) for i, v in enumerate([0.1, 0.4, 0.9])]
+    assert "experts gave all 3" in undefined_reason("x/expert_agreement", "vert_spearman_ci_low", flat_experts)
+    assert "4+ significant" in undefined_reason("x/error_count_bias", "bias_4+", constant)
+
+
+def test_report_recomputes_an_old_log_and_says_why_a_value_is_missing(tmp_path: Path) -> None:
+    report = build_report(OLD_LOGS / "vert.eval")
+    assert report.task == "vert" and report.family == "green_vert" and len(report.samples) == 4
+    by_name = {f.name: f for f in [*report.headline, *report.secondary]}
+    # Values this version still logs equal the old log's: the same @metric functions compute them.
+    assert by_name["vert_mean"].matches_log is True
+    assert by_name["green_mean"].matches_log is True and by_name["parse_failure_rate"].matches_log is True
+    assert by_name["vert_ci_low"].logged is None  # the interval is new
+    for figure in by_name.values():
+        assert (figure.value is None) == (figure.reason is not None)
+    text = markdown(report)
+    assert " nan" not in text.lower().replace("logged as nan", "")
+    assert "| vert_mean |" in text
+    page = html_page(report)
+    assert page.count("<svg") >= 1 and "vert: distribution over" in page
+
+
+def test_report_flags_a_headline_value_the_samples_do_not_give(tmp_path: Path) -> None:
+    report = build_report(OLD_LOGS / "vert.eval")
+    assert report.headline_matches
+    mean = next(f for f in report.headline if f.name == "vert_mean")
+    forged = type(mean)(mean.metric, mean.name, mean.value, mean.reason, (mean.value or 0) + 0.1)
+    assert forged.matches_log is False
+
+
+def test_report_command_writes_markdown_and_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert report_command(str(OLD_LOGS / "green.eval"), str(tmp_path / "out")) == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith("# Run report: green") and "green_mean" in printed
+    assert (tmp_path / "out" / "report.md").read_text().startswith("# Run report: green")
+    assert "<svg" in (tmp_path / "out" / "report.html").read_text()
+
+
+def test_every_family_declares_its_report_metrics_for_its_old_log() -> None:
+    for path in sorted(OLD_LOGS.glob("*.eval")):
+        report = build_report(path)
+        assert report.headline, path.name
+        assert report.headline_matches, (path.name, [f for f in report.headline if f.matches_log is False])
+        assert family_of(report.task) is not None
+
+
+def small_vert_run(tmp_path: Path, display: str) -> Any:
+    rows = [
+        {
+            "id": f"p{i}",
+            "reference": "No effusion.",
+            "candidate": f"Small effusion {i}.",
+            "expert_score": i + 1,
+            "expert_score_max": 5,
+        }
+        for i in range(4)
+    ]
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("\n".join(__import__("json").dumps(r) for r in rows) + "\n")
+    answers = iter([mock_output(assessment({"b": n % 3}, matched=2, score=0.2 * n)) for n in range(4)])
+    judge = get_model("mockllm/model", custom_outputs=answers)
+    (log,) = inspect_eval(
+        vert(data=str(data)), model="none", model_roles={"grader": judge}, display=display, log_dir=str(tmp_path)
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+@pytest.mark.slow
+def test_a_run_logs_only_its_headline_and_the_hook_names_the_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = small_vert_run(tmp_path, "plain")
+    logged = [name for score in log.results.scores for name in score.metrics]
+    assert logged == [
+        "vert_mean",
+        "vert_ci_low",
+        "vert_ci_high",
+        "vert_kendall_tau",
+        "vert_kendall_tau_ci_low",
+        "vert_kendall_tau_ci_high",
+        "unscored_share",
+        "judge_calls_per_sample",
+        "judge_tokens_per_sample",
+    ]
+    out = capsys.readouterr().out
+    line = report_line(log)
+    assert line is not None and line.startswith("All metrics: radiology-tasks report ")
+    assert out.rstrip().endswith(line)
+    report = build_report(log.location)
+    assert report.headline_matches and [f.name for f in report.headline] == logged
+    assert {"green_mean", "vert_spearman", "retried", "parse_failure_rate"} <= {f.name for f in report.secondary}
+
+
+def test_no_hook_line_without_a_display(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    small_vert_run(tmp_path, "none")
+    assert "radiology-tasks report" not in capsys.readouterr().out
