@@ -11,5 +11,6 @@ FAMILY_MODULES = (
     "radiology_tasks.judge_sensitivity.family",
     "radiology_tasks.baselines.family",
     "radiology_tasks.report_generation.family",
+    "radiology_tasks.crimson.family",
     "radiology_tasks.ranking_tests.family",
 )

@@ -36,6 +36,7 @@ README = ROOT / SHARED_DOC
 GREEN_VERT_README = ROOT / "radiology_tasks" / "green_vert" / "README.md"
 TASKS = {
     "baselines",
+    "crimson",
     "ct_finebench",
     "green",
     "judge_sensitivity",

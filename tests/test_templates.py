@@ -37,7 +37,8 @@ VARIABLES = {
 
 # The Ran Score prompts read one report, not a pair: tests/ran_score/test_prompts.py renders them. The judge
 # sensitivity prompts take a split reference or extend a judge prompt: tests/judge_sensitivity/test_templates.py.
-OWN_TESTS = ("ran_score/", "judge_sensitivity/")
+# CRIMSON's prompt takes the patient's context: tests/crimson/test_prompt.py.
+OWN_TESTS = ("ran_score/", "judge_sensitivity/", "crimson/")
 
 
 @pytest.mark.parametrize("name", [n for n in template_names() if not n.startswith(OWN_TESTS)])
@@ -64,6 +65,7 @@ def test_unknown_template_lists_known_ones():
 
 def test_partials_are_not_templates():
     assert template_names() == [
+        "crimson/judge",
         "ct_finebench/compare",
         "ct_finebench/construct_attributes",
         "ct_finebench/construct_existence",
@@ -84,7 +86,9 @@ def test_partials_are_not_templates():
         "ran_score/extract_label",
         "ran_score/extract_labels",
     ]
-    with pytest.raises(ValueError, match="unknown prompt template 'green_vert/_judge'; known: ct_finebench/compare, "):
+    with pytest.raises(
+        ValueError, match="unknown prompt template 'green_vert/_judge'; known: crimson/judge, ct_finebench/compare, "
+    ):
         render("green_vert/_judge", **VARIABLES)
 
 

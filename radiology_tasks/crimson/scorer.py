@@ -1,0 +1,164 @@
+"""The `crimson_judge` scorer: one judge call per pair, read strictly, scored in code by CRIMSON's rules."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
+from inspect_ai.scorer import Metric, Score, Scorer, Target, scorer
+from inspect_ai.solver import TaskState
+
+from radiology_tasks.core.constrain import ConstrainMode, constrained_config
+from radiology_tasks.core.judge import ask_judge, grader_model, judge_explanation
+from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate
+from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
+from radiology_tasks.crimson.context import patient_context
+from radiology_tasks.crimson.metrics import crimson_interval, expert_agreement
+from radiology_tasks.scorers.crimson.contract import CONTRACT
+from radiology_tasks.scorers.crimson.reading import MAIN_KEY, CrimsonReading, read_crimson
+from radiology_tasks.scorers.crimson.score import crimson_outcome
+from radiology_tasks.scorers.untrusted import neutralize_candidate
+from radiology_tasks.templates import render
+
+FLOOR = -1.0
+"""What ``-T unscored=worst`` counts a missing CRIMSON score as: the bottom of its range (-1, 1]. Zero would reward
+a report for leaving the judge unable to answer, since zero is what a normal template earns."""
+
+SYSTEM_MESSAGE = "You assess the clinical accuracy of radiology reports and answer in the JSON format you are given."
+
+
+def headline_metrics(*, with_expert: bool) -> list[Metric]:
+    """The metrics a CRIMSON log reports: the mean with its bootstrap interval, agreement with experts (when the
+    experts rated the very candidates judged), the unscored share and what the judge cost."""
+    return [
+        mean_of(MAIN_KEY),
+        crimson_interval(),
+        *([expert_agreement()] if with_expert else []),
+        parse_failure_rate(MAIN_KEY),
+        judge_calls(),
+    ]
+
+
+def reference_key(reference: str) -> str:
+    """A short digest naming a reference report: samples sharing it are candidates of one study (preferences)."""
+    return hashlib.sha256(reference.encode()).hexdigest()[:16]
+
+
+def crimson_prompt(reference: str, candidate: str, context: dict[str, Any], *, guidelines: bool = True) -> str:
+    """The judge prompt for one pair; every text from the data is neutralised here."""
+    return render(
+        "crimson/judge",
+        reference=neutralize_candidate(reference),
+        candidate=neutralize_candidate(candidate),
+        age=neutralize_candidate(context["age"]) if context.get("age") else None,
+        indication=neutralize_candidate(context["indication"]) if context.get("indication") else None,
+        guidelines=guidelines,
+    )
+
+
+def crimson_score(
+    reading: CrimsonReading | None,
+    missing: tuple[str, str] | None,
+    *,
+    policy: UnscoredPolicy,
+    answer: str | None = None,
+    explanation: str | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> Score:
+    """The `Score` of one pair from its reading (None when there is no answer to read, `missing` saying why).
+
+    The value is ``{"crimson": score}``; the metadata keeps the intermediate quantities, the error counts and the
+    line saying where an unread answer breaks the contract. Under ``worst`` a missing score counts as `FLOOR`,
+    listed in ``filled_in``.
+    """
+    extra = dict(metadata or {})
+    value: float | None = None
+    if reading is not None and reading.assessment is not None:
+        outcome = crimson_outcome(reading.assessment)
+        value = outcome.score
+        extra["crimson"] = outcome.as_dict()
+    elif reading is not None:
+        extra["reading_problem"] = reading.problem
+    problem = reading.problem if reading is not None else None
+    reasons = {} if value is not None else {MAIN_KEY: missing or ("invalid_response_format", problem or "")}
+    score = judged_score(
+        {MAIN_KEY: value}, reasons, policy=policy, bounded=(), answer=answer, explanation=explanation, metadata=extra
+    )
+    if value is None and policy == "worst":
+        score.value = {MAIN_KEY: FLOOR}
+        score.metadata = {**(score.metadata or {}), "filled_in": [MAIN_KEY]}
+    return score
+
+
+def _unreadable(result: Any) -> tuple[str, str] | None:
+    """The reason and detail of a judge call that gave no reading, or of a reading that failed."""
+    if result.reading is None:
+        return str(result.failure), result.failure_detail or ""
+    if result.reading.problem is not None:
+        return result.unreadable_reason, result.reading.problem
+    return None
+
+
+@scorer(metrics=headline_metrics(with_expert=True))
+def crimson_judge(
+    *,
+    guidelines: bool = True,
+    expert: bool = True,
+    constrain: ConstrainMode = "auto",
+    judge_retries: int = 1,
+    unscored: UnscoredPolicy = "worst",
+    max_tokens: int | None = None,
+) -> Scorer:
+    """Judge each candidate against its reference with CRIMSON's judge (the `grader` role) and score it in code.
+
+    Args:
+        guidelines: Include the rating guidelines (typical significance ratings, attribute severities, patient
+            context); the authors' fine-tuned judge was trained without them.
+        expert: Record the pair's expert score for the agreement metrics; False when the candidates judged are not
+            the ones the experts rated (`-T candidates`, `-T generate`).
+        constrain: How to constrain the judge's output (`auto` picks what the backend understands).
+        judge_retries: Re-asks of an answer that does not read.
+        unscored: `worst` counts a missing score as -1, `exclude` leaves it out.
+        max_tokens: Upper bound on the judge's answer; None sends the contract's budget.
+    """
+    policy = check_policy(unscored)
+    budget = CONTRACT.max_tokens if max_tokens is None else max_tokens
+
+    async def score(state: TaskState, target: Target) -> Score:
+        pair = state.metadata_as(ReportPair)
+        context = patient_context(pair)
+        metadata: dict[str, Any] = {
+            "guidelines": guidelines,
+            "patient_context": context,
+            "expert_score": pair.expert.normalized_score if expert and pair.expert else None,
+            "reference_key": reference_key(pair.reference),
+        }
+        generation = state.metadata.get("generation")
+        if generation is not None:
+            metadata["generation"] = generation
+        candidate = state.output.completion if state.output else ""
+        if generation is not None and generation.get("error"):
+            code, _, detail = str(generation["error"]).partition(": ")
+            return crimson_score(None, (code, detail), policy=policy, metadata=metadata)
+        if not candidate.strip():
+            return crimson_score(None, ("no_response", "the candidate is empty"), policy=policy, metadata=metadata)
+
+        judge = grader_model()
+        constrained = constrained_config(judge, CONTRACT, constrain)
+        config = constrained.config.merge(GenerateConfig(max_tokens=budget, temperature=0.0))
+        prompt = crimson_prompt(pair.reference, candidate, context, guidelines=guidelines)
+        messages: list[ChatMessage] = [ChatMessageSystem(content=SYSTEM_MESSAGE), ChatMessageUser(content=prompt)]
+        result = await ask_judge(judge, messages, config, read_crimson, retries=judge_retries)
+        metadata |= {"judge": str(judge), "constraint": constrained.description, **result.metadata()}
+        return crimson_score(
+            result.reading,
+            _unreadable(result),
+            policy=policy,
+            answer=candidate,
+            explanation=judge_explanation(result),
+            metadata=metadata,
+        )
+
+    return score

@@ -1,0 +1,140 @@
+"""The crimson task end to end against a scripted judge behind a local OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval as inspect_eval
+from inspect_ai.log import EvalLog
+
+from radiology_tasks.crimson.tasks import crimson
+from tests.conftest import write_jsonl
+from tests.crimson.stub_judge import FORGED, ROWS, SCORES, gullible_reply, reply
+from tests.openai_stub import openai_stub
+
+JUDGE = "openai-api/stubsvc/stub-judge"
+
+
+def run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, answer=reply, **args) -> tuple[EvalLog, list[dict]]:
+    data = write_jsonl(tmp_path / "pairs.jsonl", ROWS)
+    with openai_stub(answer) as server:
+        monkeypatch.setenv("STUBSVC_BASE_URL", server.base_url)
+        monkeypatch.setenv("STUBSVC_API_KEY", "not-a-real-key")
+        (log,) = inspect_eval(
+            crimson(data=str(data), **args),
+            model="none",
+            model_roles={"grader": JUDGE},
+            display="none",
+            log_dir=str(tmp_path / "logs"),
+        )
+    assert log.status == "success", log.error
+    return log, server.requests
+
+
+@pytest.fixture(scope="module")
+def scripted(tmp_path_factory: pytest.TempPathFactory) -> tuple[EvalLog, list[dict]]:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        return run(monkeypatch, tmp_path_factory.mktemp("crimson"))
+
+
+def _scores(log: EvalLog) -> dict[str, dict]:
+    assert log.samples is not None
+    return {str(s.id): s.scores["crimson_judge"] for s in log.samples}
+
+
+def test_each_pair_is_scored_from_its_judge_answer(scripted):
+    log, _ = scripted
+    scores = _scores(log)
+    assert {key: score.value["crimson"] for key, score in scores.items()} == pytest.approx(SCORES)
+    b = scores["b"].metadata["crimson"]
+    assert (b["n_g"], b["correct"], b["e_miss"], b["branch"]) == (1.5, 1.0, 0.5, "ratio")
+    assert b["counts"]["missing_findings"] == 1 and b["significance"]["reference"]["urgent"] == 1
+
+
+def test_an_unreadable_answer_is_asked_again_then_left_unscored_as_the_judges_failure(scripted):
+    log, requests = scripted
+    c = _scores(log)["c"]
+    assert c.reason == "grader_failed"
+    assert c.metadata["unscored"] == {"crimson": "invalid_response_format"}
+    assert c.metadata["filled_in"] == ["crimson"] and c.value == {"crimson": -1.0}
+    assert c.metadata["judge_calls"] == 2
+    assert c.metadata["judge_answer"] == "The candidate report describes the right lung."
+    assert "not one JSON object" in c.metadata["reading_problem"]
+    assert len(requests) == 5
+
+
+def test_the_patient_context_reaches_the_prompt_and_the_log_as_given(scripted):
+    log, requests = scripted
+    scores = _scores(log)
+    assert scores["a"].metadata["patient_context"] == {
+        "age": "67",
+        "age_column": "age",
+        "indication": "Chest pain after a fall.",
+    }
+    assert scores["c"].metadata["patient_context"] == {"age": "045Y", "age_column": "PatientAge", "indication": None}
+    prompts = [r["messages"][-1]["content"] for r in requests]
+    first = next(p for p in prompts if "Large right pneumothorax. Moderate left pleural effusion is present." in p)
+    assert "- Age: 67\n" in first and "- Indication for the study: Chest pain after a fall.\n" in first
+    forged = next(p for p in prompts if "No acute findings." in p)
+    assert "- Age: 045Y\n" in forged and "Indication" not in forged
+    assert log.eval.metadata["patient_context"] == {"with_age": 4, "with_indication": 2, "pairs": 4}
+
+
+def test_the_judge_is_held_to_the_json_schema_and_greedy(scripted):
+    _, requests = scripted
+    first = requests[0]
+    assert first["response_format"]["type"] == "json_schema"
+    assert first["response_format"]["json_schema"]["name"] == "crimson"
+    assert first["temperature"] == 0 and first["max_tokens"] == 5953
+    assert first["messages"][0]["role"] == "system"
+
+
+def test_the_headline_metrics_follow_from_the_scores(scripted):
+    log, _ = scripted
+    metrics = {name: m.value for s in log.results.scores for name, m in s.metrics.items()}
+    assert metrics["crimson_mean"] == pytest.approx(sum(SCORES.values()) / 4)
+    assert metrics["crimson_ci_low"] <= metrics["crimson_mean"] <= metrics["crimson_ci_high"]
+    assert (metrics["parse_failure_rate"], metrics["unscored"]) == (0.25, 1.0)
+    assert metrics["judge_calls_per_sample"] == 1.25
+    # Experts: a 1.0 > b 0.6 and d 0.2 with the judge 1 > 2/3 > 0 (c is filled in, so left out).
+    assert metrics["crimson_kendall_tau"] == pytest.approx(1.0)
+    assert metrics["crimson_expert_n"] == 3.0
+    # One preference pair: a over b, ordered the same way; c and d's pair lost c.
+    assert (metrics["crimson_preference_accuracy"], metrics["crimson_preference_pairs"]) == (1.0, 1.0)
+    assert set(metrics) == {
+        "crimson_mean",
+        "crimson_ci_low",
+        "crimson_ci_high",
+        "crimson_kendall_tau",
+        "crimson_kendall_tau_ci_low",
+        "crimson_kendall_tau_ci_high",
+        "crimson_preference_accuracy",
+        "crimson_preference_pairs",
+        "crimson_expert_n",
+        "parse_failure_rate",
+        "unscored",
+        "retried",
+        "truncated",
+        "judge_calls_per_sample",
+        "judge_input_tokens_per_sample",
+        "judge_output_tokens_per_sample",
+    }
+
+
+def test_a_candidates_own_verdict_does_not_set_its_score(scripted):
+    log, requests = scripted
+    d = _scores(log)["d"]
+    assert d.value == {"crimson": 0.0}
+    forged = next(r for r in requests if "No acute findings." in r["messages"][-1]["content"])
+    # The candidate's brackets are neutralised in the prompt, so its JSON is no longer JSON there.
+    assert FORGED not in forged["messages"][-1]["content"]
+
+
+def test_a_judge_that_echoes_a_candidates_verdict_leaves_it_unscored_not_perfect(monkeypatch, tmp_path):
+    log, _ = run(monkeypatch, tmp_path, gullible_reply, unscored="exclude")
+    d = _scores(log)["d"]
+    assert math.isnan(d.value["crimson"])
+    assert d.metadata["unscored"] == {"crimson": "invalid_response_format"} and d.metadata["filled_in"] == []
+    assert d.metadata["judge_answer"].startswith("{")
