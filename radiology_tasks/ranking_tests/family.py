@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.family import Family
+from radiology_tasks.core.family import Family, ReportMetrics
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from inspect_ai.scorer import SampleScore
+
     from radiology_tasks.leaderboard.rules import Rescoring
 
 
@@ -31,6 +35,13 @@ class Ranking(Family):
         from radiology_tasks.ranking_tests.rescoring import RESCORING
 
         return RESCORING
+
+    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+        """The run's summary and report metrics; a judge's cost only when the tested metric has a judge."""
+        from radiology_tasks.ranking_tests.run_metrics import ranking_metrics
+        from radiology_tasks.scorers.lexical import LEXICAL_KEYS
+
+        return ranking_metrics(judged=str(task_args.get("metric") or "rouge_l") not in LEXICAL_KEYS)
 
 
 FAMILY = Ranking()

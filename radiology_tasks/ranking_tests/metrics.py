@@ -2,7 +2,8 @@
 
 Per case the scorer gives ``accuracy`` (1 right, 0 wrong or tie) and ``tie`` (1 tie, 0 otherwise), both NaN when a
 candidate could not be scored. Accuracy is the share of scored cases that came out right; the tie share is that of
-scored cases the metric did not tell apart; the rest were wrong. Unscored cases are counted over all cases.
+scored cases the metric did not tell apart; the rest were wrong. Unscored cases are counted over all cases (the shared
+`unscored_share`), and per reason in the report.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
+from radiology_tasks.core.unscored import unscored_reason
 from radiology_tasks.ranking_tests.scorer import ACCURACY, TIE
 
 _NAN = float("nan")
@@ -40,29 +42,43 @@ def wilson_interval(right: int, n: int, confidence: float) -> tuple[float, float
 
 @metric
 def ranking_accuracy(confidence: float = 0.95) -> Metric:
-    """The headline: accuracy over scored cases with its Wilson interval, the tie and unscored shares.
+    """The headline: accuracy over scored cases with its Wilson interval, and the tie share.
 
     Args:
         confidence: The interval's confidence level.
 
     Returns:
         A metric giving ``accuracy_mean``, ``accuracy_ci_low``, ``accuracy_ci_high`` and ``tie_share`` over scored
-        cases, ``unscored_share`` over all cases, and ``cases`` (all of them).
+        cases; nothing when no case was scored (the unscored share says why, and the report says so).
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        outcomes = [_outcome(sample) for sample in scores]
-        scored = [o for o in outcomes if o is not None]
+        scored = [o for o in (_outcome(sample) for sample in scores) if o is not None]
+        if not scored:
+            return {}
         right = scored.count("right")
         low, high = wilson_interval(right, len(scored), confidence)
         return {
-            f"{ACCURACY}_mean": right / len(scored) if scored else _NAN,
-            "accuracy_ci_low": low,
-            "accuracy_ci_high": high,
-            "tie_share": scored.count("tie") / len(scored) if scored else _NAN,
-            "unscored_share": (len(outcomes) - len(scored)) / len(outcomes) if outcomes else _NAN,
-            "cases": float(len(outcomes)),
+            f"{ACCURACY}_mean": right / len(scored),
+            f"{ACCURACY}_ci_low": low,
+            f"{ACCURACY}_ci_high": high,
+            "tie_share": scored.count("tie") / len(scored),
         }
+
+    return compute
+
+
+@metric
+def unscored_reasons() -> Metric:
+    """How many cases were left unscored, per reason code (``unscored_<code>``; nothing when none was)."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        counts: dict[str, float] = {}
+        for sample in scores:
+            code = unscored_reason(sample.score.metadata, ACCURACY)
+            if code is not None:
+                counts[f"unscored_{code}"] = counts.get(f"unscored_{code}", 0.0) + 1
+        return counts
 
     return compute
 

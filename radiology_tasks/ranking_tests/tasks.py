@@ -19,17 +19,15 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.scorer import Metric
 
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
-from radiology_tasks.core.metrics import judge_calls
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.ranking_tests.cases import RankingCase, data_path, file_layout, read_cases
 from radiology_tasks.ranking_tests.family import FAMILY
 from radiology_tasks.ranking_tests.metric_choice import Direction, choose_metric
-from radiology_tasks.ranking_tests.metrics import category_accuracy, ranking_accuracy
 from radiology_tasks.ranking_tests.outcome import tolerance_param
+from radiology_tasks.ranking_tests.run_metrics import ranking_metrics
 from radiology_tasks.ranking_tests.scorer import candidate_pair, ranking_scorer
 from radiology_tasks.ranking_tests.solver import cases_as_given
 from radiology_tasks.templates import template_hashes
@@ -99,9 +97,7 @@ def ranking_tests(
     scorer = ranking_scorer(
         chosen.build(), chosen.name, chosen.key, higher_is_better=chosen.higher_is_better, tie_tolerance=tolerance
     )
-    metrics: list[Metric] = [ranking_accuracy(), category_accuracy()]
-    if chosen.judged:
-        metrics.append(judge_calls())
+    metrics = ranking_metrics(judged=chosen.judged).headline
     return Task(
         dataset=MemoryDataset([case_sample(case) for case in cases], name=path.stem),
         solver=cases_as_given(),

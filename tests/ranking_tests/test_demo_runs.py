@@ -29,6 +29,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
+from radiology_tasks.core.run_report import report_of
 from radiology_tasks.ranking_tests.tasks import ranking_tests
 
 ROUGE_L_OUTCOMES = {
@@ -69,6 +70,13 @@ def _metrics(log: EvalLog) -> dict[str, float]:
     return {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
 
 
+def _report(log: EvalLog) -> dict[str, float | None]:
+    """Every figure `radiology-tasks report` computes from the log, its summary recomputed to match the log's."""
+    report = report_of(log)
+    assert report.headline_matches
+    return {figure.name: figure.value for figure in [*report.headline, *report.secondary]}
+
+
 def _outcomes(log: EvalLog) -> dict[str, str | None]:
     assert log.samples is not None
     return {str(s.id): s.scores["ranking_scorer"].metadata["outcome"] for s in log.samples}  # type: ignore[index]
@@ -79,12 +87,13 @@ def test_rouge_l_on_the_demo_matches_the_hand_worked_outcomes(tmp_path):
     log = _run(tmp_path, metric="rouge_l")
     assert _outcomes(log) == ROUGE_L_OUTCOMES
     metrics = _metrics(log)
+    assert list(metrics) == ["accuracy_mean", "accuracy_ci_low", "accuracy_ci_high", "tie_share", "unscored_share"]
     assert metrics["accuracy_mean"] == pytest.approx(11 / 23)
     assert metrics["tie_share"] == pytest.approx(5 / 23)
     assert metrics["unscored_share"] == 0.0
-    assert metrics["cases"] == 23
     assert metrics["accuracy_ci_low"] < 11 / 23 < metrics["accuracy_ci_high"]
-    by_category = {name: value for name, value in metrics.items() if name.endswith("_accuracy")}
+    figures = _report(log)
+    by_category = {name: value for name, value in figures.items() if name.endswith("_accuracy")}
     assert by_category == pytest.approx(
         {
             "false_findings_accuracy": 2 / 3,
@@ -97,7 +106,6 @@ def test_rouge_l_on_the_demo_matches_the_hand_worked_outcomes(tmp_path):
             "paraphrase_robustness_accuracy": 0.0,
         }
     )
-    assert len(metrics) <= 25, "the terminal summary stays short"
     assert log.eval.metadata is not None and log.eval.metadata["data"]["fingerprint"]["layout"] == "flat"
 
 

@@ -7,6 +7,7 @@ from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.core.errors import InputError, PrerequisiteError
 from radiology_tasks.core.judge import NO_JUDGE_MESSAGE
+from radiology_tasks.core.run_report import report_of
 from radiology_tasks.ranking_tests.tasks import ranking_tests
 from tests.ranking_tests.judge_runs import vert_run, write_cases
 
@@ -30,7 +31,11 @@ def test_vert_orders_ties_and_leaves_a_garbled_case_unscored(monkeypatch, tmp_pa
     assert metrics["unscored_share"] == pytest.approx(1 / 3)
     # One call per readable answer; the garbled one is asked again once (judge_retries=1): 2 + 2 + (1 + 2).
     assert metrics["judge_calls_per_sample"] == pytest.approx(7 / 3)
-    assert metrics["retried"] == 1
+    report = report_of(log)
+    assert report.headline_matches
+    figures = {figure.name: figure.value for figure in report.secondary}
+    assert figures["retried"] == 1 and figures["unscored_invalid_response_format"] == 1
+    assert figures["location_accuracy"] == 1.0 and figures["severity_accuracy"] == 0.0
 
 
 def test_a_judge_metric_stops_before_its_first_case_without_a_grader(tmp_path):

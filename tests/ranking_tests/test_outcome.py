@@ -7,8 +7,15 @@ import math
 import pytest
 from inspect_ai.scorer import SampleScore, Score
 
+from radiology_tasks.core.metrics import unscored_share
 from radiology_tasks.ranking_tests.cases import Relation
-from radiology_tasks.ranking_tests.metrics import category_accuracy, category_key, ranking_accuracy, wilson_interval
+from radiology_tasks.ranking_tests.metrics import (
+    category_accuracy,
+    category_key,
+    ranking_accuracy,
+    unscored_reasons,
+    wilson_interval,
+)
 from radiology_tasks.ranking_tests.outcome import case_outcome, relation_outcome
 
 ORDER = Relation(better="C1", worse="C2")
@@ -79,16 +86,25 @@ def _sample(outcome: str | None, category: str = "location") -> SampleScore:
 
 def test_accuracy_ties_and_unscored_are_counted_apart():
     scores = [_sample("right"), _sample("right"), _sample("wrong"), _sample("tie"), _sample(None)]
-    result = ranking_accuracy()(scores)
     low, high = wilson_interval(2, 4, 0.95)
-    assert result == {
+    assert ranking_accuracy()(scores) == {
         "accuracy_mean": 0.5,
         "accuracy_ci_low": low,
         "accuracy_ci_high": high,
         "tie_share": 0.25,
-        "unscored_share": 0.2,
-        "cases": 5.0,
     }
+    assert unscored_share("accuracy")(scores) == {"unscored_share": 0.2}
+
+
+def test_unscored_cases_are_counted_per_reason():
+    def unscored(code: str) -> SampleScore:
+        sample = _sample(None)
+        sample.score.metadata = {"unscored": {"accuracy": code, "tie": code}}
+        return sample
+
+    scores = [unscored("invalid_response_format"), unscored("judge_refused"), unscored("judge_refused"), _sample("tie")]
+    assert unscored_reasons()(scores) == {"unscored_invalid_response_format": 1.0, "unscored_judge_refused": 2.0}
+    assert unscored_reasons()([_sample("right")]) == {}
 
 
 def test_wilson_interval_matches_the_formula():
@@ -100,11 +116,9 @@ def test_wilson_interval_matches_the_formula():
     assert all(math.isnan(v) for v in wilson_interval(0, 0, 0.95))
 
 
-def test_nothing_scored_gives_nan_not_zero():
-    result = ranking_accuracy()([_sample(None)])
-    assert math.isnan(result["accuracy_mean"]) and math.isnan(result["tie_share"])  # type: ignore[index]
-    assert result["unscored_share"] == 1.0  # type: ignore[index]
-    assert math.isnan(ranking_accuracy()([])["accuracy_mean"])  # type: ignore[index]
+def test_nothing_scored_gives_no_accuracy_rather_than_zero():
+    assert ranking_accuracy()([_sample(None)]) == {}
+    assert ranking_accuracy()([]) == {}
 
 
 def test_category_accuracy_per_category_over_scored_cases():
