@@ -17,6 +17,7 @@ import pytest
 
 from radiology_tasks.leaderboard.judges import NO_RANDOMIZATION, TAU_LABEL
 from radiology_tasks.leaderboard.outputs import write_outputs
+from radiology_tasks.leaderboard.redact import HASH_ONLY
 from tests.leaderboard.boards import build
 from tests.leaderboard.page_checks import check_empty_cells, check_evidence_commands, check_headings_and_columns
 
@@ -129,7 +130,13 @@ DATASET = {
 }
 
 
-def _entry(rank: int, system: str, score: float, breakdown: dict[str, dict[str, float]] | None) -> dict[str, Any]:
+def _entry(
+    rank: int,
+    system: str,
+    score: float,
+    breakdown: dict[str, dict[str, float]] | None,
+    checks: str = "judge answers re-read",
+) -> dict[str, Any]:
     card = dict.fromkeys(("institution", "paper", "code", "description"))
     return {
         "rank": rank,
@@ -145,6 +152,7 @@ def _entry(rank: int, system: str, score: float, breakdown: dict[str, dict[str, 
         "breakdown": breakdown,
         "expert_points": None,
         "empty": {},
+        "checks": checks,
     }
 
 
@@ -190,7 +198,7 @@ def hand_built() -> dict[str, Any]:
         "note": "macro_f1 is a corpus statistic: intervals and tests resample reports",
         "entries": [
             _entry(1, "System A", 0.8, {"F1 per label": {"Effusion": 0.9, "Nodule": 0.7}, "Errors": categories}),
-            _entry(2, "System B", 0.6, {"F1 per label": {"Effusion": 0.5, "Nodule": 0.65}}),
+            _entry(2, "System B", 0.6, {"F1 per label": {"Effusion": 0.5, "Nodule": 0.65}}, HASH_ONLY),
         ],
         "significance": {
             "resamples": 100,
@@ -281,6 +289,7 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
         "| 1 | openai/close | 0.900 | 0.800 – 0.950 | 8 | `logs/openai-close.eval` "
         f"| `inspect view --log-dir {tmp_path / 'site' / 'logs'}` |"
     ) in text
+    assert f"| 2 | System B ({HASH_ONLY}) |" in text
     assert "| Nodule | 0.700 | 0.650 |" in text and "| (a) false finding | 0.500 |" in text
     # Built at another confidence than 95%, so the interval columns must say which.
     leaderboard["settings"]["confidence"] = 0.9
@@ -300,6 +309,9 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
         tables = board.query_selector_all("table.breakdown-table")
         # The embedded JSON has its keys sorted (Jinja's tojson), so tables come in title order.
         assert [t.get_attribute("data-title") for t in tables] == ["Errors", "F1 per label"]
+        # A redacted run (credentialed data) is labelled: its answers were verified by hash only.
+        labels = board.eval_on_selector_all("table.ranking td .checks", "cs => cs.map(c => c.textContent)")
+        assert labels == [HASH_ONLY]
         cells = tables[1].eval_on_selector_all("tbody tr", "rows => rows.map(r => r.innerText.split('\\t'))")
         assert cells == [["Effusion", "0.900", "0.500"], ["Nodule", "0.700", "0.650"]]
         assert tables[0].eval_on_selector_all("thead th", "hs => hs.map(h => h.textContent)") == [
