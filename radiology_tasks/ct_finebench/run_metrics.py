@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Metric
+from collections.abc import Sequence
+
+from inspect_ai.scorer import Metric, SampleScore
 
 from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.core.metrics import (
@@ -30,4 +32,16 @@ def ct_metrics(experts: ExpertPresence, baselines: str | list[str] | None) -> Re
         secondary.append(expert_agreement(SCORE_KEY))
     headline += [unscored_share(SCORE_KEY), judge_calls(brief=True)]
     secondary += [parse_failure_rate(SCORE_KEY), judge_calls(), *baseline_metrics(baselines, with_expert=experts.score)]
-    return ReportMetrics(headline=headline, secondary=secondary)
+    return ReportMetrics(headline=headline, secondary=secondary, explain=explain_undefined)
+
+
+def explain_undefined(metric: str, key: str, samples: Sequence[SampleScore]) -> str | None:
+    """Why a figure of the question breakdown is undefined on these samples (None for another metric's)."""
+    if not metric.endswith("/question_breakdown"):
+        return None
+    if key.startswith("type_") and key.endswith("_mean"):
+        kind = key.removeprefix("type_").removesuffix("_mean")
+        return f"no graded question has answer type {kind} in these {len(samples)} reports"
+    if key == "unanswered_share":
+        return "the judge extracted an answer for no question, so no share of unanswered ones can be taken"
+    return None

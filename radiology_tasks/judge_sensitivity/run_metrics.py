@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from inspect_ai.scorer import SampleScore
+
 from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.core.metrics import judge_calls, mean_interval, mean_of, parse_failure_rate, unscored_share
 from radiology_tasks.judge_sensitivity.metrics import (
@@ -38,4 +42,28 @@ def sensitivity_metrics(prompt: SensitivityPrompt, categories: tuple[str, ...], 
             parse_failure_rate(main),
             judge_calls(),
         ],
+        explain=explain_undefined,
     )
+
+
+_REASONS = {
+    "discrimination": "no error variant has a judge answer that gives what discrimination needs",
+    "robustness": "no paraphrase has a readable significant-error count",
+    "balance": "discrimination or robustness is undefined (see their lines)",
+    "monotonicity": (
+        "no (reference, error type) series has a scored variant at every error count from 1 to the largest, with "
+        "two counts or more"
+    ),
+    "monotonicity_kendall_tau": "the scored error variants do not span two error counts with two different scores",
+}
+
+
+def explain_undefined(metric: str, key: str, samples: Sequence[SampleScore]) -> str | None:
+    """Why a sensitivity figure is undefined on these samples' variants (None for a figure of a shared metric)."""
+    if key in _REASONS:
+        return _REASONS[key]
+    if key.startswith("judge_count_n"):
+        return f"no error variant with {key.removeprefix('judge_count_n')} injected error(s) has a readable count"
+    if key.startswith("detection_f1_"):
+        return f"no scored error variant has an injected error of type ({key.removeprefix('detection_f1_')})"
+    return None

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Metric
+from collections.abc import Sequence
+
+from inspect_ai.scorer import Metric, SampleScore
 
 from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate, report_truncated, unscored_share
@@ -42,4 +44,20 @@ def ran_metrics(
     if generate:
         secondary.append(report_truncated())
     secondary += baseline_metrics(baselines, with_expert=False)
-    return ReportMetrics(headline=headline, secondary=secondary)
+    return ReportMetrics(headline=headline, secondary=secondary, explain=explain_undefined)
+
+
+def explain_undefined(metric: str, key: str, samples: Sequence[SampleScore]) -> str | None:
+    """Why a Ran Score figure is undefined on these samples (None for another metric's)."""
+    name = metric.split("/")[-1]
+    if name == "ran_per_label":
+        label = key.split("_", 1)[1]
+        return f"no report could be compared on {label}: its label was unknown on one side in each of them"
+    if name == "ran_f1":
+        return (
+            "some label could be compared on no report (its label was unknown on one side in each), and the "
+            "average over labels needs every label"
+        )
+    if name == "extractor_f1":
+        return "no report has both gold labels and the judge's reference labels for this"
+    return None

@@ -110,12 +110,21 @@ def test_report_recomputes_an_old_log_and_says_why_a_value_is_missing(tmp_path: 
     assert page.count("<svg") >= 1 and "vert: distribution over" in page
 
 
-def test_report_flags_a_headline_value_the_samples_do_not_give(tmp_path: Path) -> None:
-    report = build_report(OLD_LOGS / "vert.eval")
-    assert report.headline_matches
-    mean = next(f for f in report.headline if f.name == "vert_mean")
-    forged = type(mean)(mean.metric, mean.name, mean.value, mean.reason, (mean.value or 0) + 0.1)
-    assert forged.matches_log is False
+def test_report_flags_a_logged_headline_value_the_samples_do_not_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    log = read_eval_log(str(OLD_LOGS / "vert.eval"))
+    assert log.results is not None
+    log.results.scores[0].metrics["vert_mean"].value += 0.1
+    edited = tmp_path / "edited.eval"
+    write_eval_log(log, str(edited))
+    report = build_report(edited)
+    assert not report.headline_matches
+    assert [f.name for f in report.headline if f.matches_log is False] == ["vert_mean"]
+    assert report_command(str(edited), str(tmp_path / "out")) == 1
+    assert "SOME HEADLINE VALUES DIFFER" in capsys.readouterr().out
 
 
 def test_report_command_writes_markdown_and_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -132,6 +141,30 @@ def test_every_family_declares_its_report_metrics_for_its_old_log() -> None:
         assert report.headline, path.name
         assert report.headline_matches, (path.name, [f for f in report.headline if f.matches_log is False])
         assert family_of(report.task) is not None
+        for figure in [*report.headline, *report.secondary]:
+            assert (figure.value is None) == bool(figure.reason), (path.name, figure)
+
+
+@pytest.mark.parametrize(
+    ("log", "name", "reason"),
+    [
+        ("ct_finebench.eval", "type_existence_mean", "no graded question has answer type existence in these 3"),
+        ("ct_finebench.eval", "ct_finebench_kendall_tau", "the same ct_finebench (0.5)"),
+        ("judge_sensitivity.eval", "monotonicity", "no (reference, error type) series"),
+        ("green.eval", "bias_4+", "no expert-rated report has 4+ significant error(s)"),
+    ],
+)
+def test_families_explain_their_undefined_figures(log: str, name: str, reason: str) -> None:
+    figure = next(f for f in build_report(OLD_LOGS / log).secondary if f.name == name)
+    assert figure.value is None and reason in (figure.reason or "")
+
+
+def test_ran_score_explains_a_label_no_report_could_be_compared_on() -> None:
+    from radiology_tasks.ran_score.run_metrics import explain_undefined
+
+    reason = explain_undefined("radiology_tasks/ran_per_label", "f1_pleural_effusion", [])
+    assert reason is not None and "pleural_effusion" in reason
+    assert explain_undefined("radiology_tasks/mean_of", "label_agreement_mean", []) is None
 
 
 def small_vert_run(tmp_path: Path, display: str) -> Any:
