@@ -42,6 +42,7 @@ TASKS = {
     "judge_sensitivity",
     "metric_suite",
     "ran_score",
+    "ranking_tests",
     "report_generation",
     "vert",
 }
