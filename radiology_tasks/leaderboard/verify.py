@@ -11,6 +11,7 @@ the task's own reader, gives its logged score. Each line names the log, the samp
 
 from __future__ import annotations
 
+import math
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -79,8 +80,13 @@ def _differences(bundled: Any, expected: Any, path: str) -> Iterator[str]:
     elif isinstance(bundled, list) and isinstance(expected, list) and len(bundled) == len(expected):
         for index, (left, right) in enumerate(zip(bundled, expected, strict=True)):
             yield from _differences(left, right, f"{path}[{index}]")
-    elif bundled != expected:
+    elif bundled != expected and not _both_nan(bundled, expected):
         yield path or "(the whole value)"
+
+
+def _both_nan(left: Any, right: Any) -> bool:
+    """Whether both values are NaN (an undefined score), which equal each other here."""
+    return isinstance(left, float) and isinstance(right, float) and math.isnan(left) and math.isnan(right)
 
 
 def _samples(path: Path) -> dict[tuple[str, int], dict[str, Any]]:

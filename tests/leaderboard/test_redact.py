@@ -1,8 +1,8 @@
 """`radiology-tasks submit` on credentialed data: the bundle holds no report or answer text, and still ranks.
 
-Whole runs of vert, green, ct_finebench, ran_score and judge_sensitivity on demo data marked credentialed are submitted as one
-bundle; every file of it (each `.eval` archive's members decompressed) is searched for every reference,
-candidate and judge answer, and every run of eight consecutive words of one.
+Whole runs of vert, green, ct_finebench, ran_score and judge_sensitivity on demo data marked credentialed are
+submitted as one bundle; every file of it (each `.eval` archive's members decompressed) is searched for every
+reference, candidate and judge answer, and every run of eight consecutive words of one.
 """
 
 from __future__ import annotations
@@ -198,3 +198,10 @@ def test_a_task_scored_from_its_texts_cannot_be_submitted_redacted(tmp_path):
         f"{path.name}: task baselines cannot be re-scored without its texts, so it cannot be submitted redacted"
     ]
     assert not (tmp_path / "bundle").exists()
+
+
+def test_verify_finds_every_family_s_redacted_run_to_be_its_original_s_redaction(runs, bundle):
+    from radiology_tasks.leaderboard.verify import verify_bundle
+
+    # judge_sensitivity's undefined (NaN) values must compare equal to themselves.
+    assert verify_bundle(bundle, originals=list(runs.values())) == []
