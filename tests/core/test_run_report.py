@@ -11,7 +11,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 from inspect_ai.scorer import SampleScore, Score
 
-from radiology_tasks.core.family import family_of
+from radiology_tasks.core.family import add_family, family_of, remove_family
 from radiology_tasks.core.metrics import (
     bootstrap_mean_interval,
     expert_agreement,
@@ -25,6 +25,7 @@ from radiology_tasks.core.run_report import build_report, compute_figures
 from radiology_tasks.core.run_report_output import html_page, markdown, report_command
 from radiology_tasks.green_vert.tasks import vert
 from tests.judge_answers import assessment, mock_output
+from tests.toy_families import ToyFamily
 
 OLD_LOGS = Path(__file__).parents[1] / "fixtures" / "old_logs"
 
@@ -213,6 +214,19 @@ def test_a_run_logs_only_its_headline_and_the_hook_names_the_report(
     report = build_report(log.location)
     assert report.headline_matches and [f.name for f in report.headline] == logged
     assert {"green_mean", "vert_spearman", "retried", "parse_failure_rate"} <= {f.name for f in report.secondary}
+
+
+def test_no_hook_line_for_a_family_without_report_metrics() -> None:
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(OLD_LOGS / "vert.eval"), header_only=True)
+    assert report_line(log) is not None
+    add_family(ToyFamily("toy_no_report", ("toy_task",)))
+    try:
+        log.eval.task = "radiology_tasks/toy_task"
+        assert report_line(log) is None
+    finally:
+        remove_family("toy_no_report")
 
 
 def test_no_hook_line_without_a_display(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
