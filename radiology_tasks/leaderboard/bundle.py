@@ -17,7 +17,7 @@ from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED, JUDGES_TRACK, TRACKS
 from radiology_tasks.leaderboard.checks import run_violations, unscored_share
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
-from radiology_tasks.leaderboard.redact import Redaction, SampleKey, redact_log
+from radiology_tasks.leaderboard.redact import REDACTION_KEY, Redaction, SampleKey, redact_log
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
 from radiology_tasks.leaderboard.rules import CorpusStatistic, RescoresRedacted
 
@@ -213,6 +213,8 @@ def redaction_reason(runs: list[tuple[str, RunEvidence]], redact: bool | None) -
         redact: ``--redact-text`` (True), ``--no-redact-text`` (False), or None to redact when any run's data is
             credentialed.
     """
+    if any(run.redacted for _, run in runs):
+        return "the logs were redacted already"  # whatever was asked: they hold no texts to keep
     reasons = sorted({reason for _, run in runs if (reason := credentialed_data(run)) is not None})
     if redact is False:
         return None
@@ -333,6 +335,9 @@ def _write_files(
         entry = run_entry(run, f"logs/{path.name}")
         if reason is None:
             shutil.copyfile(path, target)
+        elif run.redacted:  # a redacted log is bundled as it is: its parsed answers cannot be read again
+            shutil.copyfile(path, target)
+            entry["redaction"] = run.metadata[REDACTION_KEY]
         else:
             redaction: Redaction = redact_log(path, target, reason, parsed_answers_of(run))
             entry["sha256"] = file_sha256(target)

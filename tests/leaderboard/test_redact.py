@@ -205,3 +205,13 @@ def test_verify_finds_every_family_s_redacted_run_to_be_its_original_s_redaction
 
     # judge_sensitivity's undefined (NaN) values must compare equal to themselves.
     assert verify_bundle(bundle, originals=list(runs.values())) == []
+
+
+def test_a_redacted_bundle_s_logs_submitted_again_are_bundled_as_they_are(bundle, tmp_path):
+    first = {entry["log"]: entry for entry in json.loads((bundle / "manifest.json").read_text())["runs"]}
+    logs = [bundle / name for name in first]  # not the forged copies other tests write beside them
+    again = json.loads(write_bundle(logs, tmp_path / "again", SystemCard(), redact=False).read_text())
+    assert again["redacted"]["reason"] == "the logs were redacted already"
+    for entry in again["runs"]:
+        assert (tmp_path / "again" / entry["log"]).read_bytes() == (bundle / entry["log"]).read_bytes()
+        assert entry["redaction"] == first[entry["log"]]["redaction"]
