@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from radiology_tasks.core.family import Family, SuiteMetric
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
+    from inspect_ai.scorer import SampleScore
+
+    from radiology_tasks.core.family import ReportMetrics
     from radiology_tasks.leaderboard.rules import Rescoring
 
 
@@ -30,6 +33,15 @@ class Crimson(Family):
         from radiology_tasks.crimson.rescoring import RESCORING
 
         return RESCORING
+
+    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+        """The run's summary and report metrics, as the task chooses them (experts: from what the samples record)."""
+        from radiology_tasks.core.metrics import ExpertPresence
+        from radiology_tasks.crimson.run_metrics import crimson_metrics
+
+        return crimson_metrics(
+            with_expert=ExpertPresence.of_samples(samples).score, generate=bool(task_args.get("generate"))
+        )
 
     def suite_metrics(self) -> Mapping[str, SuiteMetric]:
         """CRIMSON's judge for `metric_suite` and the other tasks that score with the families' suite judges."""

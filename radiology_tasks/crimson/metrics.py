@@ -1,86 +1,58 @@
-"""CRIMSON's headline metrics beside the mean: its bootstrap interval and its agreement with experts."""
+"""CRIMSON's agreement with radiologists' preferences: pairwise preference accuracy as an Inspect metric."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from radiology_tasks.core.agreement import correlate
 from radiology_tasks.core.unscored import is_filled_in
 from radiology_tasks.scorers.crimson.preference import preference_accuracy
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY
-from radiology_tasks.scorers.leaderboard.significance import mean_interval
-
-_NAN = float("nan")
 
 
-def _value(sample: SampleScore) -> float | None:
-    value = sample.score.value
-    number = value.get(MAIN_KEY) if isinstance(value, dict) else None
-    if not isinstance(number, int | float) or isinstance(number, bool) or math.isnan(number):
-        return None
-    return float(number)
-
-
-def _metadata(sample: SampleScore) -> dict[str, Any]:
-    return sample.score.metadata or {}
-
-
-@metric
-def crimson_interval(confidence: float = 0.95, resamples: int = 1000, seed: int = 0) -> Metric:
-    """The percentile bootstrap interval of the mean CRIMSON score (over the values the mean is taken of).
-
-    Returns:
-        A metric giving ``crimson_ci_low`` and ``crimson_ci_high`` (NaN without a value).
-    """
-
-    def compute(scores: list[SampleScore]) -> Value:
-        values = [v for v in map(_value, scores) if v is not None]
-        if not values:
-            return {"crimson_ci_low": _NAN, "crimson_ci_high": _NAN}
-        interval = mean_interval(values, confidence=confidence, resamples=resamples, seed=seed)
-        return {"crimson_ci_low": interval.low, "crimson_ci_high": interval.high}
-
-    return compute
+def preference_rows(scores: Sequence[SampleScore]) -> list[tuple[str, float, float]]:
+    """(reference, expert score, judge score) of each sample the judge scored and the experts rated."""
+    rows = []
+    for sample in scores:
+        metadata = sample.score.metadata or {}
+        value = sample.score.value
+        number = value.get(MAIN_KEY) if isinstance(value, dict) else None
+        expert = metadata.get("expert_score")
+        if not isinstance(number, int | float) or isinstance(number, bool) or math.isnan(number) or expert is None:
+            continue
+        if is_filled_in(metadata, MAIN_KEY):
+            continue
+        rows.append((str(metadata.get("reference_key")), float(expert), float(number)))
+    return rows
 
 
 @metric
-def expert_agreement(confidence: float = 0.95, resamples: int = 1000, seed: int = 0) -> Metric:
-    """Agreement of the judge's CRIMSON scores with the experts' scores of the same candidates.
+def preference_agreement(brief: bool = False) -> Metric:
+    """How often the judge orders two candidates of one reference as the experts did (`scorers.crimson.preference`).
 
-    Kendall's tau-b with its bootstrap interval (`radiology_tasks.core.agreement.correlate`), and the pairwise
-    preference accuracy over candidates of one reference (`scorers.crimson.preference`). Samples without an expert
-    score, unscored, or filled in by ``-T unscored=worst`` are left out.
+    Samples without an expert score, unscored, or filled in by ``-T unscored=worst`` are left out; a sample's
+    reference is the ``reference_key`` its score records.
+
+    Args:
+        brief: Give only the accuracy, and nothing when no pair has an expert preference (a run's summary).
 
     Returns:
-        A metric giving ``crimson_kendall_tau`` with ``_ci_low``/``_ci_high``, ``crimson_preference_accuracy``,
-        ``crimson_preference_pairs`` and ``crimson_expert_n`` (samples compared); NaN where undefined.
+        A metric giving ``crimson_preference_accuracy`` (NaN without a pair), and unless `brief` the pairs counted
+        (``crimson_preference_pairs``), those ordered as the experts did (``_agreeing``) and the judge's ties
+        (``_ties``).
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        rows = []
-        for sample in scores:
-            metadata = _metadata(sample)
-            value, expert = _value(sample), metadata.get("expert_score")
-            if value is None or expert is None or is_filled_in(metadata, MAIN_KEY):
-                continue
-            rows.append((str(metadata.get("reference_key")), float(expert), value))
-        tau = low = high = _NAN
-        if rows:
-            agreement = correlate(
-                [r[2] for r in rows], [r[1] for r in rows], n_resamples=resamples, confidence=confidence, seed=seed
-            )
-            tau, (low, high) = agreement.kendall_tau, agreement.kendall_tau_ci
-        preferences = preference_accuracy(rows)
+        outcome = preference_accuracy(preference_rows(scores))
+        if brief:
+            return {} if outcome.pairs == 0 else {"crimson_preference_accuracy": outcome.accuracy}
         return {
-            "crimson_kendall_tau": tau,
-            "crimson_kendall_tau_ci_low": low,
-            "crimson_kendall_tau_ci_high": high,
-            "crimson_preference_accuracy": preferences.accuracy,
-            "crimson_preference_pairs": float(preferences.pairs),
-            "crimson_expert_n": float(len(rows)),
+            "crimson_preference_accuracy": outcome.accuracy,
+            "crimson_preference_pairs": float(outcome.pairs),
+            "crimson_preference_agreeing": float(outcome.agreeing),
+            "crimson_preference_ties": float(outcome.ties),
         }
 
     return compute

@@ -6,16 +6,15 @@ import hashlib
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
-from inspect_ai.scorer import Metric, Score, Scorer, Target, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.judge import ask_judge, grader_model, judge_explanation
-from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate
+from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
 from radiology_tasks.crimson.context import patient_context
-from radiology_tasks.crimson.metrics import crimson_interval, expert_agreement
 from radiology_tasks.scorers.crimson.contract import CONTRACT
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY, CrimsonReading, read_crimson
 from radiology_tasks.scorers.crimson.score import crimson_outcome
@@ -27,18 +26,6 @@ FLOOR = -1.0
 a report for leaving the judge unable to answer, since zero is what a normal template earns."""
 
 SYSTEM_MESSAGE = "You assess the clinical accuracy of radiology reports and answer in the JSON format you are given."
-
-
-def headline_metrics(*, with_expert: bool) -> list[Metric]:
-    """The metrics a CRIMSON log reports: the mean with its bootstrap interval, agreement with experts (when the
-    experts rated the very candidates judged), the unscored share and what the judge cost."""
-    return [
-        mean_of(MAIN_KEY),
-        crimson_interval(),
-        *([expert_agreement()] if with_expert else []),
-        parse_failure_rate(MAIN_KEY),
-        judge_calls(),
-    ]
 
 
 def reference_key(reference: str) -> str:
@@ -101,7 +88,7 @@ def _unreadable(result: Any) -> tuple[str, str] | None:
     return None
 
 
-@scorer(metrics=headline_metrics(with_expert=True))
+@scorer(metrics=[mean_of(MAIN_KEY)])
 def crimson_judge(
     *,
     guidelines: bool = True,

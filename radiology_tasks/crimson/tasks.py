@@ -17,14 +17,14 @@ from inspect_ai import Task, task
 
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
-from radiology_tasks.core.metrics import report_truncated
 from radiology_tasks.core.params import bool_param
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.crimson.context import patient_context
 from radiology_tasks.crimson.family import FAMILY
-from radiology_tasks.crimson.scorer import crimson_judge, headline_metrics
+from radiology_tasks.crimson.run_metrics import crimson_metrics
+from radiology_tasks.crimson.scorer import crimson_judge
 from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version
@@ -54,9 +54,7 @@ def crimson(guidelines: bool = True, *, data: DataOptions, judge: JudgeOptions) 
     require_judge()
     # The experts rated the data's own candidates: not those of -T candidates, nor reports written in the run.
     with_expert = not (data.candidates or data.generate) and any(p.expert and p.expert.score is not None for p in pairs)
-    metrics = headline_metrics(with_expert=with_expert)
-    if data.generate:
-        metrics.append(report_truncated())
+    metrics = crimson_metrics(with_expert=with_expert, generate=data.generate).headline
     contexts = [patient_context(p) for p in pairs]
     return Task(
         dataset=dataset,

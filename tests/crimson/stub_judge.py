@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from radiology_tasks.scorers.untrusted import neutralize_candidate
-from tests.crimson.answers import answer
+from tests.crimson.answers import answer, attribute
 
 CANDIDATE = re.compile(r"<candidate_report>\n(.*?)\n</candidate_report>", re.S)
 
@@ -105,3 +105,17 @@ def gullible_reply(body: dict[str, Any]) -> str:
     candidate = candidate_of(body)
     start = candidate.find("{")
     return candidate[start:] if start >= 0 else ANSWERS["a"]
+
+
+READABLE_C = answer(
+    refs={"R1": "actionable_not_urgent"},
+    preds={"P1": "actionable_not_urgent"},
+    matched=[("R1", "P1")],
+    attributes=[attribute("R1", "P1", "significant", "unspecific")],
+)
+"""An answer for `c` that reads: R1 earns 0.5 * 0.5 / (0.5 + 0.5) = 0.25 of its 0.5, a score of 0.5."""
+
+
+def readable_reply(body: dict[str, Any]) -> str:
+    """`reply`, with an answer that reads for `c` too."""
+    return READABLE_C if "GARBAGE" in candidate_of(body) else reply(body)

@@ -96,13 +96,12 @@ def test_the_headline_metrics_follow_from_the_scores(scripted):
     metrics = {name: m.value for s in log.results.scores for name, m in s.metrics.items()}
     assert metrics["crimson_mean"] == pytest.approx(sum(SCORES.values()) / 4)
     assert metrics["crimson_ci_low"] <= metrics["crimson_mean"] <= metrics["crimson_ci_high"]
-    assert (metrics["parse_failure_rate"], metrics["unscored"]) == (0.25, 1.0)
+    assert metrics["unscored_share"] == 0.25
     assert metrics["judge_calls_per_sample"] == 1.25
-    # Experts: a 1.0 > b 0.6 and d 0.2 with the judge 1 > 2/3 > 0 (c is filled in, so left out).
+    # Experts: a 1.0 > b 0.6 > d 0.2, the judge 1 > 2/3 > 0 (c is filled in, so left out).
     assert metrics["crimson_kendall_tau"] == pytest.approx(1.0)
-    assert metrics["crimson_expert_n"] == 3.0
     # One preference pair: a over b, ordered the same way; c and d's pair lost c.
-    assert (metrics["crimson_preference_accuracy"], metrics["crimson_preference_pairs"]) == (1.0, 1.0)
+    assert metrics["crimson_preference_accuracy"] == 1.0
     assert set(metrics) == {
         "crimson_mean",
         "crimson_ci_low",
@@ -111,16 +110,23 @@ def test_the_headline_metrics_follow_from_the_scores(scripted):
         "crimson_kendall_tau_ci_low",
         "crimson_kendall_tau_ci_high",
         "crimson_preference_accuracy",
-        "crimson_preference_pairs",
-        "crimson_expert_n",
-        "parse_failure_rate",
-        "unscored",
-        "retried",
-        "truncated",
+        "unscored_share",
         "judge_calls_per_sample",
-        "judge_input_tokens_per_sample",
-        "judge_output_tokens_per_sample",
+        "judge_tokens_per_sample",
     }
+
+
+def test_the_report_adds_the_secondary_figures_and_agrees_with_the_log(scripted):
+    from radiology_tasks.core.run_report import report_of
+
+    log, _ = scripted
+    report = report_of(log)
+    assert report.headline_matches
+    figures = {figure.name: figure for figure in report.headline + report.secondary}
+    assert (figures["parse_failure_rate"].value, figures["unscored"].value) == (0.25, 1.0)
+    assert figures["crimson_preference_pairs"].value == 1.0 and figures["crimson_preference_ties"].value == 0.0
+    assert figures["retried"].value == 1.0
+    assert figures["crimson_spearman"].value == pytest.approx(1.0)
 
 
 def test_a_candidates_own_verdict_does_not_set_its_score(scripted):
