@@ -134,9 +134,10 @@ def compute_figures(
     metrics: Sequence[Metric],
     samples: Sequence[SampleScore],
     logged: Mapping[str, float],
-    explain: ReportMetrics | None = None,
+    declared: ReportMetrics | None = None,
 ) -> list[Figure]:
-    """Each metric's values on `samples`, with the logged value beside each and a reason for each undefined one."""
+    """Each metric's values on `samples`, with the logged value beside each and a reason for each undefined one
+    (the family's own, from `declared`, where it has one)."""
     from inspect_ai.util import registry_info
 
     figures: list[Figure] = []
@@ -152,7 +153,7 @@ def compute_figures(
             number = float(number)
             reason = None
             if math.isnan(number):
-                reason = _reason(name, key, samples, explain)
+                reason = _reason(name, key, samples, declared)
             figures.append(
                 Figure(
                     metric=name,

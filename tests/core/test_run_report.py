@@ -232,3 +232,28 @@ def test_no_hook_line_for_a_family_without_report_metrics() -> None:
 def test_no_hook_line_without_a_display(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     small_vert_run(tmp_path, "none")
     assert "radiology-tasks report" not in capsys.readouterr().out
+
+
+def test_epochs_are_reduced_by_their_mean_and_another_reducer_is_refused(tmp_path: Path) -> None:
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    from radiology_tasks.core.errors import InputError
+
+    log = read_eval_log(str(OLD_LOGS / "vert.eval"))
+    assert log.samples is not None
+    second = [sample.model_copy(deep=True) for sample in log.samples]
+    for sample in second:
+        sample.epoch = 2
+        sample.scores["report_judge"].value["vert"] = 0.0  # type: ignore[index]
+    first_values = [s.scores["report_judge"].value["vert"] for s in log.samples]  # type: ignore[index]
+    log.samples = [*log.samples, *second]
+    twice = tmp_path / "twice.eval"
+    write_eval_log(log, str(twice))
+    report = build_report(twice)
+    assert len(report.samples) == 4
+    mean = next(f for f in report.headline if f.name == "vert_mean")
+    assert mean.value == pytest.approx(sum(v / 2 for v in first_values) / 4)
+    log.eval.config.epochs_reducer = ["max"]
+    write_eval_log(log, str(twice))
+    with pytest.raises(InputError, match="reduced its epochs with max"):
+        build_report(twice)
