@@ -144,3 +144,14 @@ def test_a_judge_that_echoes_a_candidates_verdict_leaves_it_unscored_not_perfect
     assert math.isnan(d.value["crimson"])
     assert d.metadata["unscored"] == {"crimson": "invalid_response_format"} and d.metadata["filled_in"] == []
     assert d.metadata["judge_answer"].startswith("{")
+
+
+def test_candidates_from_another_file_are_not_compared_with_the_experts(monkeypatch, tmp_path):
+    # The experts rated the data's own candidates; the same texts given as -T candidates are another system's.
+    candidates = write_jsonl(
+        tmp_path / "candidates.jsonl", [{"id": r["id"], "candidate": r["candidate"]} for r in ROWS]
+    )
+    log, _ = run(monkeypatch, tmp_path, candidates=str(candidates))
+    assert all(score.metadata["expert_score"] is None for score in _scores(log).values())
+    metrics = {name for s in log.results.scores for name in s.metrics}
+    assert "crimson_mean" in metrics and not any("kendall" in name or "preference" in name for name in metrics)
