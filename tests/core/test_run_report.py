@@ -191,10 +191,11 @@ def small_vert_run(tmp_path: Path, display: str) -> Any:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("display", ["plain", "rich"])
 def test_a_run_logs_only_its_headline_and_the_hook_names_the_report(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], display: str
 ) -> None:
-    log = small_vert_run(tmp_path, "plain")
+    log = small_vert_run(tmp_path, display)
     logged = [name for score in log.results.scores for name in score.metrics]
     assert logged == [
         "vert_mean",
