@@ -233,3 +233,88 @@ def test_authors_file_without_the_list_or_with_code_in_it_is_refused(tmp_path):
     broken.write_text("RANKING_TESTS = [\n")
     with pytest.raises(InputError, match="not Python"):
         read_cases(broken)
+
+
+IN_TEST = "category 1 (Severity Grading), "
+
+
+def _suite_with(change: str) -> object:
+    suite = json.loads(json.dumps(AUTHORS_SUITE))
+    category, test = suite[0], suite[0]["tests"][0]
+    if change == "category not an object":
+        suite[0] = "severity"
+    elif change == "tests not a list":
+        category["tests"] = {"1a": test}
+    elif change == "test not an object":
+        category["tests"][0] = "1a"
+    elif change == "candidate not an object":
+        test["candidates"]["C2"] = "Massive right effusion."
+    elif change == "context not an object":
+        test["candidates"]["C2"]["context"] = "elderly"
+    elif change == "statement not text":
+        test["expected_ranking"] = ["C1 > C2", 3]
+    elif change == "no reference":
+        del test["ground_truth"]
+    elif change == "no id on the second test":
+        del category["tests"][1]["id"]
+    elif change == "extra test field":
+        test["notes"] = "x"
+    elif change == "extra category field":
+        category["notes"] = "x"
+    elif change == "empty category name":
+        category["category"] = ""
+    elif change == "empty age":
+        test["candidates"]["C2"]["context"] = {"age": ""}
+    elif change == "indication not text":
+        test["candidates"]["C2"]["context"] = {"indication": ["chest pain"]}
+    return suite
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("category not an object", "category 1: expected an object with 'category' and 'tests'"),
+        ("tests not a list", "category 1 (Severity Grading), field 'tests': expected a list of tests"),
+        ("test not an object", "category 1 (Severity Grading), test 1: expected an object"),
+        ("candidate not an object", IN_TEST + "test 1a, field 'candidates.C2': expected an object with 'text'"),
+        ("context not an object", IN_TEST + "test 1a, field 'candidates.C2.context': expected an object"),
+        ("statement not text", IN_TEST + "test 1a, field 'expected_ranking': 3 is not text such as 'C1 > C2'"),
+        ("no reference", IN_TEST + "test 1a, field 'ground_truth': expected non-empty text"),
+        ("no id on the second test", IN_TEST + "test 2, field 'id': expected non-empty text"),
+        (
+            "extra test field",
+            IN_TEST + "test 1a: unknown field 'notes' (known: candidates, expected_ranking, ground_truth, id)",
+        ),
+        ("extra category field", "category 1: unknown field 'notes' (known: category, description, tests)"),
+        ("empty category name", "category 1, field 'category': expected non-empty text"),
+        ("empty age", IN_TEST + "test 1a, field 'candidates.C2.context.age': expected non-empty text"),
+        ("indication not text", IN_TEST + "test 1a, field 'candidates.C2.context.indication': expected non-empty text"),
+    ],
+)
+def test_every_field_of_the_authors_layout_is_checked_where_it_is(tmp_path, change, message):
+    path = _authors_py(tmp_path, _suite_with(change))
+    with pytest.raises(InputError) as error:
+        read_cases(path)
+    assert str(error.value).startswith(f"{path}, {message}"), str(error.value)
+
+
+def test_the_authors_file_must_hold_a_list_and_json_must_parse(tmp_path):
+    with pytest.raises(InputError, match=r"suite.py: expected a list of categories"):
+        read_cases(_authors_py(tmp_path, {"category": "x"}).rename(tmp_path / "suite.py"))
+    broken = tmp_path / "suite.json"
+    broken.write_text('[{"category": ')
+    with pytest.raises(InputError, match=r"suite.json: not JSON \(.* at line 1\)"):
+        read_cases(broken)
+
+
+def test_flat_candidates_own_context_and_blank_lines(tmp_path):
+    row = _row(candidates=["A.", {"text": "B.", "age": 81}])
+    path = _jsonl(tmp_path, "", _row(id="first"), "", row)
+    first, second = read_cases(path)
+    assert (first.id, second.candidates[1].age, second.candidates[0].age) == ("first", "81", None)
+    with pytest.raises(InputError, match=r"line 1, field 'candidates\[2\]\.age': expected non-empty text"):
+        read_cases(_jsonl(tmp_path, _row(candidates=["A.", {"text": "B.", "age": ""}])))
+    with pytest.raises(InputError, match=r"line 1, field 'candidates\[2\]\.indication': expected non-empty text"):
+        read_cases(_jsonl(tmp_path, _row(candidates=["A.", {"text": "B.", "indication": " "}])))
+    with pytest.raises(InputError, match=r"line 1, field 'indication': expected non-empty text"):
+        read_cases(_jsonl(tmp_path, _row(indication="")))

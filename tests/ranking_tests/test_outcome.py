@@ -7,6 +7,7 @@ import math
 import pytest
 from inspect_ai.scorer import SampleScore, Score
 
+from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.metrics import unscored_share
 from radiology_tasks.ranking_tests.cases import Relation
 from radiology_tasks.ranking_tests.metrics import (
@@ -16,7 +17,7 @@ from radiology_tasks.ranking_tests.metrics import (
     unscored_reasons,
     wilson_interval,
 )
-from radiology_tasks.ranking_tests.outcome import case_outcome, relation_outcome
+from radiology_tasks.ranking_tests.outcome import case_outcome, relation_outcome, tolerance_param
 
 ORDER = Relation(better="C1", worse="C2")
 SAME = Relation(better="C1", worse="C2", tie=True)
@@ -67,11 +68,6 @@ def test_an_unscored_candidate_has_no_outcome():
 )
 def test_case_outcome_wrong_beats_tie_beats_right(outcomes, expected):
     assert case_outcome(outcomes) == expected
-
-
-def test_case_outcome_needs_a_relation():
-    with pytest.raises(ValueError):
-        case_outcome([])
 
 
 def _sample(outcome: str | None, category: str = "location") -> SampleScore:
@@ -129,3 +125,28 @@ def test_category_accuracy_per_category_over_scored_cases():
     assert result["patient_context_accuracy"] == 0.0  # type: ignore[index]
     assert math.isnan(result["severity_accuracy"])  # type: ignore[index]
     assert category_key("False Finding Penalization") == "false_finding_penalization_accuracy"
+
+
+def test_tie_tolerance_takes_zero_and_finite_numbers_only():
+    assert tolerance_param(0) == 0.0 and tolerance_param(0.05) == 0.05
+    for bad in (-0.01, float("inf"), float("nan"), True, "0.01", None):
+        with pytest.raises(InputError, match="tie_tolerance must be a number >= 0"):
+            tolerance_param(bad)
+
+
+def test_a_case_without_relations_is_refused_with_the_reason():
+    with pytest.raises(ValueError, match="a case needs at least one expected relation"):
+        case_outcome([])
+
+
+def test_the_interval_follows_its_confidence_and_a_value_that_is_no_dict_is_unscored():
+    assert (
+        ranking_accuracy(confidence=0.5)([_sample("right"), _sample("wrong")])["accuracy_ci_low"]
+        == (  # type: ignore[index]
+            wilson_interval(1, 2, 0.5)[0]
+        )
+    )
+    assert wilson_interval(1, 2, 0.5) != wilson_interval(1, 2, 0.95)
+    odd = SampleScore(score=Score(value=1.0, metadata={"category": "x"}), sample_id="odd")
+    assert ranking_accuracy()([odd]) == {}
+    assert category_key("?!") == "uncategorised_accuracy"
