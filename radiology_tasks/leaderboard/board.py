@@ -66,10 +66,12 @@ def _checked(
     if sha256 is not None and run.sha256 != sha256:
         problems.append("the log changed after it was bundled (its SHA-256 is not the manifest's)")
     problems += run_violations(run, max_unscored=settings.max_unscored, trial=settings.trial)
-    try:
-        covered: tuple[int, int] | None = coverage(run)
-    except Exception:  # noqa: BLE001 - the sample-set check above already says why the data cannot be loaded
-        covered = None
+    covered: tuple[int, int] | None = None
+    if settings.trial:  # a full leaderboard refuses partial runs in the checks above and marks no board
+        try:
+            covered = coverage(run)
+        except Exception:  # noqa: BLE001 - the sample-set check above already says why the data cannot be loaded
+            covered = None
     if track not in (None, JUDGES_TRACK) and run.data_track is not None and track != run.data_track:
         problems.append(f"the data's track is {run.data_track}, the submission's {track}")
     track = track or run.data_track
