@@ -17,7 +17,7 @@ from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_s
 from radiology_tasks.crimson.context import patient_context
 from radiology_tasks.scorers.crimson.contract import CONTRACT
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY, CrimsonReading, read_crimson
-from radiology_tasks.scorers.crimson.score import crimson_outcome
+from radiology_tasks.scorers.crimson.score import at_grammar_bound, crimson_outcome
 from radiology_tasks.scorers.untrusted import neutralize_candidate
 from radiology_tasks.templates import render
 
@@ -139,6 +139,10 @@ def crimson_judge(
         messages: list[ChatMessage] = [ChatMessageSystem(content=SYSTEM_MESSAGE), ChatMessageUser(content=prompt)]
         result = await ask_judge(judge, messages, config, read_crimson, retries=judge_retries)
         metadata |= {"judge": str(judge), "constraint": constrained.description, **result.metadata()}
+        assessment = result.reading.assessment if result.reading else None
+        if constrained.method == "grammar" and assessment is not None:
+            # The grammar bounds the lists: an answer that fills one may have left findings out, so say so.
+            metadata["at_grammar_bound"] = at_grammar_bound(assessment)
         return crimson_score(
             result.reading,
             _unreadable(result),

@@ -26,7 +26,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from radiology_tasks.scorers.crimson.contract import ATTRIBUTE_SEVERITY_WEIGHTS, ERROR_TYPES, SIGNIFICANCE_WEIGHTS
+from radiology_tasks.scorers.crimson.contract import (
+    ATTRIBUTE_SEVERITY_WEIGHTS,
+    ERROR_TYPES,
+    MAX_ATTRIBUTE_ERRORS,
+    MAX_FINDINGS,
+    SIGNIFICANCE_WEIGHTS,
+)
 from radiology_tasks.scorers.crimson.reading import Assessment
 
 Branch = Literal["no_reference_weight", "ratio", "negative"]
@@ -128,3 +134,13 @@ def _counts(assessment: Assessment) -> dict[str, int]:
 
 def _labels(findings: tuple[Any, ...]) -> dict[str, int]:
     return {label: sum(1 for f in findings if f.significance == label) for label in SIGNIFICANCE_WEIGHTS}
+
+
+def at_grammar_bound(assessment: Assessment) -> bool:
+    """Whether a list of the assessment is as long as the grammar allows (`MAX_FINDINGS` findings on a side,
+    `MAX_ATTRIBUTE_ERRORS` attribute errors): under the grammar, a judge may have had more to list."""
+    return (
+        len(assessment.reference) >= MAX_FINDINGS
+        or len(assessment.predicted) >= MAX_FINDINGS
+        or len(assessment.attribute_errors) >= MAX_ATTRIBUTE_ERRORS
+    )

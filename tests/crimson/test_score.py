@@ -6,9 +6,15 @@ import random
 
 import pytest
 
-from radiology_tasks.scorers.crimson.contract import ATTRIBUTE_SEVERITY_WEIGHTS, ERROR_TYPES, SIGNIFICANCE_WEIGHTS
+from radiology_tasks.scorers.crimson.contract import (
+    ATTRIBUTE_SEVERITY_WEIGHTS,
+    ERROR_TYPES,
+    MAX_ATTRIBUTE_ERRORS,
+    MAX_FINDINGS,
+    SIGNIFICANCE_WEIGHTS,
+)
 from radiology_tasks.scorers.crimson.reading import read_crimson
-from radiology_tasks.scorers.crimson.score import CrimsonOutcome, crimson_outcome
+from radiology_tasks.scorers.crimson.score import CrimsonOutcome, at_grammar_bound, crimson_outcome
 from tests.crimson.answers import SIMPLE, SIMPLE_SCORE, answer, answer_dict, attribute
 
 
@@ -174,3 +180,27 @@ def test_every_score_lies_in_minus_one_exclusive_to_one_inclusive():
         assert -1.0 < result.score <= 1.0
         branches.add(result.branch)
     assert branches == {"no_reference_weight", "ratio", "negative"}, "the random answers reach every branch"
+
+
+def test_an_answer_filling_a_list_the_grammar_bounds_is_flagged():
+    def assessment(n_refs: int, n_preds: int, n_errors: int = 0):
+        refs = {f"R{i}": "urgent" for i in range(1, n_refs + 1)}
+        preds = {f"P{i}": "urgent" for i in range(1, n_preds + 1)}
+        k = min(n_refs, n_preds)
+        reading = read_crimson(
+            answer(
+                refs=refs,
+                preds=preds,
+                matched=[(f"R{i}", f"P{i}") for i in range(1, k + 1)],
+                false=[f"P{i}" for i in range(k + 1, n_preds + 1)],
+                missing=[f"R{i}" for i in range(k + 1, n_refs + 1)],
+                attributes=[attribute("R1", "P1", "negligible") for _ in range(n_errors)],
+            )
+        )
+        assert reading.assessment is not None, reading.problem
+        return reading.assessment
+
+    assert not at_grammar_bound(assessment(MAX_FINDINGS - 1, MAX_FINDINGS - 1, MAX_ATTRIBUTE_ERRORS - 1))
+    assert at_grammar_bound(assessment(MAX_FINDINGS, 1))
+    assert at_grammar_bound(assessment(1, MAX_FINDINGS))
+    assert at_grammar_bound(assessment(1, 1, MAX_ATTRIBUTE_ERRORS))
