@@ -5,9 +5,12 @@ folder from any directory, also after the page's folder and the logs are moved t
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
+import threading
 from dataclasses import replace
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +123,27 @@ def test_every_empty_cell_of_the_page_says_why(tmp_path):
         assert len(board.query_selector_all("table.ranking + ol.footnotes")) == 1
         check_evidence_commands(page, leaderboard, page_file)
     assert problems == []
+
+
+def test_a_served_page_names_the_log_folder_relative_to_the_page(trial_site, tmp_path):
+    """Over HTTP the page cannot know where its files are on disk: the command is relative and says from where."""
+    playwright = pytest.importorskip("playwright.sync_api", reason="playwright is in the dev extra")
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(tmp_path))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with playwright.sync_playwright() as driver:
+            browser = driver.chromium.launch(executable_path=_chromium(), args=["--no-sandbox"])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_address[1]}/site/index.html")
+            assert evidence_commands(page) == [
+                ["inspect", "view", "--log-dir", f"../runs of 'trial' A&B/{name}/logs"]
+                for name in ("System-A", "System-B")
+            ]
+            notes = page.eval_on_selector_all("code.evidence-command + span", "s => s.map(n => n.textContent)")
+            assert notes == [" (run from the folder of this page)"] * 2
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
