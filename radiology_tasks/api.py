@@ -18,6 +18,7 @@ import os
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -74,17 +75,25 @@ class ScoreResult:
 
     Attributes:
         samples: One per input pair, in input order.
-        metrics: Every corpus figure of the run by name, as `radiology-tasks report` computes them from the log:
-            the summary the log keeps (``<key>_mean`` and its interval, ...) and the rest (other means, every
-            agreement statistic, judge retries, ...); NaN for a figure undefined on these pairs.
         main: The main score key (the first key of the scorer's value dict).
         log: The Inspect log written (``log.location`` is its file; open it with ``inspect view``).
     """
 
     samples: list[SampleScore]
-    metrics: dict[str, Any]
     main: str
     log: EvalLog
+
+    @cached_property
+    def metrics(self) -> dict[str, float]:
+        """Every corpus figure of the run by name, as `radiology-tasks report` computes them from the log: the
+        summary the log keeps (``<key>_mean`` and its interval, ...) and the rest (other means, every agreement
+        statistic, judge retries, ...); NaN for a figure undefined on these pairs. Computed when first read, so a
+        reward function that reads only the samples pays nothing for it."""
+        report = report_of(self.log)
+        return {
+            figure.name: math.nan if figure.value is None else figure.value
+            for figure in [*report.headline, *report.secondary]
+        }
 
     def values(self, key: str | None = None) -> list[float]:
         """The values of `key` (default: the main score), in input order."""
@@ -267,12 +276,7 @@ def read_result(log: EvalLog, ids: list[str]) -> ScoreResult:
             if reason is not None or math.isnan(values[key])
         }
         samples.append(SampleScore(id=pair_id, value=values, unscored=missing.get(main), reasons=missing))
-    report = report_of(log)
-    metrics: dict[str, Any] = {
-        figure.name: math.nan if figure.value is None else figure.value
-        for figure in [*report.headline, *report.secondary]
-    }
-    return ScoreResult(samples=samples, metrics=metrics, main=main, log=log)
+    return ScoreResult(samples=samples, main=main, log=log)
 
 
 def eval_arguments(log_dir: str | os.PathLike[str] | None, eval_args: Mapping[str, Any] | None) -> dict[str, Any]:

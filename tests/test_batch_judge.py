@@ -16,6 +16,7 @@ from radiology_tasks.ran_score.tasks import ran_score
 from tests.judge_answers import assessment
 from tests.openai_batch_stub import BatchStubState, openai_batch_stub
 from tests.ran_score.helpers import batch_answer
+from tests.report_values import report_values
 
 ROWS = 4
 JUDGE = "gpt-4.1-mini"
@@ -111,8 +112,7 @@ def test_a_json_schema_constraint_rides_in_each_batch_line(tmp_path: Path) -> No
     for body in server.batch_bodies:
         assert body["response_format"]["type"] == "json_schema"
         assert body["response_format"]["json_schema"]["schema"]["type"] == "object"
-    assert log.results is not None
-    assert {m.name: m.value for m in log.results.scores[0].metrics.values()}["parse_failure_rate"] == 0.0
+    assert report_values(log)["parse_failure_rate"] == 0.0
 
 
 @pytest.mark.parametrize("constrain", ["structured_outputs", "grammar"])

@@ -25,6 +25,7 @@ from radiology_tasks.green_vert.tasks import vert
 from tests.conftest import GOOD_ROWS
 from tests.judge_answers import assessment, mock_output
 from tests.openai_stub import StubReply, openai_stub
+from tests.report_values import report_values
 
 # A 1x1 transparent PNG.
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
@@ -443,4 +444,4 @@ def test_the_task_parameter_sets_the_budget_and_truncated_reports_are_counted(pa
     assert by_id["g1"].scores["report_judge"].metadata["generation"]["truncated"] is True
     assert by_id["g1"].scores["report_judge"].value["vert"] == pytest.approx(0.9)  # still judged
     assert by_id["g2"].scores["report_judge"].metadata["generation"]["truncated"] is False
-    assert log.results.scores[0].metrics["report_truncated"].value == 1.0
+    assert report_values(log)["report_truncated"] == 1.0

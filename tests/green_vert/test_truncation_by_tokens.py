@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, read_eval_log
 
 from radiology_tasks.core.judge import stored_unreadable_reason
 from radiology_tasks.leaderboard.evidence import read_run
@@ -23,6 +23,7 @@ from tests.green_vert.test_scorer import SCORER, candidate_in
 from tests.judge_answers import assessment
 from tests.leaderboard.runs import edited, run_task, scripted_judge
 from tests.openai_stub import StubReply
+from tests.report_values import report_values
 
 BUDGET = 100
 FULL = assessment({"c": 1}, 1, 0.40)  # 138 words: cut at 100, whole at 200
@@ -73,9 +74,9 @@ def test_an_unknown_stop_at_the_budget_is_asked_again_and_counted_truncated(cut_
     assert [a["problem"] for a in attempts] == ["truncated"] * 3
     assert always.metadata["unscored"]["vert"] == "truncated"
 
-    run = read_run(cut_log)
-    assert run.results["truncated"] == 2.0
-    assert run.results["parse_failure_rate"] == 0.5
+    figures = report_values(read_eval_log(str(cut_log)))
+    assert figures["truncated"] == 2.0
+    assert figures["parse_failure_rate"] == 0.5
 
 
 def test_the_cut_log_re_scores_with_no_line_and_reads_the_reason_the_scorer_gave(cut_log: Path) -> None:

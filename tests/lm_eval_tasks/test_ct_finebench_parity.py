@@ -17,6 +17,7 @@ from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.ct_finebench.tasks import ct_finebench
 from radiology_tasks.scorers.ct_finebench.questions import numbered_questions
 from tests.lm_eval_tasks.harnesses import prompts, run_inspect, run_lm_eval
+from tests.report_values import report_values
 
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.slow  # whole evaluations in both harnesses
@@ -88,7 +89,7 @@ def test_same_extraction_prompt_and_report_scores(monkeypatch):
         numeric += [q["grade"] for q in score.metadata["questions"] if q["answer_type"] == "numeric"]
     assert set(numeric) == {0.0, 0.5, 1.0}, "the scripted answers should earn every grade"
 
-    metrics = {key: metric.value for key, metric in inspect_run.output.results.scores[0].metrics.items()}
+    metrics = report_values(inspect_run.output)
     aggregates = lm_run.output["results"]["radiology_ct_finebench_qa"]
     assert aggregates["ct_finebench,none"] == pytest.approx(metrics["ct_finebench_mean"])
     assert aggregates["numeric_grade,none"] == pytest.approx(sum(numeric) / len(numeric))

@@ -12,6 +12,7 @@ from radiology_tasks.core.records import ReportPair
 from radiology_tasks.green_vert.tasks import green, vert
 from tests.judge_answers import assessment
 from tests.lm_eval_tasks.harnesses import prompts, run_inspect, run_lm_eval
+from tests.report_values import report_values
 
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.slow  # whole evaluations in both harnesses
@@ -75,7 +76,7 @@ def test_same_prompts_scores_and_aggregates(monkeypatch, task, name, main):
             assert _same(lm_sample[key], value), (sample.id, key, lm_sample[key], value)
         assert lm_sample["parse_failure"] == 0.0
 
-    metrics = {key: metric.value for key, metric in log.results.scores[0].metrics.items()}
+    metrics = report_values(log)
     aggregates = lm_run.output["results"][name]
     for key in inspect_values:
         assert _same(aggregates[f"{key},none"], metrics[f"{key}_mean"]), key
@@ -120,7 +121,7 @@ def test_an_unreadable_answer_is_worst_in_both_but_only_inspect_asks_again(monke
     assert lm_samples[once]["parse_failure"] == 1.0 and lm_samples[once]["vert"] == 0.0
     assert len(inspect_run.requests) == LIMIT + 2 and len(lm_run.requests) == LIMIT
 
-    metrics = inspect_run.output.results.scores[0].metrics
+    metrics = report_values(inspect_run.output)
     aggregates = lm_run.output["results"]["radiology_vert"]
-    assert metrics["parse_failure_rate"].value == pytest.approx(1 / LIMIT)
+    assert metrics["parse_failure_rate"] == pytest.approx(1 / LIMIT)
     assert aggregates["parse_failure,none"] == pytest.approx(2 / LIMIT)

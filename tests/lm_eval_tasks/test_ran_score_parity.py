@@ -10,6 +10,7 @@ from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.ran_score.tasks import DEMO_DATA, ran_score
 from tests.lm_eval_tasks.harnesses import prompts, run_inspect, run_lm_eval
 from tests.ran_score.helpers import ASKED, KEY_OF, batch_answer, report_in
+from tests.report_values import report_values
 
 pytest.importorskip("lm_eval")
 pytestmark = pytest.mark.slow  # whole evaluations in both harnesses
@@ -40,7 +41,7 @@ def test_same_prompts_and_f1_against_gold_labels(monkeypatch):
     assert sorted(reference_prompts) == sorted(prompts(lm_run.requests))
     assert len(lm_run.requests) == LIMIT
 
-    metrics = {key: metric.value for key, metric in inspect_run.output.results.scores[0].metrics.items()}
+    metrics = report_values(inspect_run.output)
     aggregates = lm_run.output["results"]["radiology_ran_score_extraction"]
     assert 0 < metrics["extractor_macro_f1"] < 1 and 0 < metrics["extractor_micro_f1"] < 1
     assert aggregates["macro_f1,none"] == pytest.approx(metrics["extractor_macro_f1"])
