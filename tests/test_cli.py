@@ -280,6 +280,7 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
     datasets = lines[heading + 1 : judges_heading - 1]
     layouts_heading = lines.index("Layouts (recognised from file names and columns, or forced with -T layout=<name>):")
     assert lines[judges_heading + 1 : layouts_heading - 1] == [
+        "  crimson         scores crimson",
         "  ct_finebench    scores ct_finebench",
         "  green           scores green, green_ec, green_f1",
         "  vert            scores vert",

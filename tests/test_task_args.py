@@ -52,6 +52,7 @@ def _only(values: dict[str, Any], *names: str) -> dict[str, Any]:
 GREEN = {**DATA, **EXAMPLES, **READING, **JUDGE, "baselines": None}
 EXPECTED: dict[str, dict[str, Any]] = {
     "baselines": {"baselines": "bleu,chrf,rouge_l", **DATA, "unscored": "worst"},
+    "crimson": {"guidelines": True, **DATA, **JUDGE},
     "ct_finebench": {**_without(DATA, "report_max_tokens"), "qa_mode": "batch", **JUDGE, "baselines": None},
     "green": GREEN,
     "vert": {"prompt": "vert", **GREEN},
