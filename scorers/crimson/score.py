@@ -11,7 +11,7 @@ attribute error's severity (`ATTRIBUTE_SEVERITY_WEIGHTS`):
   weight ``w`` when it has no attribute error, else ``w * w / (w + A)``, ``A`` being the summed severity weight of
   the attribute errors listed for that reference finding (0 when ``w + A`` is 0);
 - ``S = (correct - E_false) / N_G``; when ``N_G`` is 0, ``S`` is 1 without false or missing findings and
-  ``-(E_false + E_miss + 1)`` otherwise;
+  ``-(E_false + E_miss + 1)`` otherwise (``E_miss`` is then 0, every reference finding weighing 0);
 - the score is ``S`` when ``S >= 0``, else ``-X / (1 + X)`` with ``X = E_false - correct``, which lies in
   (-1, 0): so the score lies in (-1, 1]; 0 is what a normal template earns against abnormal findings.
 
@@ -95,7 +95,8 @@ def crimson_outcome(assessment: Assessment) -> CrimsonOutcome:
             correct += weight * weight / (weight + penalty_by_ref[ref])
     excess = e_false - correct
     if n_g == 0:
-        s = 1.0 if e_false == 0 and e_miss == 0 else -(e_false + e_miss + 1)
+        # The authors' -(E_false + E_miss + 1): with N_G = 0 every reference finding weighs 0, so E_miss is 0 too.
+        s = 1.0 if e_false == 0 else -(e_false + 1)
     else:
         s = (correct - e_false) / n_g
     branch: Branch

@@ -27,6 +27,14 @@ def test_candidates_the_experts_rated_equally_carry_no_preference():
     outcome = preference_accuracy([("r", 3.0, 0.9), ("r", 3.0, 0.1)])
     assert outcome.pairs == 0 and math.isnan(outcome.accuracy)
     assert math.isnan(preference_accuracy([]).accuracy)
+    # An equally rated pair is skipped, and the group's other pairs still count.
+    outcome = preference_accuracy([("r", 3.0, 0.9), ("r", 3.0, 0.1), ("r", 1.0, 0.5)])
+    assert (outcome.pairs, outcome.agreeing, outcome.ties) == (2, 1, 0)
+
+
+def test_every_tie_is_counted():
+    outcome = preference_accuracy([("r", 3.0, 0.5), ("r", 2.0, 0.5), ("r", 1.0, 0.5)])
+    assert (outcome.pairs, outcome.agreeing, outcome.ties, outcome.accuracy) == (3, 0, 3, 0.0)
 
 
 def test_a_missing_score_must_be_left_out_first():

@@ -204,3 +204,55 @@ def test_an_answer_filling_a_list_the_grammar_bounds_is_flagged():
     assert at_grammar_bound(assessment(MAX_FINDINGS, 1))
     assert at_grammar_bound(assessment(1, MAX_FINDINGS))
     assert at_grammar_bound(assessment(1, 1, MAX_ATTRIBUTE_ERRORS))
+
+
+def test_credit_adds_up_over_reference_findings_with_and_without_attribute_errors():
+    result = outcome(
+        refs={"R1": "urgent", "R2": "actionable_not_urgent"},
+        preds={"P1": "urgent", "P2": "actionable_not_urgent"},
+        matched=[("R1", "P1"), ("R2", "P2")],
+        attributes=[attribute("R2", "P2", "significant", "measurement")],
+    )
+    # R1 earns its 1; R2 earns 0.5 * 0.5 / (0.5 + 0.5) = 0.25.
+    assert result.correct == pytest.approx(1.25)
+    assert result.score == pytest.approx(1.25 / 1.5)
+
+
+def test_the_negative_branch_weighs_errors_against_the_credit_earned():
+    result = outcome(
+        refs={"R1": "urgent", "R2": "urgent"},
+        preds={"P1": "urgent", "P2": "urgent", "P3": "urgent"},
+        matched=[("R1", "P1")],
+        false=["P2", "P3"],
+        missing=["R2"],
+    )
+    # S = (1 - 2) / 2 = -0.5 < 0; X = E_false - correct = 2 - 1 = 1, so the score is -1 / 2.
+    assert (result.s, result.errors_more_than_correct, result.score) == (-0.5, 1.0, -0.5)
+
+
+def test_the_counts_and_significance_labels_are_kept_per_kind():
+    result = outcome(
+        refs={"R1": "urgent", "R2": "benign_expected", "R3": "urgent"},
+        preds={"P1": "urgent", "P2": "not_actionable_not_urgent"},
+        matched=[("R1", "P1")],
+        false=["P2"],
+        missing=["R2", "R3"],
+        attributes=[attribute("R1", "P1", "significant", "certainty", "temporal"), attribute("R1", "P1", "negligible")],
+    )
+    assert result.counts == {
+        "false_findings": 1,
+        "missing_findings": 2,
+        "attribute_errors": 2,
+        "location_errors": 1,
+        "severity_errors": 0,
+        "descriptor_errors": 0,
+        "measurement_errors": 0,
+        "certainty_errors": 1,
+        "unspecific_errors": 0,
+        "overinterpretation_errors": 0,
+        "temporal_errors": 1,
+    }
+    assert result.significance == {
+        "reference": {"urgent": 2, "actionable_not_urgent": 0, "not_actionable_not_urgent": 0, "benign_expected": 1},
+        "predicted": {"urgent": 1, "actionable_not_urgent": 0, "not_actionable_not_urgent": 1, "benign_expected": 0},
+    }
