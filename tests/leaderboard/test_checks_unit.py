@@ -236,6 +236,21 @@ def test_manifest_entry_and_comparability(data_file):
     assert board.comparability(run) != board.comparability(_run(data_file, run.samples[:3]))
 
 
+def test_a_run_on_other_samples_is_told_apart_by_counts_beside_the_other_differences(data_file):
+    run = _run(data_file)
+    other = _run(data_file, run.samples[1:], judge="openai/other")
+    line = comparison.not_comparable(board.comparability(other), board.comparability(run), other, run)
+    assert line == (
+        "not comparable: sample set differs (3 samples, 3 of them among the board's 4; runs on part of the data are "
+        "compared only on the same samples: give them the same -T limit and -T seed); judge differs (model: "
+        "openai/other vs the board's openai-api/stubsvc/stub-judge)"
+    )
+    same = comparison.not_comparable(
+        board.comparability(_run(data_file, judge="openai/other")), board.comparability(run), run, run
+    )
+    assert same == "not comparable: judge differs (model: openai/other vs the board's openai-api/stubsvc/stub-judge)"
+
+
 def test_default_system_names(data_file):
     assert bundle.default_system_name(_run(data_file, task_args={"candidates": "/x/gen_v2.jsonl"})) == "gen_v2"
     assert bundle.default_system_name(_run(data_file, model="openai/gpt-4.1")) == "openai/gpt-4.1"

@@ -273,6 +273,16 @@ def test_the_markdown_without_judges_or_refused_runs():
     assert markdown(leaderboard, FOLDER) == text
 
 
+def test_a_judges_board_of_agreement_counts_samples_and_names_the_judged_score():
+    leaderboard = _leaderboard()
+    judges = leaderboard["judge_boards"][0]
+    judges |= {"kind": "agreement", "score": "vert", "statistic": "Kendall's tau-b against the experts"}
+    text = markdown(leaderboard, FOLDER)
+    assert "| 90% interval | n (samples) | mean robustness over the units | 90% interval | n (samples) |" in text
+    assert "Judges ranked by Kendall's tau-b against the experts (of vert), task version 1.3.0" in text
+    assert "| a | b | Kendall's tau-b against the experts, a − b | paired bootstrap p |" in text
+
+
 def test_a_full_leaderboard_has_no_trial_note_and_a_board_of_full_runs_no_marker():
     leaderboard = {**_leaderboard(), "trial": False}
     text = markdown(leaderboard, FOLDER)
