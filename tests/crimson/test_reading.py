@@ -181,3 +181,61 @@ def test_an_error_type_named_twice_in_one_entry_is_read():
     )
     # Naming one error type twice in one entry repeats nothing the score counts (entries naming the type).
     assert read_crimson(json.dumps(fixed)).assessment is not None
+
+
+def _two_keys_off(data: dict) -> None:
+    del data["matched_findings"], data["errors"]
+    data["b"] = data["a"] = 1
+
+
+EXACT: dict[str, tuple[str, str]] = {
+    "a list": ("[" + SIMPLE + "]", "the answer: expected an object, got list"),
+    "keys missing and unknown": (_edited(_two_keys_off), "the answer: missing matched_findings, errors; unknown a, b"),
+    "findings not a list": (
+        _edited(_set(["reference_findings"], "R1")),
+        "reference_findings: expected a list, got str",
+    ),
+    "id of the wrong form": (
+        _edited(_set(["reference_findings", 1, "id"], "P2")),
+        "reference_findings[1].id: 'P2' is not an id of the form R<n>",
+    ),
+    "unknown label": (
+        _edited(_set(["reference_findings", 0, "clinical_significance"], "critical")),
+        "reference_findings[0].clinical_significance: 'critical' is not one of urgent, actionable_not_urgent, "
+        "not_actionable_not_urgent, benign_expected",
+    ),
+    "match not an object": (
+        _edited(_set(["matched_findings", 0], ["R1", "P1"])),
+        "matched_findings[0]: expected an object, got list",
+    ),
+    "unknown matched reference": (
+        _edited(_set(["matched_findings", 0, "ref_id"], "R9")),
+        "matched_findings[0].ref_id: 'R9' is not a listed finding",
+    ),
+    "false findings not a list": (
+        _edited(_set(["errors", "false_findings"], "P2")),
+        "errors.false_findings: expected a list, got str",
+    ),
+    "attribute errors not a list": (
+        _edited(_set(["errors", "attribute_errors"], {})),
+        "errors.attribute_errors: expected a list, got dict",
+    ),
+    "attribute error without explanation": (
+        _edited(_delete(["errors", "attribute_errors", 0, "explanation"])),
+        "errors.attribute_errors[0]: missing explanation",
+    ),
+    "attribute error of an unknown reference": (
+        _edited(_set(["errors", "attribute_errors", 0, "ref_id"], "R9")),
+        "errors.attribute_errors[0].ref_id: 'R9' is not a listed finding",
+    ),
+    "attribute error of an unknown candidate finding": (
+        _edited(_set(["errors", "attribute_errors", 0, "pred_id"], "P9")),
+        "errors.attribute_errors[0].pred_id: 'P9' is not a listed finding",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(EXACT))
+def test_the_refusal_names_the_place_exactly(name):
+    text, problem = EXACT[name]
+    assert read_crimson(text).problem == problem
