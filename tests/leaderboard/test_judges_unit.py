@@ -289,6 +289,8 @@ def test_a_measures_board_says_how_it_is_ranked(data, tmp_path):
         "Each measure is the mean over the units the task defines (for instance one per reference, over its "
         "variants); intervals and paired tests resample units. Ranked by the first measure."
     )
+    assert board["statistic"] == "mean first over the units" and board["trial"] is None
+    assert board["measure_labels"] == {m: f"mean {m} over the units" for m in ("first", "gap", "last")}
 
 
 def test_tau_needs_two_distinct_scores_on_each_side(data, tmp_path, agree_family):

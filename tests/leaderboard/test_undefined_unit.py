@@ -66,6 +66,7 @@ def test_a_run_whose_statistic_is_undefined_is_not_ranked_and_says_why(tmp_path,
 def test_an_interval_and_tests_undefined_on_resamples_are_empty_with_the_reason(tmp_path, monkeypatch):
     result = _leaderboard(tmp_path, monkeypatch, a=("toy_sparse", A_COUNTS), sparse=("toy_sparse", SPARSE))
     (board,) = result["boards"]
+    assert board["statistic"] == "f1 of the whole sample set"
     sparse = next(e for e in board["entries"] if e["log"] == "../sparse.eval")
     assert sparse["score"] == 1.0 and (sparse["ci_low"], sparse["ci_high"]) == (None, None)
     (why,) = set(sparse["empty"].values())
