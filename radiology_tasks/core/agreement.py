@@ -73,9 +73,9 @@ def correlate(
 
     Pairs where either value is NaN or None are left out and counted in ``n_missing``. The
     intervals come from ``n_resamples`` paired bootstrap resamples drawn with
-    ``numpy.random.default_rng(seed)``; resamples whose correlation is undefined (a constant
-    resample) are left out of the percentiles. With fewer than two usable pairs, or a constant
-    input, every value is NaN.
+    ``numpy.random.default_rng(seed)``; a resample whose correlation is undefined (a constant
+    side) counts as -1 for the low bound and +1 for the high bound, so the interval covers whatever
+    it could have been. With fewer than two usable pairs, or a constant input, every value is NaN.
 
     Args:
         scores: Judge scores, one per report.
@@ -175,12 +175,17 @@ def _bootstrap_intervals(
     tail = 100.0 * (1.0 - confidence) / 2.0
     intervals: list[tuple[float, float]] = []
     for column in draws.T:
-        defined = column[~np.isnan(column)]
-        if defined.size == 0:
+        undefined = np.isnan(column)
+        if undefined.all():
             intervals.append((_NAN, _NAN))
-        else:
-            low, high = np.percentile(defined, [tail, 100.0 - tail])
-            intervals.append((float(low), float(high)))
+            continue
+        # A resample with a constant side has no correlation; leaving it out would make the interval one of the
+        # resamples that happen to vary, and a judge that varies on one report of twelve would look reliably
+        # positive. Such a resample could have been anything in [-1, 1]: the low bound takes it as -1 and the
+        # high bound as +1, so the interval covers every value those resamples could have had.
+        low = np.percentile(np.where(undefined, -1.0, column), tail)
+        high = np.percentile(np.where(undefined, 1.0, column), 100.0 - tail)
+        intervals.append((float(low), float(high)))
     return intervals
 
 

@@ -65,6 +65,7 @@ class RunReport:
         log: The log's location.
         task: The task's short name.
         task_version: The version the log records.
+        current_version: The family's version now, whose rules recomputed the figures.
         family: The task's family.
         task_args: The task's `-T` arguments as logged.
         scorer: The name of the scorer whose scores were read.
@@ -77,6 +78,7 @@ class RunReport:
     log: str
     task: str
     task_version: str
+    current_version: str
     family: str
     task_args: dict[str, Any]
     scorer: str
@@ -89,6 +91,11 @@ class RunReport:
     def headline_matches(self) -> bool:
         """True when every headline figure the log holds equals its recomputed value."""
         return all(figure.matches_log is not False for figure in self.headline)
+
+    @property
+    def written_by_older_rules(self) -> bool:
+        """True when another version of the task wrote the log: a figure whose rule changed since may differ."""
+        return self.task_version != self.current_version
 
 
 def logged_metrics(log: EvalLog) -> dict[str, float]:
@@ -221,6 +228,7 @@ def report_of(log: EvalLog, location: str | None = None) -> RunReport:
         log=location,
         task=task,
         task_version=str(log.eval.task_version),
+        current_version=family.version,
         family=family.name,
         task_args=task_args,
         scorer=scorer,

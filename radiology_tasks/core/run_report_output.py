@@ -73,11 +73,15 @@ def _sections(report: RunReport) -> list[tuple[str, list[str], list[list[str]]]]
 
 def _intro(report: RunReport) -> list[str]:
     args = ", ".join(f"{k}={v}" for k, v in report.task_args.items() if v is not None)
-    verdict = (
-        "every headline value the log holds equals its recomputed value"
-        if report.headline_matches
-        else "SOME HEADLINE VALUES DIFFER FROM THE LOG"
-    )
+    if report.headline_matches:
+        verdict = "every headline value the log holds equals its recomputed value"
+    elif report.written_by_older_rules:
+        verdict = (
+            f"some headline values differ from the log, which version {report.task_version} wrote: they are "
+            f"recomputed by version {report.current_version}'s rules (see the family's changelog)"
+        )
+    else:
+        verdict = "SOME HEADLINE VALUES DIFFER FROM THE LOG"
     return [
         f"Log: {report.log}",
         f"Task: {report.task} {report.task_version} ({report.family}), scorer {report.scorer}, "
@@ -227,7 +231,8 @@ def write_report(report: RunReport, out: Path) -> tuple[Path, Path]:
 def report_command(log: str, out: str | None) -> int:
     """`radiology-tasks report LOG [--out DIR]`: print the Markdown report and write it with the HTML page.
 
-    Without `out` the files go into ``<log name>.report/`` beside the log.
+    Without `out` the files go into ``<log name>.report/`` beside the log. The exit code is 1 when a headline
+    value the log holds differs from its recomputation and the log was written by the current version.
     """
     from radiology_tasks.core.run_report import build_report
 
@@ -238,4 +243,4 @@ def report_command(log: str, out: str | None) -> int:
     md, page = write_report(report, folder)
     print(markdown(report))
     print(f"Written: {md} and {page}")
-    return 0 if report.headline_matches else 1
+    return 0 if report.headline_matches or report.written_by_older_rules else 1

@@ -38,8 +38,12 @@ def _scipy_intervals(
     tail = (1 - confidence) / 2
     intervals = []
     for column in draws.T:
-        defined = np.sort(column[~np.isnan(column)])
-        intervals.append((_quantile(defined, tail), _quantile(defined, 1 - tail)))
+        # An undefined resample (a constant side) could have been any correlation: -1 for the low bound, +1 for
+        # the high one.
+        undefined = np.isnan(column)
+        low = _quantile(np.sort(np.where(undefined, -1.0, column)), tail)
+        high = _quantile(np.sort(np.where(undefined, 1.0, column)), 1 - tail)
+        intervals.append((low, high))
     return intervals
 
 
@@ -137,7 +141,7 @@ def test_expert_agreement_metric_passes_its_confidence_level_on() -> None:
 
 
 def test_intervals_with_ties_and_constant_resamples_equal_scipy() -> None:
-    # Three points with ties: many resamples are constant and are left out of the percentiles.
+    # Three points with ties: many resamples are constant and count as -1 (low bound) and +1 (high bound).
     judge, expert = [0.2, 0.2, 0.9, 0.5], [0.0, 0.4, 1.0, 0.4]
     result = correlate(judge, expert, n_resamples=400, seed=3)
     expected = _scipy_intervals(judge, expert, 400, 3)
@@ -346,13 +350,30 @@ def test_defaults_are_a_thousand_resamples_seeded_with_zero() -> None:
     assert correlate(JUDGE, EXPERT) == correlate(JUDGE, EXPERT, n_resamples=1000, seed=0, confidence=0.95)
 
 
-def test_two_pairs_give_an_interval_from_their_non_constant_resamples() -> None:
-    # Any resample holding both points has tau = rho = r = 1; constant ones are left out.
-    for n_resamples, seed in ((20, 0), (1, 1)):
-        result = correlate([1.0, 2.0], [3.0, 5.0], n_resamples=n_resamples, seed=seed)
-        assert result.kendall_tau_ci == (1.0, 1.0)
-        assert result.spearman_ci == pytest.approx((1.0, 1.0), abs=1e-12)
-        assert result.pearson_ci == pytest.approx((1.0, 1.0), abs=1e-12)
+def test_two_pairs_give_an_interval_that_counts_their_constant_resamples() -> None:
+    # A resample holding both points has tau = rho = r = 1; a constant one could have been anything. With
+    # one resample, drawn non-constant, the interval is (1, 1); with twenty, about half are constant and the
+    # interval is all of [-1, 1]: two points say nothing about agreement.
+    single = correlate([1.0, 2.0], [3.0, 5.0], n_resamples=1, seed=1)
+    assert single.kendall_tau_ci == (1.0, 1.0)
+    assert single.pearson_ci == pytest.approx((1.0, 1.0), abs=1e-12)
+    many = correlate([1.0, 2.0], [3.0, 5.0], n_resamples=20, seed=0)
+    constant = sum(len(set(r)) == 1 for r in np.random.default_rng(0).integers(0, 2, size=(20, 2)))
+    assert 1 < constant < 19
+    for interval in (many.kendall_tau_ci, many.spearman_ci, many.pearson_ci):
+        assert interval == pytest.approx((-1.0, 1.0), abs=1e-12)
+
+
+def test_a_judge_that_varies_on_one_report_gets_no_confident_interval() -> None:
+    # Eleven identical judge scores and one lower one that happens to sit on the expert's worst report: tau is
+    # positive, but a third of the resamples miss that report and carry no information. Leaving them out gave an
+    # interval that excluded 0; counted as unknown, the interval reaches down to -1.
+    judge = [1.0] * 11 + [0.5]
+    expert = [0.9, 0.8, 1.0, 0.7, 0.95, 0.85, 0.9, 0.6, 1.0, 0.75, 0.8, 0.1]
+    result = correlate(judge, expert, n_resamples=1000, seed=0)
+    assert result.kendall_tau > 0.3
+    low, high = result.kendall_tau_ci
+    assert low == -1.0 and high > result.kendall_tau
 
 
 def test_one_constant_side_is_undefined_without_warnings() -> None:
