@@ -130,7 +130,8 @@ def test_the_toy_family_is_listed(registered, capsys):
     lines = capsys.readouterr().out.splitlines()
     start = lines.index("  toy_overlap")
     assert lines[start + 1] == "      Toy family task: the share of the reference's words each candidate repeats."
-    assert lines[start + 2] == "      -T data='demo', candidates=None"
+    assert lines[start + 2] == "      defaults: -T data=demo"
+    assert lines[start + 3] == "      unset unless given: candidates"
 
 
 def test_the_toy_family_is_submitted_re_scored_and_ranked(logs, tmp_path):
