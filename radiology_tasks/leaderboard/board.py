@@ -28,7 +28,7 @@ from radiology_tasks.leaderboard.bundle import (
     mixed_generation_logs,
     read_manifest,
 )
-from radiology_tasks.leaderboard.checks import coverage, run_violations, unscored_share
+from radiology_tasks.leaderboard.checks import coverage, data_checked, run_violations, unscored_share
 from radiology_tasks.leaderboard.comparison import Settings, Submission, comparability, not_comparable, trial_of
 from radiology_tasks.leaderboard.comparison import digest as _digest
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
@@ -230,7 +230,7 @@ def _entry(submission: Submission, key: str, out: Path, settings: Settings) -> d
         "breakdown": breakdown,
         "expert_points": expert_points(run),
         "empty": empty,
-        "checks": checks_made(run.redacted, rescoring(run).needs_judge()),
+        "checks": checks_made(run.redacted, rescoring(run).needs_judge(), data_checked=data_checked(run)),
     }
 
 

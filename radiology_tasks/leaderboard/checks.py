@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
+from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import family_of
+from radiology_tasks.core.hub import HubError
 from radiology_tasks.core.layouts import all_layouts
-from radiology_tasks.core.loading import load_options
+from radiology_tasks.core.loading import load_options, resolve_data
 from radiology_tasks.core.studies import as_run_used
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
@@ -72,6 +75,25 @@ def dataset_ids(run: RunEvidence) -> list[str]:
 TRIAL_HINT = "a run on part of the data is ranked only on a trial page: radiology-tasks leaderboard --trial"
 
 
+def data_absence(run: RunEvidence) -> str | None:
+    """Why the run's data is not on this machine (its file or folder does not exist, or its hub copy cannot be
+    fetched: offline and not in the hub cache), or None when it is found, whether or not it then loads."""
+    options = run_data_options(run)
+    try:
+        resolve_data(options.data, layout=options.layout, revision=options.revision)
+    except HubError as error:
+        return str(error)
+    except InputError as error:
+        return None if Path(str(options.data)).expanduser().exists() else str(error)
+    return None
+
+
+def data_checked(run: RunEvidence) -> bool:
+    """Whether the board checks the run against its data here: a run that is not redacted always is (without its
+    data it is refused), a redacted one when its data is found (else it is checked as its log recorded it)."""
+    return not run.redacted or data_absence(run) is None
+
+
 def coverage(run: RunEvidence) -> tuple[int, int]:
     """(the dataset's samples the run logged, the dataset's samples): a trial run covers fewer than all.
 
@@ -95,6 +117,9 @@ def _sample_set_violations(run: RunEvidence, *, trial: bool) -> list[str]:
     hub_layout = all_layouts().get(data)
     if hub_layout is not None and hub_layout.hub_repo and not (args.get("revision") or recorded.get("revision")):
         lines.append(f"dataset {data} comes from the Hugging Face hub and the run did not pin -T revision")
+    absent = data_absence(run) if run.redacted else None
+    if absent is not None:
+        return [*lines, *_recorded_sample_set_violations(run, absent, trial=trial)]
     try:
         expected = dataset_ids(run)
     except Exception as error:  # noqa: BLE001 - any loading failure is reported as the line it gives
@@ -124,6 +149,29 @@ def _sample_set_violations(run: RunEvidence, *, trial: bool) -> list[str]:
             for name in names:
                 if recorded.get(name) != now[name]:
                     lines.append(_changed_line(name, run, recorded.get(name), now[name]))
+    return lines
+
+
+def _recorded_sample_set_violations(run: RunEvidence, absent: str, *, trial: bool) -> list[str]:
+    """What can be checked of a redacted run whose data is not here (`absent` says why): the log must record the
+    data's SHA-256 and how many samples the task made of it, and hold that many. Boards then compare runs by their
+    recorded fingerprints and their logged sample sets (`radiology_tasks.leaderboard.comparison`)."""
+    data = run.data_name
+    where = f"the dataset {data} is not here ({absent})"
+    if trial:
+        return [f"{where}, so a trial board cannot count how much of it the run covers; rank it where the data is"]
+    lines = []
+    if not run.fingerprint.get("data_sha256"):
+        lines.append(f"{where} and the log records no SHA-256 of it to compare runs by")
+    limit = run.task_args.get("limit")
+    if limit is not None:
+        lines.append(f"{where} to show that the run, limited to -T limit={limit}, covers all of it")
+    recorded = (run.metadata.get("data") or {}).get("samples")
+    logged = len({s.id for s in run.samples})
+    if not isinstance(recorded, int):
+        lines.append(f"{where} and the log records no count of its samples to check the run's against")
+    elif recorded != logged:
+        lines.append(f"the log records {recorded} samples of the dataset {data} at eval time but holds {logged}")
     return lines
 
 

@@ -11,7 +11,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from radiology_tasks.leaderboard.redact import HASH_ONLY
+from radiology_tasks.leaderboard.redact import REDACTED_CHECKS
 
 SCHEMA_FILE = "leaderboard.schema.json"
 PAGE_TEMPLATE = "page.html.jinja"
@@ -97,9 +97,10 @@ class _Footnotes:
 
 
 def _system_cell(entry: dict[str, Any]) -> str:
-    """A system's name, with the note that its answers were verified by hash only when its log is redacted."""
+    """A system's name, with the note that its answers were verified by hash only (and whether its data was
+    checked) when its log is redacted."""
     checks = entry.get("checks")
-    return f"{entry['system']} ({checks})" if checks == HASH_ONLY else entry["system"]
+    return f"{entry['system']} ({checks})" if checks in REDACTED_CHECKS else entry["system"]
 
 
 def _figure(value: float | None, why: str | None, notes: _Footnotes, form: str = ".3f") -> str:

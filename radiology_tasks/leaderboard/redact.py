@@ -234,10 +234,16 @@ def redact_log(
 HASH_ONLY = "answers verified by hash only"
 """What a leaderboard says of a redacted run: its judge answers were matched to the judge's returns by hash, and
 its scores re-worked from the parsed answers it keeps, but the answers themselves could not be read again."""
+HASH_ONLY_UNCHECKED_DATA = f"{HASH_ONLY}; data not checked: fingerprint as recorded"
+"""What a leaderboard says of a redacted run whose data it does not hold: as `HASH_ONLY`, and its sample set and
+data were compared with other runs' as its log recorded them, not checked against the data."""
+REDACTED_CHECKS = (HASH_ONLY, HASH_ONLY_UNCHECKED_DATA)
+"""The labels a redacted run's entry carries, which pages and tables show beside the system."""
 
 
-def checks_made(redacted: bool, judged: bool) -> str:
-    """Which checks a leaderboard could make on a run's scores, as its page says it."""
+def checks_made(redacted: bool, judged: bool, *, data_checked: bool) -> str:
+    """Which checks a leaderboard could make on a run's scores and data, as its page says it (`data_checked`
+    False only for a redacted run whose data the leaderboard does not hold)."""
     if redacted:
-        return HASH_ONLY
+        return HASH_ONLY if data_checked else HASH_ONLY_UNCHECKED_DATA
     return "judge answers re-read" if judged else "scores recomputed from the texts"
