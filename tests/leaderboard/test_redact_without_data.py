@@ -88,6 +88,25 @@ def test_a_redacted_bundle_ranks_without_its_data_and_says_so(runs, tmp_path):
     assert f"System A ({HASH_ONLY_UNCHECKED_DATA})" in written["markdown"].read_text()
 
 
+@pytest.mark.slow
+def test_the_page_labels_a_run_whose_data_was_not_checked(runs, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    chromium = shutil.which("chromium")
+    assert chromium, "the page is checked in Debian's Chromium (apt-get install chromium)"
+    page_file = write_outputs(build_leaderboard([runs.bundle], tmp_path, SETTINGS), tmp_path)["page"]
+    problems: list[str] = []
+    with sync_playwright() as driver:
+        browser = driver.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_page()
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.goto(page_file.as_uri())
+        labels = page.eval_on_selector_all("table.ranking td .checks", "cs => cs.map(c => c.textContent)")
+        browser.close()
+    assert problems == []
+    assert labels == [HASH_ONLY_UNCHECKED_DATA]
+
+
 def test_with_its_data_here_a_redacted_run_is_checked_against_it(runs, redacted, tmp_path):
     with runs.data_here() as data:
         assert data_absence(redacted) is None and data_checked(redacted)
