@@ -15,6 +15,8 @@ from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
 from radiology_tasks.crimson.context import patient_context
+from radiology_tasks.crimson.parsed import kept_answer
+from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
 from radiology_tasks.scorers.crimson.contract import CONTRACT
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY, CrimsonReading, read_crimson
 from radiology_tasks.scorers.crimson.score import at_grammar_bound, crimson_outcome
@@ -56,8 +58,9 @@ def crimson_score(
 ) -> Score:
     """The `Score` of one pair from its reading (None when there is no answer to read, `missing` saying why).
 
-    The value is ``{"crimson": score}``; the metadata keeps the intermediate quantities, the error counts and the
-    line saying where an unread answer breaks the contract. Under ``worst`` a missing score counts as `FLOOR`,
+    The value is ``{"crimson": score}``; the metadata keeps the intermediate quantities, the error counts, the
+    answer as read (under `PARSED_ANSWERS`, what a redacted log is re-scored from) and the line saying where an
+    unread answer breaks the contract. Under ``worst`` a missing score counts as `FLOOR`,
     listed in ``filled_in``.
     """
     extra = dict(metadata or {})
@@ -66,6 +69,7 @@ def crimson_score(
         outcome = crimson_outcome(reading.assessment)
         value = outcome.score
         extra["crimson"] = outcome.as_dict()
+        extra[PARSED_ANSWERS] = kept_answer(reading.assessment)
     elif reading is not None:
         extra["reading_problem"] = reading.problem
     problem = reading.problem if reading is not None else None

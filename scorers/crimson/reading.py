@@ -71,6 +71,32 @@ class Assessment:
     missing_findings: tuple[str, ...]
     attribute_errors: tuple[AttributeError_, ...]
 
+    def as_answer(self) -> dict[str, Any]:
+        """The assessment as plain data in the answer's own format (`read_parsed` reads it back to this)."""
+        return {
+            "reference_findings": [_finding_data(f) for f in self.reference],
+            "predicted_findings": [_finding_data(f) for f in self.predicted],
+            "matched_findings": [{"ref_id": ref, "pred_id": pred} for ref, pred in self.matched],
+            "errors": {
+                "false_findings": list(self.false_findings),
+                "missing_findings": list(self.missing_findings),
+                "attribute_errors": [
+                    {
+                        "ref_id": e.ref_id,
+                        "pred_id": e.pred_id,
+                        "severity": e.severity,
+                        "error_types": list(e.error_types),
+                        "explanation": e.explanation,
+                    }
+                    for e in self.attribute_errors
+                ],
+            },
+        }
+
+
+def _finding_data(finding: Finding) -> dict[str, str]:
+    return {"id": finding.id, "finding": finding.text, "clinical_significance": finding.significance}
+
 
 @dataclass(frozen=True)
 class CrimsonReading:
@@ -255,8 +281,18 @@ def read_crimson(answer: str) -> CrimsonReading:
     """
     try:
         data = json.loads(answer.strip(), object_pairs_hook=_no_repeated_keys, parse_constant=_no_constant)
-        return CrimsonReading(assessment=_assessment(data))
     except _Refused as refused:
         return CrimsonReading(problem=str(refused))
     except (json.JSONDecodeError, RecursionError) as error:
         return CrimsonReading(problem=f"not one JSON object: {error}")
+    return read_parsed(data)
+
+
+def read_parsed(data: Any) -> CrimsonReading:
+    """Read an answer already decoded from JSON (`Assessment.as_answer`, as a log keeps it) by the same rules as
+    `read_crimson`: the same fields, labels and consistency between the lists, or the line saying where it breaks.
+    """
+    try:
+        return CrimsonReading(assessment=_assessment(data))
+    except _Refused as refused:
+        return CrimsonReading(problem=str(refused))

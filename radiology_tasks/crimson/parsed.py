@@ -1,0 +1,25 @@
+"""What a CRIMSON score keeps of its judge's answer as read, for a redacted log to be re-scored from.
+
+The answer is kept in its own format (findings with their ids and significance labels, the matches, the false and
+missing findings, the attribute errors with their severities and types), with each finding text and explanation
+replaced by its hash: no score depends on them, and a one-word text would otherwise survive redaction, which
+hashes free text by its whitespace, in every copy Inspect makes of the score metadata (the sample's score event).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from radiology_tasks.leaderboard.redact import text_hash
+from radiology_tasks.scorers.crimson.reading import Assessment
+
+
+def kept_answer(assessment: Assessment) -> dict[str, Any]:
+    """The assessment as plain data in the answer's format, its finding texts and explanations hashed."""
+    answer = assessment.as_answer()
+    for side in ("reference_findings", "predicted_findings"):
+        for finding in answer[side]:
+            finding["finding"] = text_hash(finding["finding"])
+    for error in answer["errors"]["attribute_errors"]:
+        error["explanation"] = text_hash(error["explanation"])
+    return answer
