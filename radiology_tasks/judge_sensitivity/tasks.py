@@ -66,13 +66,15 @@ def _samples(options: DataOptions, *, plan: list[VariantSpec], generation: dict[
                 "(make others with radiology-tasks perturb)"
             )
         samples = file_samples(loaded, on_bad_rows=options.on_bad_rows, seed=options.seed, limit=options.limit)
+        # `data.samples` is the count a leaderboard without the data checks a redacted run's samples against.
+        recorded["samples"] = len(samples.dataset)
         return VariantSamples(
             samples.dataset, {"data": recorded, **samples.summary}, True, samples.categories, samples.max_n
         )
     require_role(INJECTOR_ROLE, NO_INJECTOR_MESSAGE)
     references = pick(distinct_references(loaded.pairs), seed=options.seed, limit=options.limit)
     dataset = planned_samples(references, plan)
-    summary = {"data": recorded, "references": len(references), "variants": len(dataset)}
+    summary = {"data": {**recorded, "samples": len(dataset)}, "references": len(references), "variants": len(dataset)}
     errors = [spec for spec in plan if spec.kind == "error"]
     categories = tuple(dict.fromkeys(str(spec.category) for spec in errors))
     return VariantSamples(dataset, summary, False, categories, max((s.n_changes for s in errors), default=0))

@@ -114,6 +114,8 @@ def test_the_hand_worked_set_gives_exactly_the_hand_worked_metrics(monkeypatch, 
     assert_summary_only(log, {"discrimination_n", "monotonicity", "judge_count_n1", "excluded", "parse_failure_rate"})
     samples = {s.id: s for s in log.samples}
     assert len(samples) == 14
+    # The count a leaderboard without the data checks a redacted run against.
+    assert log.eval.metadata["data"]["samples"] == 14
     # R1 b3 was asked for 3 changes and given 1, five times: excluded, counted, never judged.
     excluded = samples["R1:error-b-3"]
     attempts = excluded.metadata["variant"]["attempts"]

@@ -16,7 +16,7 @@ from inspect_ai.log import EvalLog, read_eval_log
 from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
-from radiology_tasks.leaderboard.checks import run_violations
+from radiology_tasks.leaderboard.checks import data_absence, data_checked, run_violations
 from radiology_tasks.leaderboard.evidence import read_run
 from radiology_tasks.leaderboard.redact import HASH_ONLY, HASH_PREFIX, text_hash
 from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
@@ -108,6 +108,21 @@ def test_a_redacted_run_passes_the_leaderboard_s_checks(runs, bundle, task):
     run = read_run(_bundled(bundle, runs, task))
     assert run.redacted
     assert run_violations(run) == []
+
+
+@pytest.mark.parametrize("task", ["vert", "green", "judge_sensitivity"])
+def test_a_redacted_run_passes_without_its_data_as_its_log_recorded_it(runs, bundle, task):
+    # On a leaderboard machine without the data: each family's log records the count of samples it checks against
+    # (judge_sensitivity's variants included). Only the runs read from a file of the test's own can lose it.
+    run = read_run(_bundled(bundle, runs, task))
+    data = Path(run.task_args["data"])
+    hidden = data.rename(data.with_name(data.name + ".away"))
+    try:
+        assert data_absence(run) is not None and not data_checked(run)
+        assert run_violations(run) == []
+    finally:
+        hidden.rename(data)
+    assert data_checked(run)
 
 
 def test_a_forged_score_in_a_redacted_log_is_refused_from_its_parsed_answer(runs, bundle):
