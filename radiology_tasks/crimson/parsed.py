@@ -4,14 +4,25 @@ The answer is kept in its own format (findings with their ids and significance l
 missing findings, the attribute errors with their severities and types), with each finding text and explanation
 replaced by its hash: no score depends on them, and a one-word text would otherwise survive redaction, which
 hashes free text by its whitespace, in every copy Inspect makes of the score metadata (the sample's score event).
+
+The key and the hash are the leaderboard's (`radiology_tasks.leaderboard.rules.PARSED_ANSWERS`,
+`radiology_tasks.leaderboard.redact.text_hash`), written out here so that a run, which imports the scorer, does
+not import the leaderboard; the family's tests hold them equal.
 """
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
-from radiology_tasks.leaderboard.redact import text_hash
 from radiology_tasks.scorers.crimson.reading import Assessment
+
+PARSED_ANSWERS = "parsed_answers"
+"""The score metadata key of the kept answer."""
+
+
+def _hashed(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def kept_answer(assessment: Assessment) -> dict[str, Any]:
@@ -19,7 +30,7 @@ def kept_answer(assessment: Assessment) -> dict[str, Any]:
     answer = assessment.as_answer()
     for side in ("reference_findings", "predicted_findings"):
         for finding in answer[side]:
-            finding["finding"] = text_hash(finding["finding"])
+            finding["finding"] = _hashed(finding["finding"])
     for error in answer["errors"]["attribute_errors"]:
-        error["explanation"] = text_hash(error["explanation"])
+        error["explanation"] = _hashed(error["explanation"])
     return answer

@@ -15,8 +15,7 @@ from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
 from radiology_tasks.crimson.context import patient_context
-from radiology_tasks.crimson.parsed import kept_answer
-from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
+from radiology_tasks.crimson.parsed import PARSED_ANSWERS, kept_answer
 from radiology_tasks.scorers.crimson.contract import CONTRACT
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY, CrimsonReading, read_crimson
 from radiology_tasks.scorers.crimson.score import at_grammar_bound, crimson_outcome

@@ -16,15 +16,18 @@ from typing import Any
 import pytest
 from inspect_ai.log import EvalLog
 
+from radiology_tasks.crimson import parsed
 from radiology_tasks.crimson.rescoring import RESCORING
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.checks import run_violations
 from radiology_tasks.leaderboard.evidence import read_run
-from radiology_tasks.leaderboard.redact import HASH_ONLY, HASH_PREFIX, text_hash
+from radiology_tasks.leaderboard.redact import HASH_ONLY, HASH_PREFIX, redact_log, text_hash
 from radiology_tasks.leaderboard.rescore import rescoring_violations
 from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
-from radiology_tasks.leaderboard.verify import verify_bundle
+from radiology_tasks.leaderboard.verify import original_lines, verify_bundle
+from radiology_tasks.scorers.crimson.reading import read_crimson
+from tests.crimson.answers import SIMPLE
 from tests.crimson.stub_judge import readable_reply, reply
 from tests.crimson.test_task import run
 from tests.leaderboard.credentialed_runs import leaks, secret_texts
@@ -82,6 +85,14 @@ def _score(log: EvalLog, sample_id: str) -> Any:
     scores = next(s for s in log.samples if s.id == sample_id).scores
     assert scores is not None
     return scores["crimson_judge"]
+
+
+def test_the_kept_answer_uses_the_leaderboard_s_key_and_hash():
+    assessment = read_crimson(SIMPLE).assessment
+    assert assessment is not None and parsed.PARSED_ANSWERS == PARSED_ANSWERS
+    kept = parsed.kept_answer(assessment)
+    assert kept["reference_findings"][0]["finding"] == text_hash("finding R1")
+    assert kept["errors"]["attribute_errors"][0]["explanation"] == text_hash("the details differ")
 
 
 def test_the_redacted_bundle_holds_no_report_answer_or_finding_text(original, bundles):
@@ -221,3 +232,25 @@ def test_verify_passes_the_honest_bundle_and_names_a_changed_answer_or_parsed_an
         f"{name}: sample b: scores.crimson_judge.metadata.parsed_answers.reference_findings[1].clinical_significance "
         "differs from the original log's"
     ]
+
+
+def test_verify_reads_each_original_answer_again_rather_than_trust_the_parsed_answer_it_logged(original, tmp_path):
+    forged = _forged(original, _benign_r2, tmp_path)
+    bundled = tmp_path / "bundled.eval"
+    redact_log(forged, bundled, "--redact-text")  # a redaction keeping the parsed answers the log claims
+    lines = original_lines(bundled, forged)
+    assert (
+        "sample b: scores.crimson_judge.metadata.parsed_answers.reference_findings[1].clinical_significance differs "
+        "from the original log's" in lines
+    ), lines
+    assert "original: sample b: the parsed answer its score keeps is not its stored judge answer read" in lines
+
+
+def test_a_parsed_answer_removed_from_the_redacted_log_leaves_a_logged_outcome_it_cannot_give(
+    original, bundles, tmp_path
+):
+    def forge(log: EvalLog) -> None:
+        del _score(log, "b").metadata[PARSED_ANSWERS]
+
+    lines = _refused(_forged(_redacted_log(bundles, original), forge, tmp_path))
+    assert "forged.eval: sample b: logs a CRIMSON outcome but its stored answer gives none" in lines, lines
