@@ -58,24 +58,18 @@ def _checked(values: Sequence[float], name: str) -> list[float]:
 def mean_interval(
     values: Sequence[float], *, confidence: float = 0.95, resamples: int = 1000, seed: int = 0
 ) -> Interval:
-    """The mean of `values` with its percentile bootstrap interval (scipy.stats.bootstrap)."""
+    """The mean of `values` with its percentile bootstrap interval: the run summary's own (a constant or one value
+    gives the mean as both bounds)."""
     import numpy as np
-    from scipy.stats import bootstrap
 
-    data = np.asarray(_checked(values, "mean_interval"))
-    mean = float(data.mean())
-    if len(data) < 2 or np.all(data == data[0]):
+    from radiology_tasks.core.metrics import bootstrap_mean_interval
+
+    data = _checked(values, "mean_interval")
+    mean = float(np.mean(data))
+    if len(data) < 2:
         return Interval(mean, mean, mean, len(data), confidence, resamples)
-    result = bootstrap(
-        (data,),
-        np.mean,
-        confidence_level=confidence,
-        n_resamples=resamples,
-        method="percentile",
-        rng=np.random.default_rng(seed),
-    )
-    interval = result.confidence_interval
-    return Interval(mean, float(interval.low), float(interval.high), len(data), confidence, resamples)
+    low, high = bootstrap_mean_interval(data, n_resamples=resamples, confidence=confidence, seed=seed)
+    return Interval(mean, low, high, len(data), confidence, resamples)
 
 
 def paired_bootstrap_p(a: Sequence[float], b: Sequence[float], *, resamples: int = 1000, seed: int = 0) -> float:
