@@ -22,7 +22,7 @@ from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.checks import run_violations
 from radiology_tasks.leaderboard.evidence import read_run
-from radiology_tasks.leaderboard.redact import HASH_ONLY, HASH_PREFIX, redact_log, text_hash
+from radiology_tasks.leaderboard.redact import HASH_ONLY, HASH_ONLY_UNCHECKED_DATA, HASH_PREFIX, redact_log, text_hash
 from radiology_tasks.leaderboard.rescore import rescoring_violations
 from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
 from radiology_tasks.leaderboard.verify import original_lines, verify_bundle
@@ -111,12 +111,12 @@ def test_the_redacted_run_keeps_its_parsed_answers_with_texts_hashed_and_labels_
     assert redacted.redacted
     c = next(s for s in redacted.samples if s.id == "c")
     assert c.metadata["judge_answer"].startswith(HASH_PREFIX)
-    parsed = c.metadata[PARSED_ANSWERS]
-    assert parsed["reference_findings"] == [
+    kept = c.metadata[PARSED_ANSWERS]
+    assert kept["reference_findings"] == [
         {"id": "R1", "finding": text_hash("Hydropneumothorax"), "clinical_significance": "actionable_not_urgent"}
     ]
-    assert parsed["matched_findings"] == [{"ref_id": "R1", "pred_id": "P1"}]
-    (error,) = parsed["errors"]["attribute_errors"]
+    assert kept["matched_findings"] == [{"ref_id": "R1", "pred_id": "P1"}]
+    (error,) = kept["errors"]["attribute_errors"]
     assert (error["severity"], error["error_types"], error["explanation"]) == (
         "significant",
         ["unspecific"],
@@ -254,3 +254,14 @@ def test_a_parsed_answer_removed_from_the_redacted_log_leaves_a_logged_outcome_i
 
     lines = _refused(_forged(_redacted_log(bundles, original), forge, tmp_path))
     assert "forged.eval: sample b: logs a CRIMSON outcome but its stored answer gives none" in lines, lines
+
+
+def test_a_board_without_the_data_ranks_the_redacted_run_as_its_log_recorded_the_data(tmp_path, monkeypatch):
+    log, _ = run(monkeypatch, tmp_path, worded_reply)
+    bundle = write_bundle([Path(log.location)], tmp_path / "bundle", SystemCard(), redact=True).parent
+    (tmp_path / "pairs.jsonl").unlink()
+    board = build_leaderboard([bundle], tmp_path / "site", Settings(resamples=50))
+    assert board["not_ranked"] == []
+    (entry,) = (e for ranked in board["boards"] for e in ranked["entries"])
+    assert entry["score"] == pytest.approx(sum(SCORES.values()) / 4)
+    assert entry["checks"] == HASH_ONLY_UNCHECKED_DATA
