@@ -1,6 +1,6 @@
 """The `radiology-tasks` command line: the commands around the tasks, which themselves run with `inspect eval
 radiology_tasks/<task>`. It lists the tasks, datasets and layouts, submits and ranks leaderboard runs, tabulates and
-combines judges' logs, makes the data some tasks read (variants, sensitivity sets, CT-FineBench questions, label
+combines judges' logs, makes the data some tasks read (variants, sensitivity sets, benchmark questions, label
 tables, judge training files) and prints the lm-eval config directory; the metric families add their own
 commands. The maintainers' `task-docs` (the READMEs' parameter tables from the tasks' docstrings) runs but is not
 listed in the help."""
@@ -57,7 +57,7 @@ def _typed(value: object) -> str:
 
 
 def _parameter_text(parameter: inspect.Parameter, task_name: str) -> str | None:
-    """The parameter's default as the user would type it (``-T prompt=vert``); its bare name when it has none;
+    """The parameter's default as the user would type it (``-T shots=0``); its bare name when it has none;
     None when it is unset by default (None), except `data`, whose unset default is the task's dataset."""
     if parameter.default is inspect.Parameter.empty:
         return parameter.name

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.judge import stored_unreadable_reason
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
-from radiology_tasks.core.unscored import is_filled_in, judged_score
-from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, RankedScore, Rescoring
-from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
+from radiology_tasks.core.unscored import is_filled_in
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.report_judge.rescoring import expected_scores, parsed_answer
+from radiology_tasks.scorers.report_judge.reading import score_keys
 
 if TYPE_CHECKING:
     from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
@@ -18,59 +18,15 @@ def _prompt(run: RunEvidence) -> str:
     return "green" if run.short_task == "green" else str(run.task_args.get("prompt") or "vert")
 
 
-def _reading(run: RunEvidence, sample: SampleEvidence, answer: str) -> ScoreReading:
-    """The scores the scorer reads from `answer`, under the run's settings."""
-    return read_scores(
-        answer,
-        prompt=_prompt(run),  # type: ignore[arg-type]
-        candidate=sample.candidate,
-        missing_categories=run.task_args.get("missing_categories") or "zero",
-        zero_matched=run.task_args.get("zero_matched") or "perfect_if_no_errors",
-    )
-
-
 def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
-    """What the scorer read from the stored judge answer: each score's value and, for one it could not read, why
-    (kept by a redacted log in place of the answer's text); {} for a sample without an answer."""
-    answer = sample.metadata.get("judge_answer")
-    if not isinstance(answer, str):
-        return {}
-    reading = _reading(run, sample, answer)
-    return {"values": dict(reading.values), "problems": dict(reading.problems)}
-
-
-def _parsed_reading(sample: SampleEvidence) -> tuple[dict[str, float | None], dict[str, str]]:
-    """The values and problems a redacted sample keeps; an answer without them reads as nothing read."""
-    parsed = sample.metadata.get(PARSED_ANSWERS)
-    parsed = parsed if isinstance(parsed, dict) else {}
-    values, problems = parsed.get("values"), parsed.get("problems")
-    if not isinstance(values, dict):
-        return {}, {}
-    return dict(values), dict(problems) if isinstance(problems, dict) else {}
+    """What the scorer read from the stored judge answer (kept by a redacted log in place of its text)."""
+    return parsed_answer(run, sample, _prompt(run))
 
 
 def expected_values(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
     """The value dict the GREEN/VERT scorer gives for this sample's stored judge answer, under the run's settings
     (for a redacted run, for the scores it keeps as read from that answer)."""
-    keys = score_keys(_prompt(run))  # type: ignore[arg-type]
-    policy = run.task_args.get("unscored") or "worst"
-    answer = sample.metadata.get("judge_answer")
-    logged_reasons = sample.metadata.get("unscored") or {}
-    if answer is None:
-        values: dict[str, float | None] = dict.fromkeys(keys)
-        missing = {key: (str(logged_reasons.get(key, "unscored")), "") for key in keys}
-    else:
-        if run.redacted:
-            read, problems = _parsed_reading(sample)
-            values = {key: read.get(key) for key in keys}
-        else:
-            reading = _reading(run, sample, answer)
-            values, problems = reading.values, reading.problems
-        # The reason the scorer gave: `truncated` when the kept answer was counted as cut at its budget.
-        code = stored_unreadable_reason(sample.metadata)
-        missing = {key: (code, problem) for key, problem in problems.items()}
-    score = judged_score(values, missing, policy=policy, bounded=BOUNDED_KEYS)  # type: ignore[arg-type]
-    return dict(score.value)  # type: ignore[arg-type]
+    return expected_scores(run, sample, _prompt(run))
 
 
 def ranked(run: RunEvidence) -> RankedScore:

@@ -15,14 +15,13 @@ from typing import Any
 
 from inspect_ai.scorer import SampleScore, Score
 
-from radiology_tasks.core.judge import stored_unreadable_reason
-from radiology_tasks.core.unscored import judged_score
 from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness, judged_variants
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
-from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.report_judge.rescoring import expected_scores, parsed_answer
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.sensitivity import balance, discrimination, robustness
-from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
+from radiology_tasks.scorers.report_judge.reading import score_keys
 
 _RUN_FIGURES = ("discrimination", "robustness", "balance", "discrimination_n", "robustness_n")
 _REPORT_FIGURES = ("discrimination_n", "robustness_n")
@@ -47,61 +46,20 @@ def ranked(run: RunEvidence) -> RankedScore:
     return RankedScore(score_keys(_prompt(run))[0])  # type: ignore[arg-type]
 
 
-def _reading(run: RunEvidence, sample: SampleEvidence, answer: str) -> ScoreReading:
-    """The scores the scorer reads from `answer`, under the run's settings."""
-    return read_scores(
-        answer,
-        prompt=_prompt(run),  # type: ignore[arg-type]
-        candidate=sample.candidate or "",
-        missing_categories=run.task_args.get("missing_categories") or "zero",
-        zero_matched=run.task_args.get("zero_matched") or "perfect_if_no_errors",
-    )
-
-
 def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
-    """What the scorer read from the kept judge answer: each score's value and, for one it could not read, why
-    (kept by a redacted log in place of the answer's text); {} for a sample without an answer."""
-    answer = sample.metadata.get("judge_answer")
-    if not isinstance(answer, str) or _excluded(sample):
-        return {}
-    reading = _reading(run, sample, answer)
-    return {"values": dict(reading.values), "problems": dict(reading.problems)}
-
-
-def _parsed_reading(sample: SampleEvidence) -> tuple[dict[str, float | None], dict[str, str]]:
-    """The values and problems a redacted sample keeps; an answer without them reads as nothing read."""
-    parsed = sample.metadata.get(PARSED_ANSWERS)
-    values = parsed.get("values") if isinstance(parsed, dict) else None
-    problems = parsed.get("problems") if isinstance(parsed, dict) else None
-    if not isinstance(values, dict):
-        return {}, {}
-    return dict(values), dict(problems) if isinstance(problems, dict) else {}
+    """What the scorer read from the kept judge answer (kept by a redacted log in place of its text); {} for a
+    variant that was never judged."""
+    return {} if _excluded(sample) else parsed_answer(run, sample, _prompt(run))
 
 
 def expected(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
     """The value dict the scorer gives for the sample's stored judge answer, under the run's settings (for a
     redacted run, for the scores it keeps as read from that answer)."""
     prompt = _prompt(run)
-    keys = score_keys(prompt)  # type: ignore[arg-type]
     if _excluded(sample):
         # A variant that could not be made is never judged: every value is missing, none filled in.
-        return dict.fromkeys(keys, math.nan)
-    answer = sample.metadata.get("judge_answer")
-    if answer is None:
-        values: dict[str, float | None] = dict.fromkeys(keys)
-        missing = {key: ("unscored", "") for key in keys}
-    else:
-        if run.redacted:
-            read, problems = _parsed_reading(sample)
-            values = {key: read.get(key) for key in keys}
-        else:
-            reading = _reading(run, sample, answer)
-            values, problems = reading.values, reading.problems
-        # The reason the scorer gave: `truncated` when the kept answer was counted as cut at its budget.
-        code = stored_unreadable_reason(sample.metadata)
-        missing = {key: (code, problem) for key, problem in problems.items()}
-    policy = run.task_args.get("unscored") or "worst"
-    return dict(judged_score(values, missing, policy=policy, bounded=BOUNDED_KEYS).value)  # type: ignore[arg-type]
+        return dict.fromkeys(score_keys(prompt), math.nan)  # type: ignore[arg-type]
+    return expected_scores(run, sample, prompt)
 
 
 def _attempts(sample: SampleEvidence) -> list[dict[str, Any]]:

@@ -1,0 +1,71 @@
+"""How the leaderboard re-reads a stored GREEN/VERT judge answer, for every family that asks this judge.
+
+The same reading under the same settings as the scorer (`radiology_tasks.report_judge.scorer`); for a redacted log,
+which keeps no answer text, the values and problems the scorer read from the answer, kept beside its hash.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from radiology_tasks.core.judge import stored_unreadable_reason
+from radiology_tasks.core.unscored import judged_score
+from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
+from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
+
+if TYPE_CHECKING:
+    from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
+
+
+def read_answer(run: RunEvidence, sample: SampleEvidence, answer: str, prompt: str) -> ScoreReading:
+    """The scores the scorer reads from `answer` to `prompt`, under the run's settings."""
+    return read_scores(
+        answer,
+        prompt=prompt,  # type: ignore[arg-type]
+        candidate=sample.candidate,
+        missing_categories=run.task_args.get("missing_categories") or "zero",
+        zero_matched=run.task_args.get("zero_matched") or "perfect_if_no_errors",
+    )
+
+
+def parsed_answer(run: RunEvidence, sample: SampleEvidence, prompt: str) -> dict[str, Any]:
+    """What the scorer read from the stored judge answer: each score's value and, for one it could not read, why
+    (kept by a redacted log in place of the answer's text); {} for a sample without an answer."""
+    answer = sample.metadata.get("judge_answer")
+    if not isinstance(answer, str):
+        return {}
+    reading = read_answer(run, sample, answer, prompt)
+    return {"values": dict(reading.values), "problems": dict(reading.problems)}
+
+
+def kept_reading(sample: SampleEvidence) -> tuple[dict[str, float | None], dict[str, str]]:
+    """The values and problems a redacted sample keeps; an answer without them reads as nothing read."""
+    parsed = sample.metadata.get(PARSED_ANSWERS)
+    values = parsed.get("values") if isinstance(parsed, dict) else None
+    problems = parsed.get("problems") if isinstance(parsed, dict) else None
+    if not isinstance(values, dict):
+        return {}, {}
+    return dict(values), dict(problems) if isinstance(problems, dict) else {}
+
+
+def expected_scores(run: RunEvidence, sample: SampleEvidence, prompt: str) -> dict[str, float]:
+    """The value dict the judge's scorer gives for the sample's stored answer to `prompt`, under the run's settings
+    (for a redacted run, for the scores it keeps as read from that answer)."""
+    keys = score_keys(prompt)  # type: ignore[arg-type]
+    answer = sample.metadata.get("judge_answer")
+    if answer is None:
+        logged_reasons = sample.metadata.get("unscored") or {}
+        values: dict[str, float | None] = dict.fromkeys(keys)
+        missing = {key: (str(logged_reasons.get(key, "unscored")), "") for key in keys}
+    else:
+        if run.redacted:
+            read, problems = kept_reading(sample)
+            values = {key: read.get(key) for key in keys}
+        else:
+            reading = read_answer(run, sample, answer, prompt)
+            values, problems = reading.values, reading.problems
+        # The reason the scorer gave: `truncated` when the kept answer was counted as cut at its budget.
+        code = stored_unreadable_reason(sample.metadata)
+        missing = {key: (code, problem) for key, problem in problems.items()}
+    policy = run.task_args.get("unscored") or "worst"
+    return dict(judged_score(values, missing, policy=policy, bounded=BOUNDED_KEYS).value)  # type: ignore[arg-type]
