@@ -284,3 +284,134 @@ def test_epochs_are_reduced_by_their_mean_and_another_reducer_is_refused(tmp_pat
     write_eval_log(log, str(twice))
     with pytest.raises(InputError, match="reduced its epochs with max"):
         build_report(twice)
+
+
+def _old_vert() -> Any:
+    from inspect_ai.log import read_eval_log
+
+    return read_eval_log(str(OLD_LOGS / "vert.eval"))
+
+
+def test_a_sample_without_the_scorer_s_score_is_named() -> None:
+    from radiology_tasks.core.errors import InputError
+    from radiology_tasks.core.run_report import report_of
+
+    log = _old_vert()
+    first = log.samples[0]
+    first.scores = {}
+    with pytest.raises(InputError) as error:
+        report_of(log, "runs/vert.eval")
+    assert str(error.value) == (f"{log.location}: sample {first.id} (epoch {first.epoch}) has no 'report_judge' score")
+
+
+def test_another_reducer_over_one_epoch_reports_and_over_two_is_refused_whole() -> None:
+    from radiology_tasks.core.errors import InputError
+    from radiology_tasks.core.run_report import report_of, sample_scores
+
+    log = _old_vert()
+    log.eval.config.epochs_reducer = ["max", "median"]
+    single = sample_scores(log, "report_judge")  # one epoch: nothing is reduced, whatever the reducer
+    assert [s.sample_id for s in single] == [s.id for s in log.samples]
+    assert [s.sample_metadata for s in single] == [s.metadata for s in log.samples]
+    assert [s.score.value for s in single] == [s.scores["report_judge"].value for s in log.samples]
+    repeated = log.samples[0].model_copy(deep=True)
+    repeated.epoch = 2
+    log.samples = [*log.samples, repeated]
+    with pytest.raises(InputError) as error:
+        report_of(log)
+    assert str(error.value) == (
+        f"{log.location}: the run reduced its epochs with max, median; the report reduces them by the mean only"
+    )
+
+
+def test_a_log_outside_every_family_without_samples_or_unreadable_is_refused(tmp_path: Path) -> None:
+    from radiology_tasks.core.errors import InputError
+    from radiology_tasks.core.run_report import report_of
+
+    log = _old_vert()
+    log.eval.task = "someone_else/other_task"
+    with pytest.raises(InputError) as error:
+        report_of(log, "here.eval")
+    assert str(error.value) == "here.eval: task someone_else/other_task belongs to no radiology-tasks family"
+    log = _old_vert()
+    log.samples = []
+    with pytest.raises(InputError) as error:
+        report_of(log, "here.eval")
+    assert str(error.value) == "here.eval: the log holds no samples (was it written with --no-log-samples?)"
+    broken = tmp_path / "broken.eval"
+    broken.write_text("not a log")
+    with pytest.raises(InputError) as error:
+        build_report(broken)
+    assert str(error.value).startswith(f"{broken}: not a readable Inspect log (")
+
+
+def test_a_family_without_report_metrics_is_refused_by_name() -> None:
+    from radiology_tasks.core.errors import InputError
+    from radiology_tasks.core.run_report import report_of
+
+    add_family(ToyFamily("plain_toy", ("plain_toy_task",)))
+    try:
+        log = _old_vert()
+        log.eval.task = "radiology_tasks/plain_toy_task"
+        with pytest.raises(InputError) as error:
+            report_of(log, "toy.eval")
+        assert str(error.value) == "toy.eval: the plain_toy family does not declare its report metrics"
+    finally:
+        remove_family("plain_toy")
+
+
+def test_the_report_records_the_log_s_identity_and_what_no_metric_recomputes() -> None:
+    from inspect_ai.log import EvalMetric
+
+    from radiology_tasks.core.run_report import report_of
+
+    log = _old_vert()
+    log.results.scores[0].metrics["retired_figure"] = EvalMetric(name="retired_figure", value=0.25)
+    report = report_of(log)
+    assert report.log == log.location and report.task == "vert" and report.family == "green_vert"
+    assert report.task_version == str(log.eval.task_version) and report.current_version == family_of("vert").version
+    assert report.scorer == "report_judge" and report.task_args == dict(log.eval.task_args)
+    names = {f.name for f in [*report.headline, *report.secondary]}
+    logged = {name for group in log.results.scores for name in group.metrics}
+    assert report.not_recomputed == {"retired_figure": 0.25} and set(report.not_recomputed) == logged - names
+    # Without results (a log cut short), the scorer is the one the samples hold.
+    log.results = None
+    bare = report_of(log, "bare.eval")
+    assert bare.scorer == "report_judge" and bare.log == "bare.eval"
+    assert all(f.logged is None for f in bare.headline) and bare.not_recomputed == {}
+
+
+def test_logged_metrics_keep_the_first_scorer_s_value_of_a_name() -> None:
+    from inspect_ai.log import EvalMetric, EvalScore
+
+    from radiology_tasks.core.run_report import logged_metrics
+
+    log = _old_vert()
+    first = log.results.scores[0]
+    other = EvalScore(name="other", scorer="other", metrics={"vert_mean": EvalMetric(name="vert_mean", value=-5)})
+    log.results.scores = [first, other]
+    values = logged_metrics(log)
+    assert values["vert_mean"] == first.metrics["vert_mean"].value and isinstance(values["vert_mean"], float)
+    assert set(values) == set(first.metrics)
+
+
+def test_figures_take_each_key_once_and_the_family_s_own_reason_first() -> None:
+    from inspect_ai.scorer import metric
+
+    from radiology_tasks.core.family import ReportMetrics
+
+    @metric(name="toy_scalar")
+    def scalar() -> Any:
+        return lambda scores: float("nan")
+
+    @metric(name="toy_pair")
+    def pair() -> Any:
+        return lambda scores: {"toy_scalar": 1.0, "toy_other": 2.0}
+
+    samples = [sample(0, 1.0)]
+    said = ReportMetrics([], [], explain=lambda name, key, _: f"{name} says why {key}")
+    figures = compute_figures([scalar(), pair()], samples, {"toy_other": 2.0}, said)
+    assert [(f.name, f.value, f.logged) for f in figures] == [("toy_scalar", None, None), ("toy_other", 2.0, 2.0)]
+    assert figures[0].reason == "toy_scalar says why toy_scalar" and figures[1].reason is None
+    generic = compute_figures([scalar()], samples, {}, ReportMetrics([], [], explain=lambda *_: None))
+    assert generic[0].reason and "says why" not in generic[0].reason
