@@ -5,7 +5,7 @@ Pure arithmetic on plain numbers; numpy and scipy are imported inside the functi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING
@@ -152,41 +152,104 @@ def _correlations(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float
 _CHUNK_ELEMENTS = 1 << 17
 """Resampled indices per chunk of the bootstrap (each array of a chunk then takes about 1 MiB)."""
 
+UNDEFINED_RESAMPLE_RULE = (
+    "A bootstrap resample on which a correlation is undefined (one side constant in it) could have been any "
+    "value in [-1, 1]: an interval's low end counts it as -1 and its high end as +1, and a paired test counts "
+    "it as a difference at least as extreme as the one observed. Unknown resamples count against the claim."
+)
+"""The one rule for undefined resamples, everywhere this project gives a correlation's interval or test."""
+
+
+def bootstrap_distribution(
+    n: int,
+    statistic: Callable[[NDArray[np.int64]], NDArray[np.float64]],
+    *,
+    n_resamples: int,
+    seed: int,
+) -> NDArray[np.float64]:
+    """The statistic on `n_resamples` paired bootstrap resamples of `n` observations, drawn by `scipy.stats.bootstrap`.
+
+    The observations are resampled as a whole (all their columns together): `statistic` is given the drawn indices,
+    one resample per row (shape ``(resamples, n)``), and returns one value per resample, or one row of values per
+    statistic (shape ``(statistics, resamples)``). The draws are those of ``numpy.random.default_rng(seed)
+    .integers(0, n, size=(n_resamples, n))``, taken a chunk of rows at a time so that memory stays bounded.
+
+    Returns:
+        The bootstrap distribution, shape ``(n_resamples,)`` or ``(statistics, n_resamples)``; NaN where the
+        statistic is undefined on a resample.
+    """
+    import warnings
+
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    def on_indices(indices: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
+        return statistic(indices.astype(np.int64))
+
+    with warnings.catch_warnings():
+        # scipy warns that its own interval is NaN when some resamples are undefined; the caller applies the rule.
+        warnings.simplefilter("ignore")
+        result = bootstrap(
+            (np.arange(n, dtype=float),),
+            on_indices,
+            vectorized=True,
+            n_resamples=n_resamples,
+            batch=max(1, _CHUNK_ELEMENTS // n),
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        )
+    distribution: NDArray[np.float64] = np.asarray(result.bootstrap_distribution, dtype=float)
+    return distribution
+
+
+def interval_of_draws(
+    draws: NDArray[np.float64], *, confidence: float, bounds: tuple[float, float] = (-1.0, 1.0)
+) -> tuple[float, float]:
+    """Percentile interval of bootstrap draws, undefined draws (NaN) counted at the bounds (`UNDEFINED_RESAMPLE_RULE`).
+
+    Args:
+        draws: One statistic's value on each resample.
+        confidence: Coverage of the interval, in (0, 1).
+        bounds: The least and greatest value the statistic can take.
+
+    Returns:
+        (low, high); NaN for both when no draw is defined (or there is none).
+    """
+    import numpy as np
+
+    undefined = np.isnan(draws)
+    if draws.size == 0 or undefined.all():
+        return (_NAN, _NAN)
+    # Leaving undefined resamples out would make the interval one of the resamples that happen to vary: a judge
+    # that varies on one report of twelve would look reliably positive.
+    tail = 100.0 * (1.0 - confidence) / 2.0
+    low = np.percentile(np.where(undefined, bounds[0], draws), tail)
+    high = np.percentile(np.where(undefined, bounds[1], draws), 100.0 - tail)
+    return (float(low), float(high))
+
+
+def paired_p_value(differences: NDArray[np.float64], observed: float) -> float:
+    """Two-sided paired bootstrap p-value of a difference, undefined draws counted as extreme (`UNDEFINED_RESAMPLE_RULE`).
+
+    The share of resampled differences at least as far from the observed one as the observed one is from zero
+    (the bootstrap distribution shifted to the null of no difference), with the +1 correction.
+    """
+    import numpy as np
+
+    extreme = np.isnan(differences) | (np.abs(differences - observed) >= abs(observed) - 1e-12)
+    return min(1.0, float(extreme.sum() + 1) / (differences.size + 1))
+
 
 def _bootstrap_intervals(
     x: NDArray[np.float64], y: NDArray[np.float64], *, n_resamples: int, confidence: float, seed: int
 ) -> list[tuple[float, float]]:
-    import numpy as np
-
     n = len(x)
     if n < 2 or n_resamples == 0:
         return [(_NAN, _NAN)] * 3
-    # Drawn and correlated a chunk of resamples at a time, so each array stays near _CHUNK_ELEMENTS whatever the
-    # number of reports (Inspect recomputes metrics while a run goes on); numpy's generator gives the same
-    # indices drawn in chunks as in one draw.
-    rng = np.random.default_rng(seed)
-    rows = max(1, _CHUNK_ELEMENTS // n)
-    draws = np.concatenate(
-        [
-            _resampled_correlations(x, y, rng.integers(n, size=(min(rows, n_resamples - start), n)))
-            for start in range(0, n_resamples, rows)
-        ]
+    draws = bootstrap_distribution(
+        n, lambda indices: _resampled_correlations(x, y, indices).T, n_resamples=n_resamples, seed=seed
     )
-    tail = 100.0 * (1.0 - confidence) / 2.0
-    intervals: list[tuple[float, float]] = []
-    for column in draws.T:
-        undefined = np.isnan(column)
-        if undefined.all():
-            intervals.append((_NAN, _NAN))
-            continue
-        # A resample with a constant side has no correlation; leaving it out would make the interval one of the
-        # resamples that happen to vary, and a judge that varies on one report of twelve would look reliably
-        # positive. Such a resample could have been anything in [-1, 1]: the low bound takes it as -1 and the
-        # high bound as +1, so the interval covers every value those resamples could have had.
-        low = np.percentile(np.where(undefined, -1.0, column), tail)
-        high = np.percentile(np.where(undefined, 1.0, column), 100.0 - tail)
-        intervals.append((float(low), float(high)))
-    return intervals
+    return [interval_of_draws(column, confidence=confidence) for column in draws]
 
 
 def _resampled_correlations(
@@ -205,7 +268,7 @@ def _resampled_correlations(
     pearson = _rowwise_pearson(xs, ys)
     # Spearman's rho is Pearson's r of the tie-averaged ranks, as in scipy.stats.spearmanr.
     spearman = _rowwise_pearson(rankdata(xs, axis=1), rankdata(ys, axis=1))
-    kendall = _resampled_kendall_tau_b(x, y, resamples)
+    kendall = resampled_kendall_taus(x, y, resamples)
     return np.column_stack([kendall, spearman, pearson])
 
 
@@ -222,10 +285,10 @@ def _rowwise_pearson(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[
     return np.clip(r, -1.0, 1.0)
 
 
-def _resampled_kendall_tau_b(
+def resampled_kendall_taus(
     x: NDArray[np.float64], y: NDArray[np.float64], resamples: NDArray[np.int64], block: int = 512
 ) -> NDArray[np.float64]:
-    """Kendall tau-b of every resample, from how often each original pair is drawn.
+    """Kendall tau-b of every resample (one row of indices each), from how often each original pair is drawn.
 
     A resample holding point i ``w_i`` times has ``sum_{i<j} w_i w_j s_ij`` concordant minus
     discordant pairs (``s_ij`` = sign(dx) * sign(dy)); copies of one point are tied in x and y.
