@@ -1,13 +1,15 @@
-"""Agreement between a judge and radiologists: correlations, per-category error F1, count bias.
+"""Agreement between a judge and radiologists: correlations, pairwise preference, per-category error F1, count bias.
 
 Pure arithmetic on plain numbers; numpy and scipy are imported inside the functions that use them.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import combinations
 from typing import TYPE_CHECKING
 
 from radiology_tasks.core.records import ERROR_CATEGORIES, exact_rater_mean
@@ -229,7 +231,7 @@ def interval_of_draws(
 
 
 def paired_p_value(differences: NDArray[np.float64], observed: float) -> float:
-    """Two-sided paired bootstrap p-value of a difference, undefined draws counted as extreme (`UNDEFINED_RESAMPLE_RULE`).
+    """Two-sided paired bootstrap p-value of a difference; undefined draws count as extreme (the one rule).
 
     The share of resampled differences at least as far from the observed one as the observed one is from zero
     (the bootstrap distribution shifted to the null of no difference), with the +1 correction.
@@ -479,3 +481,55 @@ def count_bias_by_human_errors(
         }
         for label, values in zip(labels, biases)
     ]
+
+
+@dataclass(frozen=True)
+class Preferences:
+    """How a score orders the candidate pairs the experts have a preference between.
+
+    Attributes:
+        pairs: Pairs of candidates of one study with different expert scores (both candidates scored).
+        right: Pairs the score orders as the experts do.
+        wrong: Pairs the score orders the other way.
+        ties: Pairs the score rates equal, within its tie tolerance: no preference, neither right nor wrong.
+        accuracy: right / (right + wrong); NaN when every pair is a tie or there is none.
+    """
+
+    pairs: int
+    right: int
+    wrong: int
+    ties: int
+    accuracy: float
+
+
+def preference_outcome(rows: Sequence[tuple[str, float, float]], *, tie_tolerance: float = 0.0) -> Preferences:
+    """Pairwise preference accuracy over (study, expert score, score) rows, each score oriented higher-is-better.
+
+    Every two rows of one study whose expert scores differ are a pair: the experts prefer the one with the
+    higher expert score (equal expert scores carry no preference and are left out). The score is right when it
+    is higher for the preferred one, wrong when it is higher for the other, and tied when the two lie within
+    `tie_tolerance` of each other.
+
+    Raises:
+        ValueError: On a NaN value (leave unscored candidates out first) or a negative tolerance.
+    """
+    if not tie_tolerance >= 0:
+        raise ValueError(f"tie_tolerance must be >= 0, got {tie_tolerance}")
+    studies: dict[str, list[tuple[float, float]]] = {}
+    for study, expert, score in rows:
+        if math.isnan(expert) or math.isnan(score):
+            raise ValueError(f"study {study}: NaN among the scores; leave unscored candidates out first")
+        studies.setdefault(study, []).append((expert, score))
+    right = wrong = ties = 0
+    for members in studies.values():
+        for (expert_a, score_a), (expert_b, score_b) in combinations(members, 2):
+            if expert_a == expert_b:
+                continue
+            if abs(score_a - score_b) <= tie_tolerance:
+                ties += 1
+            elif (score_a > score_b) == (expert_a > expert_b):
+                right += 1
+            else:
+                wrong += 1
+    decided = right + wrong
+    return Preferences(decided + ties, right, wrong, ties, right / decided if decided else _NAN)
