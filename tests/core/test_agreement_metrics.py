@@ -25,11 +25,11 @@ from radiology_tasks.core.orientation import LOWER_IS_BETTER, Orientation, highe
 from radiology_tasks.core.records import ExpertAnnotation, ReportPair
 
 
-def _pair(pair_id: str, score: float | None = None, *, study: str = "s1", reference: str = "Clear lungs.") -> ReportPair:
+def _pair(
+    pair_id: str, score: float | None = None, *, study: str = "s1", reference: str = "Clear lungs."
+) -> ReportPair:
     expert = ExpertAnnotation(score=score, scale_min=1, scale_max=5) if score is not None else None
-    return ReportPair(
-        id=pair_id, reference=reference, candidate="x", expert=expert, metadata={"study_id": study}
-    )
+    return ReportPair(id=pair_id, reference=reference, candidate="x", expert=expert, metadata={"study_id": study})
 
 
 def _sample(sample_id: str, value: Mapping[str, float | None], metadata: dict[str, Any]) -> SampleScore:
@@ -187,7 +187,9 @@ def test_total_errors_need_both_kinds_of_count():
 
 def test_bad_insignificant_counts_are_refused_naming_the_sample():
     samples = [
-        _sample("7", {"k": 0.1}, {"expert_significant": _counts(), "expert_insignificant": {"a": 1}, "expert_raters": 1})
+        _sample(
+            "7", {"k": 0.1}, {"expert_significant": _counts(), "expert_insignificant": {"a": 1}, "expert_raters": 1}
+        )
     ]
     with pytest.raises(ValueError, match="sample 7: expert_insignificant: category 'b' is missing"):
         expert_agreement("k", truth="total_errors")(samples)
