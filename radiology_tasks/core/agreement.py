@@ -77,7 +77,8 @@ def correlate(
     intervals come from ``n_resamples`` paired bootstrap resamples drawn with
     ``numpy.random.default_rng(seed)``; a resample whose correlation is undefined (a constant
     side) counts as -1 for the low bound and +1 for the high bound, so the interval covers whatever
-    it could have been. With fewer than two usable pairs, or a constant input, every value is NaN.
+    it could have been (`UNDEFINED_RESAMPLE_RULE`). With fewer than two usable pairs, or a constant input, every
+    value is NaN.
 
     Args:
         scores: Judge scores, one per report.
@@ -112,7 +113,12 @@ def correlate(
     n_missing = len(judge) - n_pairs
 
     point = _correlations(x, y)
-    intervals = _bootstrap_intervals(x, y, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    # No correlation on the whole sample (a constant side): there is nothing for an interval to be about.
+    intervals = (
+        [(_NAN, _NAN)] * 3
+        if math.isnan(point[0])
+        else _bootstrap_intervals(x, y, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    )
     return Agreement(
         kendall_tau=point[0],
         kendall_tau_ci=intervals[0],
@@ -215,13 +221,13 @@ def interval_of_draws(
         bounds: The least and greatest value the statistic can take.
 
     Returns:
-        (low, high); NaN for both when no draw is defined (or there is none).
+        (low, high); the bounds when no draw is defined; NaN for both when there is no draw.
     """
     import numpy as np
 
-    undefined = np.isnan(draws)
-    if draws.size == 0 or undefined.all():
+    if draws.size == 0:
         return (_NAN, _NAN)
+    undefined = np.isnan(draws)
     # Leaving undefined resamples out would make the interval one of the resamples that happen to vary: a judge
     # that varies on one report of twelve would look reliably positive.
     tail = 100.0 * (1.0 - confidence) / 2.0

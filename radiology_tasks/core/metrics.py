@@ -790,7 +790,7 @@ def _agreement_reason(key: str, samples: Sequence[SampleScore]) -> str:
     if len(set(expert)) == 1:
         return f"the experts gave all {len(expert)} samples the same value, so nothing can be ranked against them"
     if interval:
-        return f"every bootstrap resample of the {len(judge)} pairs was constant on one side"
+        return f"no bootstrap resample was drawn for the {len(judge)} pairs (n_resamples 0)"
     return f"{statistic} is undefined on these {len(judge)} pairs"
 
 
