@@ -39,9 +39,7 @@ class Crimson(Family):
         from radiology_tasks.core.metrics import ExpertPresence
         from radiology_tasks.crimson.run_metrics import crimson_metrics
 
-        return crimson_metrics(
-            with_expert=ExpertPresence.of_samples(samples).score, generate=bool(task_args.get("generate"))
-        )
+        return crimson_metrics(ExpertPresence.of_samples(samples), generate=bool(task_args.get("generate")))
 
     def suite_metrics(self) -> Mapping[str, SuiteMetric]:
         """CRIMSON's judge for `metric_suite` and the other tasks that score with the families' suite judges."""

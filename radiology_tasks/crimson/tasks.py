@@ -17,6 +17,7 @@ from inspect_ai import Task, task
 
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
+from radiology_tasks.core.metrics import ExpertPresence
 from radiology_tasks.core.params import bool_param
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
@@ -53,8 +54,9 @@ def crimson(guidelines: bool = True, *, data: DataOptions, judge: JudgeOptions) 
     dataset, summary, pairs = report_dataset(data, require_candidate=True)
     require_judge()
     # The experts rated the data's own candidates: not those of -T candidates, nor reports written in the run.
-    with_expert = not (data.candidates or data.generate) and any(p.expert and p.expert.score is not None for p in pairs)
-    metrics = crimson_metrics(with_expert=with_expert, generate=data.generate).headline
+    with_expert = not (data.candidates or data.generate)
+    experts = ExpertPresence.of_pairs(pairs) if with_expert else ExpertPresence.of_pairs([])
+    metrics = crimson_metrics(experts, generate=data.generate).headline
     contexts = [patient_context(p) for p in pairs]
     return Task(
         dataset=dataset,
