@@ -23,6 +23,7 @@ class Crimson(Family):
     tasks = ("crimson",)
     version = "1.1.0"
     templates = ("crimson",)
+    layouts = ("radiology_tasks.crimson.layouts.radpref",)
 
     def register(self) -> None:
         """Register the family's scorer with Inspect by name."""

@@ -37,7 +37,8 @@ def crimson(guidelines: bool = True, *, data: DataOptions, judge: JudgeOptions) 
 
     The patient's age (a data column `age`, `patient_age` or `PatientAge`), sex (`sex`, `patient_sex`,
     `PatientSex` or `gender`) and indication (`indication`) go into the prompt where the data has them; each
-    score's metadata records them as given, or None.
+    score's metadata records them as given, or None. RadPref's folder, as its authors publish it, is read as it is
+    (`-T data=RadPref/`).
 
     Args:
         guidelines: Include the rating guidelines in the prompt (typical significance ratings, attribute error
