@@ -66,6 +66,7 @@ def test_one_pair_per_study_and_candidate_in_the_files_order(radpref: Path):
         assert pair.metadata["candidate_findings"] == entry[f"{name}_findings"]
         assert pair.metadata["ground_truth_findings"] == entry["ground_truth_findings"]
         assert not any(key.startswith(("C1_", "C2_")) for key in pair.metadata)
+        assert "candidate_report" not in pair.metadata
     summary = loaded.summary()
     assert (summary["layout"], summary["rows_read"], summary["rows_used"]) == ("radpref", 8, 8)
     assert summary["expert_scale"] == {"min": 1.0, "max": 5.0, "set_by": "layout radpref"}
@@ -166,20 +167,53 @@ def _preferences(change: Callable[[Any], None]) -> tuple[str, Callable[[Any], No
     return "preference_data.json", change
 
 
+WHOLE = "expected a whole number from 1 to 5, got"
+CANDIDATE_KEYS = "(known: finding_errors, missing_findings, rating, rating_explanation)"
 BROKEN = {
     # user_2.json lists S1 first, user_3.json S3, S1, S4, S2.
-    "rating missing": (_drop("2", S1, "C1", "rating"), 1, "C1.rating", "missing"),
-    "rating above 5": (_set("2", S1, "C2", "rating", value=6), 1, "C2.rating", "got 6"),
-    "rating 0": (_set("3", S4, "C1", "rating", value=0), 3, "C1.rating", "got 0"),
-    "rating as text": (_set("3", S2, "C2", "rating", value="4"), 4, "C2.rating", "got '4'"),
-    "rating not whole": (_set("2", S3, "C1", "rating", value=3.5), 3, "C1.rating", "got 3.5"),
-    "rating true": (_set("2", S3, "C1", "rating", value=True), 3, "C1.rating", "got True"),
-    "rating null": (_set("2", S3, "C1", "rating", value=None), 3, "C1.rating", "got None"),
-    "errors not an object": (_set("3", S3, "C2", "finding_errors", value=[]), 1, "C2.finding_errors", "object"),
-    "explanation not text": (_set("3", S3, "C2", "rating_explanation", value=3), 1, "C2.rating_explanation", "text"),
-    "unknown candidate key": (_set("2", S2, "C1", "score", value=4), 2, "C1.score", "not a key of RadPref"),
-    "a third candidate": (_set("2", S2, "C3", value={"rating": 3}), 2, "C3", "not a key of RadPref"),
-    "candidate not an object": (_set("2", S2, "C1", value=4), 2, "C1", "expected an object"),
+    "rating missing": (_drop("2", S1, "C1", "rating"), 1, "C1.rating", f"study {S1}: missing"),
+    "rating above 5": (_set("2", S1, "C2", "rating", value=6), 1, "C2.rating", f"study {S1}: {WHOLE} 6"),
+    "rating 0": (_set("3", S4, "C1", "rating", value=0), 3, "C1.rating", f"study {S4}: {WHOLE} 0"),
+    "rating as text": (_set("3", S2, "C2", "rating", value="4"), 4, "C2.rating", f"study {S2}: {WHOLE} '4'"),
+    "rating not whole": (_set("2", S3, "C1", "rating", value=3.5), 3, "C1.rating", f"study {S3}: {WHOLE} 3.5"),
+    "rating true": (_set("2", S3, "C1", "rating", value=True), 3, "C1.rating", f"study {S3}: {WHOLE} True"),
+    "rating null": (_set("2", S3, "C1", "rating", value=None), 3, "C1.rating", f"study {S3}: {WHOLE} None"),
+    "errors not an object": (
+        _set("3", S3, "C2", "finding_errors", value=[]),
+        1,
+        "C2.finding_errors",
+        f"study {S3}: expected an object keyed by position",
+    ),
+    "explanation not text": (
+        _set("3", S3, "C2", "rating_explanation", value=3),
+        1,
+        "C2.rating_explanation",
+        f"study {S3}: expected text",
+    ),
+    "unknown candidate key": (
+        _set("2", S2, "C1", "score", value=4),
+        2,
+        "C1.score",
+        f"study {S2}: not a key of RadPref's files {CANDIDATE_KEYS}",
+    ),
+    "a third candidate": (
+        _set("2", S2, "C3", value={"rating": 3}),
+        2,
+        "C3",
+        f"study {S2}: not a key of RadPref's files (known: C1, C2, new_finding_indices)",
+    ),
+    "candidate not an object": (
+        _set("2", S2, "C1", value=4),
+        2,
+        "C1",
+        f"study {S2}: expected an object with the rating",
+    ),
+    "study not an object": (
+        ("radiologist_annotations/user_1.json", lambda d: d["annotations"].update({S2: [4, 5]})),
+        2,
+        "annotations",
+        f"study {S2}: expected an object with C1 and C2",
+    ),
     "unknown study": (
         ("radiologist_annotations/user_3.json", lambda d: d["annotations"].update({"pGRDN0UNKNOWN": {}})),
         5,
@@ -190,19 +224,31 @@ BROKEN = {
         ("radiologist_annotations/user_3.json", lambda d: d.update(user_id="1")),
         None,
         "user_id",
-        "also has the file user_1.json",
+        "radiologist '1' also has the file user_1.json",
     ),
     "blank radiologist id": (
         ("radiologist_annotations/user_1.json", lambda d: d.update(user_id=" ")),
         None,
         "user_id",
-        "got ' '",
+        "expected the radiologist's id, got ' '",
+    ),
+    "radiologist id not text": (
+        ("radiologist_annotations/user_1.json", lambda d: d.update(user_id=True)),
+        None,
+        "user_id",
+        "expected the radiologist's id, got True",
+    ),
+    "unknown key of a radiologist's file": (
+        ("radiologist_annotations/user_2.json", lambda d: d.update(comment="done")),
+        None,
+        "comment",
+        "not a key of RadPref's files (known: user_id, annotations)",
     ),
     "annotations not an object": (
         ("radiologist_annotations/user_1.json", lambda d: d.update(annotations=[])),
         None,
         "annotations",
-        "keyed by study id",
+        "expected an object keyed by study id",
     ),
     "reference blank": (
         _preferences(lambda d: d[2].update(ground_truth_report=" ")),
@@ -211,21 +257,53 @@ BROKEN = {
         "empty",
     ),
     "candidate missing": (_preferences(lambda d: d[1].pop("C2_report")), 2, "C2_report", "missing"),
-    "study twice": (_preferences(lambda d: d[3].update(id=S1)), 4, "id", "appears twice (first in row 1)"),
+    "study twice": (
+        _preferences(lambda d: d[3].update(id=S1)),
+        4,
+        "id",
+        f"study {S1!r} appears twice (first in row 1)",
+    ),
     "age not text": (_preferences(lambda d: d[0].update(PatientAge=72)), 1, "PatientAge", "expected text, got int"),
     "indication missing": (_preferences(lambda d: d[3].pop("Indication")), 4, "Indication", "missing"),
 }
 
 
-@pytest.mark.parametrize(("edit", "row", "field", "words"), list(BROKEN.values()), ids=list(BROKEN))
-def test_a_broken_entry_is_refused_naming_file_row_and_field(radpref: Path, edit, row, field, words):
+@pytest.mark.parametrize(("edit", "row", "field", "problem"), list(BROKEN.values()), ids=list(BROKEN))
+def test_a_broken_entry_is_refused_naming_file_row_and_field(radpref: Path, edit, row, field, problem):
     name, change = edit
     edit_json(radpref / name, change)
     with pytest.raises(DataError) as refused:
         load_pairs(str(radpref), on_bad_rows="skip")
     error = refused.value
-    assert (Path(error.source), error.row, error.field) == (radpref / name, row, field)
-    assert words in error.problem
+    assert (Path(error.source), error.row, error.field, error.problem) == (radpref / name, row, field, problem)
+
+
+def test_a_radiologists_file_holding_a_list_is_refused(radpref: Path):
+    path = rater_file(radpref, "2")
+    path.write_text(json.dumps([json.loads(path.read_text(encoding="utf-8"))]), encoding="utf-8")
+    with pytest.raises(DataError) as refused:
+        load_pairs(str(radpref))
+    error = refused.value
+    assert (Path(error.source), error.row, error.field) == (path, None, None)
+    assert error.problem == "expected a JSON object with user_id and annotations"
+
+
+def test_a_whole_number_id_names_the_radiologist(radpref: Path):
+    edit_json(rater_file(radpref, "2"), lambda d: d.update(user_id=2))
+    pairs = by_id(load_pairs(str(radpref)))
+    assert pairs[f"{S1}-C1"].metadata["rater_ratings"] == RADPREF_RATINGS[(S1, "C1")]
+
+
+def test_a_null_age_sex_or_indication_is_not_given_and_other_keys_are_kept(radpref: Path):
+    def change(entries: Any) -> None:
+        entries[0].update(PatientAge=None, PatientSex=None, Indication=None, language="de", Priority="routine")
+
+    edit_json(radpref / "preference_data.json", change)
+    pair = by_id(load_pairs(str(radpref)))[f"{S1}-C1"]
+    context = patient_context(pair)
+    assert (context["age"], context["sex"], context["indication"], pair.indication) == (None, None, None, None)
+    # A key the data model reads itself is kept under another name, so it cannot set the pair's language.
+    assert pair.language == "en" and pair.metadata["hub_language"] == "de" and pair.metadata["Priority"] == "routine"
 
 
 def test_a_radiologists_file_refers_to_the_study_by_id(radpref: Path):

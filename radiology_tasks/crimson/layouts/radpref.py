@@ -56,7 +56,8 @@ _CANDIDATE_FIELD = re.compile(r"(C[0-9]+)_(.+)")
 
 @dataclass(frozen=True)
 class Rating:
-    """One radiologist's reading of one candidate: the rating, the itemised errors as given, the explanation."""
+    """One radiologist's reading of one candidate: the rating, the itemised errors as given, the explanation (None
+    when absent or empty)."""
 
     rating: int
     errors: dict[str, Any]
@@ -109,7 +110,6 @@ def _text(value: Any, where: str, number: int, key: str, *, required: bool) -> N
 def _pair_row(study: str, entry: Mapping[str, Any], name: str, annotations: Annotations) -> dict[str, Any]:
     """The flat row of one candidate: its texts, the study's other fields, and the radiologists' readings."""
     ratings = annotations.ratings.get((study, name), {})
-    raters = sorted(ratings, key=_rater_order)
     row = {
         **_other_fields(entry, name),
         "id": f"{study}-{name}",
@@ -120,9 +120,9 @@ def _pair_row(study: str, entry: Mapping[str, Any], name: str, annotations: Anno
         "candidate_name": name,
         "expert_score": sum(r.rating for r in ratings.values()) / len(ratings) if ratings else None,
         "expert_raters": len(ratings) or None,
-        "rater_ratings": {rater: ratings[rater].rating for rater in raters},
-        "rater_errors": {rater: ratings[rater].errors for rater in raters},
-        "rater_explanations": {rater: ratings[rater].explanation for rater in raters if ratings[rater].explanation},
+        "rater_ratings": {rater: rating.rating for rater, rating in ratings.items()},
+        "rater_errors": {rater: rating.errors for rater, rating in ratings.items()},
+        "rater_explanations": {rater: rating.explanation for rater, rating in ratings.items() if rating.explanation},
         "rater_new_finding_indices": annotations.new_findings.get(study, {}),
     }
     if not ratings:
@@ -144,12 +144,9 @@ def _other_fields(entry: Mapping[str, Any], name: str) -> dict[str, Any]:
     return kept
 
 
-def _rater_order(rater: str) -> tuple[bool, int, str]:
-    return (not rater.isdigit(), int(rater) if rater.isdigit() else 0, rater)
-
-
 def _annotations(paths: Sequence[Path], studies: set[str]) -> Annotations:
-    """Every radiologist's file read into `Annotations`; a radiologist may leave studies or candidates out."""
+    """Every radiologist's file read into `Annotations` (radiologists in the files' order); a radiologist may leave
+    studies or candidates out."""
     annotations = Annotations()
     files: dict[str, Path] = {}
     for path in paths:
@@ -214,7 +211,7 @@ def _rating(value: Any, name: str, study: str, where: str, number: int) -> Ratin
     return Rating(
         int(rating),
         {key: value[key] for key in ERROR_KEYS if key in value},
-        explanation if explanation and explanation.strip() else None,
+        explanation or None,
     )
 
 
