@@ -84,7 +84,7 @@ class DataOptions:
     layout: str | None = option(
         None,
         "Read `data` with this layout instead of recognising it from file names and columns: `flat`, `rate-eval`, "
-        "`radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.",
+        "`radeval-expert`, `rexval`, `ct-finebench`, `radpref` or `rexrank`.",
     )
     track: str | None = option(
         None,

@@ -21,8 +21,9 @@ class Crimson(Family):
     name = "crimson"
     tasks_module = "radiology_tasks.crimson.tasks"
     tasks = ("crimson",)
-    version = "1.0.0"
+    version = "1.1.0"
     templates = ("crimson",)
+    layouts = ("radiology_tasks.crimson.layouts.radpref",)
 
     def register(self) -> None:
         """Register the family's scorer with Inspect by name."""

@@ -35,6 +35,7 @@ def crimson_prompt(reference: str, candidate: str, context: dict[str, Any], *, g
         reference=neutralize_candidate(reference),
         candidate=neutralize_candidate(candidate),
         age=neutralize_candidate(context["age"]) if context.get("age") else None,
+        sex=neutralize_candidate(context["sex"]) if context.get("sex") else None,
         indication=neutralize_candidate(context["indication"]) if context.get("indication") else None,
         guidelines=guidelines,
     )

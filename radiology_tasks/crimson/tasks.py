@@ -36,8 +36,10 @@ TASK_VERSION = FAMILY.version
 def crimson(guidelines: bool = True, *, data: DataOptions, judge: JudgeOptions) -> Task:
     """CRIMSON: the judge lists, weighs and matches abnormal findings; `crimson` in (-1, 1] is computed from them.
 
-    The patient's age (a data column `age`, `patient_age` or `PatientAge`) and indication (`indication`) go into
-    the prompt where the data has them; each score's metadata records them as given, or None.
+    The patient's age (a data column `age`, `patient_age` or `PatientAge`), sex (`sex`, `patient_sex`,
+    `PatientSex` or `gender`) and indication (`indication`) go into the prompt where the data has them; each
+    score's metadata records them as given, or None. RadPref's folder, as its authors publish it, is read as it is
+    (`-T data=RadPref/`).
 
     Args:
         guidelines: Include the rating guidelines in the prompt (typical significance ratings, attribute error
@@ -74,6 +76,7 @@ def crimson(guidelines: bool = True, *, data: DataOptions, judge: JudgeOptions) 
             "data": summary,
             "patient_context": {
                 "with_age": sum(1 for c in contexts if c["age"]),
+                "with_sex": sum(1 for c in contexts if c["sex"]),
                 "with_indication": sum(1 for c in contexts if c["indication"]),
                 "pairs": len(contexts),
             },
