@@ -163,8 +163,12 @@ def _candidate_rows(path: Path, options: DataOptions) -> Iterator[Row]:
 def _join_candidates(
     pairs: list[ReportPair], path: Path, collector: _Collector, options: DataOptions
 ) -> list[ReportPair]:
-    """Take each pair's candidate from a separate file, joined by id, without the experts' annotation of the data's
-    own candidate (so no agreement statistic compares the experts with a report they did not rate)."""
+    """Take each pair's candidate from a separate file, joined by id.
+
+    Where the data has a candidate of its own, the file's replaces it and the experts' annotation, which is about the
+    data's candidate, is dropped (no agreement statistic may compare the experts with a report they did not rate);
+    where the data has none, the file holds the candidates the data's annotations are about, and they are kept.
+    """
     source = str(path)
     ids = {p.id for p in pairs}
     candidates: dict[str, tuple[int, str]] = {}
@@ -192,8 +196,11 @@ def _join_candidates(
         if pair.id not in candidates:
             collector.bad(DataError(source, None, "id", f"no candidate for report id '{pair.id}'"))
             continue
-        # The experts rated the data's own candidate, not this one: their annotation does not describe it.
-        joined.append(pair.model_copy(update={"candidate": candidates[pair.id][1], "expert": None}))
+        update: dict[str, Any] = {"candidate": candidates[pair.id][1]}
+        if pair.candidate is not None:
+            # The experts rated the data's own candidate, not this one: their annotation does not describe it.
+            update["expert"] = None
+        joined.append(pair.model_copy(update=update))
     return joined
 
 
