@@ -16,9 +16,14 @@ def patient_context(pair: ReportPair) -> dict[str, Any]:
 
     The values are passed to the judge as written (``072Y`` stays ``072Y``): the judge reads them, no code does.
     """
-    age_column = next((c for c in AGE_COLUMNS if _given(pair.metadata.get(c))), None)
+    if pair.age is not None:  # the flat `age` column (and ReXrank's context), read into the pair
+        age: str | None = pair.age
+        age_column: str | None = "age"
+    else:
+        age_column = next((c for c in AGE_COLUMNS if _given(pair.metadata.get(c))), None)
+        age = str(pair.metadata[age_column]).strip() if age_column else None
     return {
-        "age": str(pair.metadata[age_column]).strip() if age_column else None,
+        "age": age,
         "age_column": age_column,
         "indication": pair.indication.strip() if pair.indication and pair.indication.strip() else None,
     }
