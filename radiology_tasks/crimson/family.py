@@ -21,7 +21,7 @@ class Crimson(Family):
     name = "crimson"
     tasks_module = "radiology_tasks.crimson.tasks"
     tasks = ("crimson",)
-    version = "1.0.0"
+    version = "1.1.0"
     templates = ("crimson",)
 
     def register(self) -> None:
