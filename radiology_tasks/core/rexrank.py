@@ -95,7 +95,8 @@ def read_context(context: Any) -> dict[str, str | None]:
     The real files write `Age:50-60.Gender:M.Indication: ...Comparison: ...` (MIMIC-CXR, any part may be
     missing), `Age:77.0.Gender:F.Indication:nanComparison: None.` (CheXpert Plus) and `Indication: ...
     Comparison: ...` (IU X-ray); ReXrank's example prediction file wraps it in `<context>...</context>`. A part
-    that is absent, `nan`, or an unknown sex is None; text before the first label is taken as the indication.
+    that is absent, `nan`, or an unknown sex is None; text before the first label is taken as (the start of) the
+    indication.
     """
     text = context if isinstance(context, str) else ""
     tagged = _CONTEXT_TAGS.match(text)
@@ -105,9 +106,9 @@ def read_context(context: Any) -> dict[str, str | None]:
     for n, (_, value_start, field) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(text)
         fields[field] = _context_value(field, text[value_start:end])
-    before = text[: starts[0][0]] if starts else text
-    if before.strip() and fields["indication"] is None:
-        fields["indication"] = _context_value("indication", before)
+    before = _context_value("indication", text[: starts[0][0]] if starts else text)
+    if before is not None:
+        fields["indication"] = f"{before} {fields['indication']}" if fields["indication"] else before
     return fields
 
 

@@ -40,6 +40,7 @@ CONTEXTS = [
     (" Comparison: Chest 2 views. XXXX.", (None, None, None, "Chest 2 views. XXXX.")),
     ("<context>Age:60-70.Gender:F.Indication: Worse dyspnoea.</context>", ("60-70", "F", "Worse dyspnoea.", None)),
     ("Shortness of breath.", (None, None, "Shortness of breath.", None)),
+    ("Shortness of breath. Indication: Query effusion.", (None, None, "Shortness of breath. Query effusion.", None)),
 ]
 
 

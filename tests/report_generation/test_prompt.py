@@ -49,13 +49,15 @@ def test_the_prior_report_is_marked_as_the_prior_studys() -> None:
     prompt = generation_prompt(_pair(images=["a.png"], prior={"images": ["old.png"], "report": "Small effusion."}))
     assert "The report of the patient's prior study" in prompt
     assert "<prior_report>\nSmall effusion.\n</prior_report>" in prompt
-    assert "The 1 image of this study follows." in prompt
+    assert "The image of this study follows." in prompt
     assert "Then comes the image of the prior study, each introduced as the prior study's." in prompt
 
 
 def test_each_image_is_introduced_with_its_view_and_the_prior_images_as_the_priors() -> None:
     pair = _pair(images=["lat.png", "ap.png"], views=["lateral", None], prior={"images": ["old1.png", "old2.png"]})
-    assert "each introduced with its view where it is known" in generation_prompt(pair)
+    assert "The 2 images of this study follow, each introduced by a line naming its view where it is known." in (
+        generation_prompt(pair)
+    )
     assert image_sequence(pair) == [
         ("This study, image 1 of 2 (view: lateral):", "lat.png"),
         ("This study, image 2 of 2:", "ap.png"),
