@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from radiology_tasks.core.data_options import DataOptions
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.layouts import LayoutInput
 from radiology_tasks.core.loading import load_pairs
-from radiology_tasks.core.rexrank import read_context, study_images
+from radiology_tasks.core.rexrank import read_context, rexrank_candidates, rexrank_rows, study_images
 from radiology_tasks.core.tables import DataError
 from tests.real_layouts import rexrank_file, rexrank_images
 
@@ -232,3 +234,94 @@ def test_judging_the_predictions_needs_no_image(tmp_path: Path) -> None:
 def test_the_image_options_apply_only_when_reports_are_generated(tmp_path: Path, option: dict) -> None:
     with pytest.raises(InputError, match=r"^-T images and -T missing_images apply when the model under test"):
         load_pairs(str(rexrank_file(tmp_path / "predictions.json")), **option)
+
+
+# --- the rest of the reader, as the file's own quirks have it ---
+
+
+def test_image_paths_as_written_lose_only_their_leading_slash_and_blanks() -> None:
+    assert study_images({"image_path": " /p10/s1/a.jpg "}) == (["p10/s1/a.jpg"], None)
+    assert study_images({"image_path": ["/p10/s1/a.jpg", "", "  ", 7, None, "b.jpg"]}) == (
+        ["p10/s1/a.jpg", "b.jpg"],
+        None,
+    )
+    assert study_images({"image_path": float("nan")}) == ([], None)
+
+
+def test_a_projection_list_that_does_not_match_the_views_is_not_used() -> None:
+    study = {"image_path": ["a.png", "b.png"], "frontal_lateral": ["Frontal", "  "], "ap_pa": ["PA"]}
+    assert study_images(study) == (["a.png", "b.png"], ["Frontal", None])
+    with_blank = {"image_path": ["a.png"], "frontal_lateral": [float("nan")], "ap_pa": ["AP"]}
+    assert study_images(with_blank) == (["a.png"], ["AP"])
+
+
+def test_what_a_study_keeps_beside_its_fields(tmp_path: Path) -> None:
+    path = tmp_path / "predictions.json"
+    study = {
+        "image_path": ["a.png"],
+        "section_findings": "Clear lungs.",
+        "section_impression": "Normal.",
+        "section_clinical_history": float("nan"),
+        "split": "test",
+        "model_prediction": 5,
+    }
+    path.write_text(json.dumps({"s1": study}), encoding="utf-8")
+    (pair,) = load_pairs(str(path)).pairs
+    # The sections and the prediction are the pair's reference and candidate; a NaN key is no metadata.
+    assert pair.metadata == {"image_path": ["a.png"], "split": "test"}
+    assert (pair.candidate, pair.key_image, pair.views, pair.age) == (None, None, [], None)
+    assert pair.images == [str(tmp_path / "a.png")]
+
+
+def test_a_study_without_the_tracks_section_is_left_out_and_named(tmp_path: Path) -> None:
+    loaded = load_pairs(str(rexrank_file(tmp_path / "predictions.json")))
+    assert [pair.id for pair in loaded.pairs] == ["50051329", "58765432"]
+    assert loaded.left_out == [{"row": 3, "id": "59999999", "reason": "no section_findings (track findings)"}]
+    assert "fields_unused" not in loaded.summary()  # every study's views match its images
+
+
+def test_a_study_that_is_not_an_object_is_refused_naming_its_row(tmp_path: Path) -> None:
+    path = tmp_path / "predictions.json"
+    good = {
+        "image_path": ["a.png"],
+        "section_findings": "Clear.",
+        "section_impression": "Normal.",
+        "model_prediction": "Ok.",
+    }
+    path.write_text(json.dumps({"s0": good, "s1": "text"}), encoding="utf-8")
+    with pytest.raises(DataError) as refused:
+        load_pairs(str(path))
+    assert (refused.value.row, refused.value.field, refused.value.problem) == (
+        2,
+        "s1",
+        "expected an object with the study's sections",
+    )
+
+
+@pytest.mark.parametrize("read", [rexrank_rows, rexrank_candidates])
+def test_a_document_that_is_not_studies_by_id_is_refused(tmp_path: Path, read) -> None:
+    path = tmp_path / "predictions.json"
+    path.write_text(json.dumps(["not", "studies"]), encoding="utf-8")
+    with pytest.raises(DataError) as refused:
+        list(read(LayoutInput(str(path), {"predictions": [path]}, DataOptions())))
+    assert (refused.value.source, refused.value.row, refused.value.field) == (str(path), None, None)
+    assert refused.value.problem == "a ReXrank prediction file is one JSON object keyed by study id"
+
+
+def test_predictions_join_as_candidates_by_study_id(tmp_path: Path) -> None:
+    path = rexrank_file(tmp_path / "predictions.json")
+    data = tmp_path / "references.jsonl"
+    data.write_text(
+        "".join(json.dumps({"id": i, "reference": "Ref."}) + "\n" for i in ("50051329", "58765432", "59999999")),
+        encoding="utf-8",
+    )
+    loaded = load_pairs(str(data), candidates=str(path))
+    assert [(p.id, p.candidate) for p in loaded.pairs] == [
+        ("50051329", "Lungs are clear. No effusion."),
+        ("58765432", "ET tube in standard position. Mild congestion."),
+        ("59999999", "Right upper lobe consolidation."),
+    ]
+    # A study that is not an object, or has no prediction as text, gives no candidate.
+    path.write_text(json.dumps({"50051329": "text", "58765432": {"model_prediction": 3}}), encoding="utf-8")
+    read = rexrank_candidates(LayoutInput(str(path), {"predictions": [path]}, DataOptions()))
+    assert list(read) == [(1, {"id": "50051329", "candidate": None}), (2, {"id": "58765432", "candidate": None})]
