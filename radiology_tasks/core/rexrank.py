@@ -67,11 +67,18 @@ def reference_text(study: Mapping[str, Any], track: str) -> str | None:
 
 
 def _label_starts(text: str) -> list[tuple[int, int, str]]:
-    """Where each label of `CONTEXT_LABELS` starts and its value begins, each label found once, in their order."""
+    """Where each label of `CONTEXT_LABELS` starts and its value begins, each label found once, in their order.
+
+    Age and gender open the string where they are given, so they are looked for only before the indication or
+    comparison: an `Age:` inside a comparison (`Comparison: Age: 3 years ago.`) stays part of it.
+    """
+    opening = re.search(r"(?:Indication|Comparison)\s*:", text)
+    limit = opening.start() if opening else len(text)
     found = []
     position = 0
     for label, field in CONTEXT_LABELS.items():
-        match = re.compile(rf"{label}\s*:").search(text, position)
+        end = limit if field in ("age", "sex") else len(text)
+        match = re.compile(rf"{label}\s*:").search(text, position, end)
         if match is not None:
             found.append((match.start(), match.end(), field))
             position = match.end()

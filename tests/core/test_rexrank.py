@@ -43,6 +43,10 @@ CONTEXTS = [
     ("<context>Age:60-70.Gender:F.Indication: Worse dyspnoea.</context>", ("60-70", "F", "Worse dyspnoea.", None)),
     ("Shortness of breath.", (None, None, "Shortness of breath.", None)),
     ("Shortness of breath. Indication: Query effusion.", (None, None, "Shortness of breath. Query effusion.", None)),
+    # Age and gender open the string: a label word later on belongs to the part it is in.
+    ("Indication: Fall.Comparison: Age: 3 years ago.", (None, None, "Fall.", "Age: 3 years ago.")),
+    ("Comparison: Gender: not stated.", (None, None, None, "Gender: not stated.")),
+    ("Indication: 7.0", (None, None, "7.0", None)),
 ]
 
 
@@ -95,13 +99,22 @@ def test_a_study_reads_as_a_chest_x_ray_with_its_context_views_and_key_image(tmp
     assert (first.views, first.key_image) == (["lateral", "antero-posterior"], str(study / "frontal.jpg"))
     assert (second.indication, second.comparison) == (None, "Chest radiograph of earlier the same date.")
     assert first.metadata["context"].startswith("Age:50-60.")  # the string as written stays with the study
+    assert (first.candidate, second.candidate) == (
+        "Lungs are clear. No effusion.",
+        "ET tube in standard position. Mild congestion.",
+    )
 
 
 def test_the_track_is_the_section_asked_for(tmp_path: Path) -> None:
     path = rexrank_file(tmp_path / "predictions.json")
     pairs = load_pairs(str(path), track="findings_impression").pairs
     assert {pair.section for pair in pairs} == {"findings_impression"}
-    assert pairs[0].reference.startswith("Findings: ") and " Impression: " in pairs[0].reference
+    assert [pair.reference for pair in pairs] == [
+        "Findings: The lungs are clear.\nNo pleural effusion or pneumothorax. Impression: No acute cardiopulmonary "
+        "process.",
+        "Findings: Endotracheal tube 4 cm above the carina.\nMild vascular congestion. Impression: None",
+        "Findings: None Impression: Right upper lobe pneumonia.",
+    ]
 
 
 def test_image_root_replaces_the_data_files_folder(tmp_path: Path) -> None:
@@ -274,9 +287,18 @@ def test_what_a_study_keeps_beside_its_fields(tmp_path: Path) -> None:
 
 
 def test_a_study_without_the_tracks_section_is_left_out_and_named(tmp_path: Path) -> None:
-    loaded = load_pairs(str(rexrank_file(tmp_path / "predictions.json")))
-    assert [pair.id for pair in loaded.pairs] == ["50051329", "58765432"]
-    assert loaded.left_out == [{"row": 3, "id": "59999999", "reason": "no section_findings (track findings)"}]
+    path = rexrank_file(tmp_path / "predictions.json")
+    studies = json.loads(path.read_text(encoding="utf-8"))
+    studies["59999999"], studies["50051329"]["section_findings"] = studies.pop("59999999"), "  "
+    studies = {key: studies[key] for key in ("50051329", "59999999", "58765432")}
+    path.write_text(json.dumps(studies), encoding="utf-8")
+    loaded = load_pairs(str(path))
+    # A blank findings section is no findings; the studies after a left-out one are still read.
+    assert [pair.id for pair in loaded.pairs] == ["58765432"]
+    assert loaded.left_out == [
+        {"row": 1, "id": "50051329", "reason": "no section_findings (track findings)"},
+        {"row": 2, "id": "59999999", "reason": "no section_findings (track findings)"},
+    ]
     assert "fields_unused" not in loaded.summary()  # every study's views match its images
 
 
@@ -291,7 +313,8 @@ def test_a_study_that_is_not_an_object_is_refused_naming_its_row(tmp_path: Path)
     path.write_text(json.dumps({"s0": good, "s1": "text"}), encoding="utf-8")
     with pytest.raises(DataError) as refused:
         load_pairs(str(path))
-    assert (refused.value.row, refused.value.field, refused.value.problem) == (
+    assert (refused.value.source, refused.value.row, refused.value.field, refused.value.problem) == (
+        str(path),
         2,
         "s1",
         "expected an object with the study's sections",

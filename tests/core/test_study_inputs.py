@@ -3,6 +3,7 @@ images a generator is sent (`radiology_tasks.core.study_images`)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -102,8 +103,12 @@ def test_the_key_image_is_the_named_one_else_the_frontal_else_the_only_one(field
 
 def test_several_images_without_a_key_or_a_frontal_view_cannot_be_narrowed_to_one() -> None:
     for fields in ({"images": ["a.png", "b.png"]}, {"images": ["a.png", "b.png"], "views": ["lateral", None]}):
-        with pytest.raises(ValueError, match="2 images and no key image or frontal view to choose one by"):
+        with pytest.raises(ValueError) as refused:
             key_position(_pair(**fields))
+        assert str(refused.value) == (
+            "2 images and no key image or frontal view to choose one by; give a key_image, or views, or send them "
+            "all (-T images=all)"
+        )
 
 
 def test_one_image_leaves_the_prior_images_out_and_keeps_the_prior_report() -> None:
@@ -130,6 +135,15 @@ def test_missing_files_are_left_out_with_their_views_and_named(tmp_path: Path) -
         {"id": "s1", "field": "images", "file": str(tmp_path / "lat.png")},
         {"id": "s1", "field": "prior_images", "file": str(tmp_path / "old.png")},
     ]
+    # What exists is kept: the key image, and the prior study's images.
+    (tmp_path / "old.png").write_bytes(b"png")
+    found = pair.model_copy(update={"key_image": str(tmp_path / "pa.png")})
+    kept, omitted = without_missing(found)
+    assert (kept.key_image, kept.prior) == (
+        str(tmp_path / "pa.png"),
+        PriorStudy(images=[str(tmp_path / "old.png")], report="Stable."),
+    )
+    assert omitted == [{"id": "s1", "field": "images", "file": str(tmp_path / "lat.png")}]
 
 
 def test_a_missing_prior_image_stops_a_generation_run_naming_it(pairs_file, tmp_path: Path) -> None:
@@ -137,13 +151,18 @@ def test_a_missing_prior_image_stops_a_generation_run_naming_it(pairs_file, tmp_
     path = pairs_file([ROW, {**ROW, "id": "s2", "images": ["pa.png"], "prior_images": ["old.png"]}])
     with pytest.raises(DataError) as stopped:
         load_pairs(str(path), per_study=True)
-    assert (stopped.value.row, stopped.value.field) == (2, "prior_images")
-    assert stopped.value.problem.startswith(f"study 's2': no such image file {tmp_path / 'old.png'}")
+    assert (stopped.value.source, stopped.value.row, stopped.value.field) == (str(path), 2, "prior_images")
+    assert stopped.value.problem == (
+        f"study 's2': no such image file {tmp_path / 'old.png'} (-T image_root sets the folder image paths are "
+        "relative to; -T missing_images=omit sends the study without it, named in the log)"
+    )
 
 
 def test_a_study_that_cannot_be_narrowed_to_one_image_is_named(pairs_file, tmp_path: Path) -> None:
     for name in ("a.png", "b.png"):
         (tmp_path / name).write_bytes(b"png")
     path = pairs_file([{**ROW, "images": ["a.png", "b.png"]}])
-    with pytest.raises(DataError, match=r"row 1, field 'images': study 's1': 2 images and no key image"):
+    with pytest.raises(
+        DataError, match=rf"^{re.escape(str(path))}, row 1, field 'images': study 's1': 2 images and no"
+    ):
         load_pairs(str(path), per_study=True, images="key")
