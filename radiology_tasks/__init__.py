@@ -1,7 +1,7 @@
 """Report metrics as Inspect AI tasks; `score`, `score_async` and `reward_function` use them from Python.
 
-The three are imported on first use, so importing the package (which every `inspect` process does for the task
-registry) stays light.
+`InputError` is what they raise for input the caller can fix. All four are imported on first use, so importing the
+package (which every `inspect` process does for the task registry) stays light.
 """
 
 from __future__ import annotations
@@ -11,11 +11,13 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from radiology_tasks.api import score, score_async
+    from radiology_tasks.core.errors import InputError
     from radiology_tasks.rewards import reward_function
 
-__all__ = ["reward_function", "score", "score_async"]
+__all__ = ["InputError", "reward_function", "score", "score_async"]
 
 _LAZY = {
+    "InputError": "radiology_tasks.core.errors",
     "score": "radiology_tasks.api",
     "score_async": "radiology_tasks.api",
     "reward_function": "radiology_tasks.rewards",
@@ -23,7 +25,7 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> object:
-    """The public functions, imported from their modules on first use."""
+    """The public names, imported from their modules on first use."""
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
