@@ -17,6 +17,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import task_with
@@ -33,6 +34,7 @@ from radiology_tasks.api import (
     task_function,
 )
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.report_hook import local_path
 
 REWARD_EVAL_DEFAULTS: dict[str, Any] = {"log_realtime": False, "score_display": False}
 """Inspect settings of a reward call unless `eval_args` says otherwise: no live sample buffer for a running
@@ -161,10 +163,15 @@ class ReportReward:
         return [self.unscored_reward if value is None else value for value in rewards]
 
     async def _judge(self, pairs: list[tuple[Reference, str]], trainer_state: Any) -> ScoreResult:
-        """Score the distinct pairs with the metric's task in one Inspect evaluation (one log)."""
+        """Score the distinct pairs with the metric's task in one Inspect evaluation (one log).
+
+        Raises:
+            InputError: the task refused the pairs or a parameter value, or gives no score `score` (the log and
+                the pairs' file of the call are removed then).
+        """
         references = [reference for reference, _ in pairs]
         candidates = [candidate for _, candidate in pairs]
-        task, ids = build_task(
+        built = build_task(
             self.metric,
             references,
             candidates,
@@ -172,18 +179,28 @@ class ReportReward:
             ids=None,
             log_dir=self.log_dir,
             params=self.params,
+            eval_args=self.eval_args,
         )
         step = getattr(trainer_state, "global_step", None)
-        task = task_with(task, metadata={**(task.metadata or {}), "reward": {"function": self.__name__, "step": step}})
-        log = await run_eval(task, eval_arguments(self.log_dir, self.eval_args))
+        metadata = {**(built.task.metadata or {}), "reward": {"function": self.__name__, "step": step}}
+        try:
+            log = await run_eval(task_with(built.task, metadata=metadata), eval_arguments(self.log_dir, self.eval_args))
+        except Exception:
+            built.pairs.discard()
+            raise
+        result = read_result(log, built.ids)
+        key = self.score or result.main
+        if any(key not in sample.value for sample in result.samples):
+            Path(local_path(log.location)).unlink(missing_ok=True)
+            built.pairs.discard()
+            given = ", ".join(dict.fromkeys(k for sample in result.samples for k in sample.value))
+            raise InputError(f"{self.metric} gives no score {key!r}; it gives: {given}")
         self.logs.append(log.location)
-        self.judged += len(ids)
-        return read_result(log, ids)
+        self.judged += len(built.ids)
+        return result
 
     def _outcome(self, value: Mapping[str, float], reasons: Mapping[str, str]) -> _Outcome:
         key = self.score or next(iter(value))
-        if key not in value:
-            raise InputError(f"{self.metric} gives no score {key!r}; it gives: {', '.join(value)}")
         reason = reasons.get(key)
         number = value[key]
         if reason is None and math.isnan(number):
@@ -238,8 +255,9 @@ def reward_function(
         **params: The task's ``-T`` parameters (``detail="brief"``, ``baselines="rouge_l"``, ...).
 
     Raises:
-        InputError: an unknown metric or parameter (checked now); a parameter value the task refuses is
-            refused by the first call, before its judge is asked.
+        InputError: an unknown metric or parameter (checked now); a parameter value the task refuses, or no
+            judge for a metric that needs one, is refused by the first call before its judge is asked, and a
+            `score` the metric does not give by the first call that judged. A refused call leaves no file behind.
     """
     check_params(metric, task_function(metric), params)
     if cache_size < 0:
