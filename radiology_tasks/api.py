@@ -393,8 +393,8 @@ def score(
         references: Reference reports, or rows of the flat layout holding one under ``reference`` with further
             columns (``qa`` questions are needed by ``ct_finebench``).
         candidates: The candidate reports, one per reference.
-        metric: A registered task that scores given candidates: ``green``, ``vert``, ``ct_finebench``,
-            ``ran_score``, ``baselines``, ``metric_suite``.
+        metric: A registered task that scores given candidates (`scorable_tasks` lists them): ``green``, ``vert``,
+            ``crimson``, ``ct_finebench``, ``ran_score``, ``baselines``, ``metric_suite``.
         judge: The ``grader`` model: a name Inspect knows (``openai/gpt-4.1``, ``vllm/...``,
             ``llama-cpp/smollm2-135m``) or a `Model`. Not needed by ``baselines``.
         ids: The pairs' ids (default: a row's ``id`` column, else the position from 1).
