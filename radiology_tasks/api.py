@@ -39,6 +39,7 @@ from radiology_tasks.core.inspect_compat import (
 )
 from radiology_tasks.core.judge import GRADER_ROLE
 from radiology_tasks.core.loading import load_options
+from radiology_tasks.core.report_hook import quiet_report_hint
 from radiology_tasks.core.run_report import report_of
 from radiology_tasks.core.tables import DataError
 from radiology_tasks.core.task_data import DataOptions
@@ -274,18 +275,19 @@ def judge_given(judge: str | Model | None, eval_args: Mapping[str, Any] | None) 
 
 def construct(metric: str, function: Callable[..., Task], with_judge: bool, **args: Any) -> Task:
     """Call the task function as Inspect does in a run of `score`'s: the model under test is ``none``, and
-    without a judge no role is bound, so a task that needs its judge refuses now, before any model call.
+    without a judge no role is bound, so a task that needs its judge refuses now, before any model call. The
+    report hint is not registered (`radiology_tasks.core.report_hook`): the call prints nothing.
 
     Raises:
         InputError: the task's refusal; a missing judge is named as `score`'s own argument.
     """
-    if with_judge:
-        return function(**args)
 
     def build() -> Task:
-        init_model_roles({})
-        init_active_model(get_model("none"), GenerateConfig())
-        return function(**args)
+        if not with_judge:
+            init_model_roles({})
+            init_active_model(get_model("none"), GenerateConfig())
+        with quiet_report_hint():  # the run prints nothing, so Inspect is given no hook to announce
+            return function(**args)
 
     try:
         return contextvars.copy_context().run(build)
