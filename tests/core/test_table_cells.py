@@ -47,7 +47,7 @@ def test_a_markdown_cell_of_none_is_empty_and_of_a_number_its_text():
 
 @pytest.mark.parametrize(
     "text",
-    [EVIL, "logs/a|b.eval", "x`y``z", "`starts", "ends`", "line\nbreak", "back\\slash &amp;"],
+    [EVIL, "logs/a|b.eval", "x`y``z", "a`b", "`starts", "ends`", "`both`", "``", "line\nbreak", "back\\slash &amp;"],
 )
 def test_a_code_span_shows_the_text_as_written(text):
     (cell, following) = _cells([markdown_code(text), "next"])
@@ -57,13 +57,24 @@ def test_a_code_span_shows_the_text_as_written(text):
 
 @pytest.mark.parametrize("start", ["=", "+", "-", "@", "\t", "\r"])
 def test_a_csv_text_that_would_begin_a_formula_is_text(start):
-    value = f"{start}HYPERLINK(\"http://x\",\"y\")"
+    value = f'{start}HYPERLINK("http://x","y")'
     assert csv_cell(value) == "'" + value
     buffer = io.StringIO()
     csv.writer(buffer).writerow([csv_cell(value), "b"])
     assert next(csv.reader(io.StringIO(buffer.getvalue()))) == ["'" + value, "b"]
 
 
+@pytest.mark.parametrize("value", ["=1", "@x", "+A", "-A"])
+def test_two_characters_are_enough_for_a_formula(value):
+    assert csv_cell(value) == "'" + value
+
+
 @pytest.mark.parametrize("value", ["-0.25", "+1e-3", "-inf", "-", "+", "", "system", "a=b", 3, -2.5, None, True])
 def test_numbers_lone_signs_and_other_values_are_kept(value):
     assert csv_cell(value) == value
+
+
+def test_a_code_span_is_fenced_by_one_backtick_more_than_it_holds_and_padded_only_at_a_backtick():
+    assert markdown_code("logs/a.eval") == "`logs/a.eval`"
+    assert markdown_code("a`b``c") == "```a`b``c```"
+    assert markdown_code("`x") == "`` `x ``" and markdown_code("x`") == "`` x` ``"
