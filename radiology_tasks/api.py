@@ -37,7 +37,7 @@ from radiology_tasks.core.inspect_compat import (
     init_display_type,
     init_model_roles,
 )
-from radiology_tasks.core.judge import GRADER_ROLE
+from radiology_tasks.core.judge import GRADER_ROLE, NO_JUDGE_MESSAGE
 from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.report_hook import quiet_report_hint
 from radiology_tasks.core.run_report import report_of
@@ -279,7 +279,8 @@ def construct(metric: str, function: Callable[..., Task], with_judge: bool, **ar
     report hint is not registered (`radiology_tasks.core.report_hook`): the call prints nothing.
 
     Raises:
-        InputError: the task's refusal; a missing judge is named as `score`'s own argument.
+        InputError: the task's refusal (Inspect's prerequisite errors included); a missing judge is named as
+            `score`'s own argument.
     """
 
     def build() -> Task:
@@ -294,7 +295,9 @@ def construct(metric: str, function: Callable[..., Task], with_judge: bool, **ar
     except PrerequisiteError as error:
         if isinstance(error, InputError):
             raise
-        raise InputError(f"{metric} needs a judge: give judge= a model ({error.message})") from None
+        if error.message == NO_JUDGE_MESSAGE:
+            raise InputError(f"{metric} needs a judge: give judge= a model ({error.message})") from None
+        raise InputError(f"{metric}: {error.message}") from None
 
 
 def build_task(

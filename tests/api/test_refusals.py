@@ -130,3 +130,19 @@ def test_a_score_key_the_metric_does_not_give_takes_its_log_and_data_away(tmp_pa
     with pytest.raises(InputError, match="^baselines gives no score 'bleu_9'; it gives: rouge_l$"):
         _call(rouge, ["A b.", "C d."], ["A b.", "C e."])
     assert _files(tmp_path) == [] and rouge.logs == [] and rouge.judged == 0
+
+
+def test_another_prerequisite_is_refused_as_the_task_says_and_an_input_error_as_it_is():
+    from radiology_tasks.api import construct
+    from radiology_tasks.core.inspect_compat import PrerequisiteError
+
+    def needs_a_tool(**args: Any) -> Any:
+        raise PrerequisiteError("Bind an injector with --model-role injector=<model>.")
+
+    def refuses(**args: Any) -> Any:
+        raise InputError("-T detail must be one of full, brief; got 'x'")
+
+    with pytest.raises(InputError, match=r"^metric: Bind an injector with --model-role injector=<model>\.$"):
+        construct("metric", needs_a_tool, with_judge=False)
+    with pytest.raises(InputError, match=r"^-T detail must be one of full, brief; got 'x'$"):
+        construct("metric", refuses, with_judge=True)
