@@ -16,7 +16,6 @@ from radiology_tasks.core.family import families, family_of
 from radiology_tasks.core.layouts import all_layouts
 from radiology_tasks.lm_eval_tasks import config_dir
 from radiology_tasks.templates import template_names
-from tests.test_import_graph import ROOT, import_graph
 
 PACKAGE = Path(radiology_tasks.__file__).parent
 SHARED = [PACKAGE / "leaderboard", PACKAGE / "baselines", PACKAGE / "cli.py"]
@@ -77,34 +76,6 @@ def test_lm_eval_configs_are_the_families_and_the_group_lists_them_all():
     assert sorted(declared) == on_disk
     tasks = [yaml.safe_load((folder / name).read_text().replace("!function", ""))["task"] for name in declared]
     assert sorted(group["task"]) == sorted(tasks)
-
-
-# Shared modules that still import a family, each with its reason (a new one fails, a fixed one must go).
-SHARED_IMPORTS_KNOWN = {
-    # `radiology-tasks list` names metric_suite's judges (the task-parameter refactor owns `list`).
-    ("radiology_tasks.cli", "radiology_tasks.baselines.tasks"),
-    # The lm-eval dataset of Ran Score's extraction config reads the family's gold-label field and demo set.
-    ("radiology_tasks.lm_eval_tasks.documents", "radiology_tasks.ran_score.label_files"),
-    ("radiology_tasks.lm_eval_tasks.documents", "radiology_tasks.ran_score.tasks"),
-}
-
-
-def _family_of_module(module: str, names: set[str]) -> str | None:
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 and parts[1] in names else None
-
-
-def test_shared_modules_import_no_family():
-    names = {f.name for f in families()}
-    found = {
-        (source, target)
-        for source, targets in import_graph(ROOT).items()
-        if _family_of_module(source, names) is None
-        for target in targets
-        if _family_of_module(target, names) is not None
-    }
-    assert sorted(found - SHARED_IMPORTS_KNOWN) == [], "shared modules importing a family"
-    assert sorted(SHARED_IMPORTS_KNOWN - found) == [], "listed but no longer imported: take them off"
 
 
 def test_the_registry_import_loads_no_lazy_part_of_a_family():

@@ -82,6 +82,9 @@ class Family:
         side_args: Task settings that only add scores beside the ranked one, so runs that differ in them are
             still compared (e.g. ``baselines``, which adds lexical scores).
         default_data: The dataset the tasks read when `-T data` is not given; None: the bundled ``demo`` set.
+        shared_host: True for a shared host (the metric suite): registered like a family, for its tasks, but its
+            package is shared code that asks the families for what it runs, names none of them, and that families
+            may import. False for a family, whose folders nothing outside them imports.
     """
 
     name: str
@@ -94,6 +97,7 @@ class Family:
     layouts: tuple[str, ...] = ()
     side_args: tuple[str, ...] = ()
     default_data: str | None = None
+    shared_host: bool = False
 
     def task_functions(self) -> dict[str, Any]:
         """The family's task functions by name (importing the tasks module registers them with Inspect)."""
