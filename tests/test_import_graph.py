@@ -29,12 +29,6 @@ PACKAGES = ("radiology_tasks", "scorers", "solvers", "templates")
 # Edges still pointing the wrong way, owned by work that has not landed yet. Keep each with its reason.
 KNOWN: dict[tuple[str, str], str] = {
     ("radiology_tasks.cli", "radiology_tasks.baselines.tasks"): "`list` names metric_suite's judges from baselines",
-    ("radiology_tasks.lm_eval_tasks.documents", "radiology_tasks.ran_score.label_files"): (
-        "Ran Score's lm-eval documents (gold labels) are read in the shared module"
-    ),
-    ("radiology_tasks.lm_eval_tasks.documents", "radiology_tasks.ran_score.tasks"): (
-        "Ran Score's lm-eval documents (its demo set) are read in the shared module"
-    ),
 }
 # Cycles still in the tree (each as its sorted modules), with the reason.
 KNOWN_CYCLES: dict[tuple[str, ...], str] = {}
