@@ -83,9 +83,9 @@ def _parameter_lines(task_name: str, task_fn: Callable[..., Any]) -> list[str]:
 def format_task_list() -> str:
     """One block per task: name, one-line description, its `-T` defaults and the parameters unset by default; then
     the datasets, the metric suite's judges and the layouts."""
-    from radiology_tasks.baselines.tasks import judge_metrics
     from radiology_tasks.core.catalog import dataset_names
     from radiology_tasks.core.layouts import all_layouts
+    from radiology_tasks.suite.judges import judge_metrics
 
     lines = [
         "Tasks (inspect eval <name> ...; each parameter is described in its family's README, under Parameters):",

@@ -12,12 +12,13 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 import radiology_tasks.green_vert.suite as green_vert_suite
-from radiology_tasks.baselines.tasks import judge_metrics, metric_suite, refused_metrics
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import SuiteMetric, add_family, family_of, remove_family
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.green_vert.suite import SUITE
 from radiology_tasks.scorers.lexical import lexical_scores
+from radiology_tasks.suite.judges import judge_metrics, refused_metrics
+from radiology_tasks.suite.tasks import metric_suite
 from tests.conftest import GOOD_ROWS, write_jsonl
 from tests.judge_answers import assessment, mock_output
 from tests.report_values import report_values
@@ -180,7 +181,7 @@ def test_ran_score_is_refused_with_its_family_line():
 def test_the_family_adds_suite_report_with_its_options(monkeypatch):
     import argparse
 
-    import radiology_tasks.baselines.report as report
+    import radiology_tasks.suite.report as report
 
     family = family_of("metric_suite")
     assert family is not None
