@@ -29,7 +29,22 @@ if TYPE_CHECKING:
     from inspect_ai.scorer import Metric, SampleScore, Scorer
     from inspect_ai.solver import Solver
 
+    from radiology_tasks.core.judge_options import JudgeOptions
     from radiology_tasks.core.records import ReportPair
+
+
+@dataclass(frozen=True)
+class SuiteJudge:
+    """The judge settings `metric_suite` gives each family's suite metric, whole.
+
+    Attributes:
+        judge: The suite's shared judge options (`-T constrain`, `judge_max_tokens`, `judge_retries`, `unscored`),
+            checked when they were built.
+        qa_mode: The suite's `-T qa_mode`, for a judge that answers questions (checked by the judge that reads it).
+    """
+
+    judge: JudgeOptions
+    qa_mode: str = "batch"
 
 
 @dataclass(frozen=True)
@@ -38,15 +53,14 @@ class SuiteMetric:
 
     Attributes:
         keys: The score keys it contributes, the first being its main one.
-        scorer: Builds its scorer from the suite's judge settings (``unscored``, ``constrain``,
-            ``judge_retries``, ``judge_max_tokens``, ``qa_mode``).
+        scorer: Builds its scorer from the suite's judge settings.
         solver: Builds a solver that must run before scoring, from the same settings; None when none is needed.
         check: One line saying why the rows cannot be scored by it, or None when they can.
     """
 
     keys: tuple[str, ...]
-    scorer: Callable[[Mapping[str, Any]], Scorer]
-    solver: Callable[[Mapping[str, Any]], Solver] | None = None
+    scorer: Callable[[SuiteJudge], Scorer]
+    solver: Callable[[SuiteJudge], Solver] | None = None
     check: Callable[[list[ReportPair]], str | None] | None = None
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode
+from radiology_tasks.core.family import SuiteJudge
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import expert_metadata
 from radiology_tasks.core.records import ReportPair
@@ -17,17 +16,6 @@ from radiology_tasks.suite.data import sensitivity_metadata
 from radiology_tasks.suite.judges import judge_metrics
 from radiology_tasks.suite.metrics import SENSITIVITY
 from radiology_tasks.suite.radeval import radeval_metrics
-
-
-def judge_settings(judge: JudgeOptions, qa_mode: str) -> dict[str, Any]:
-    """The settings every suite metric's scorer and solver factory is built from."""
-    return {
-        "unscored": judge.unscored,
-        "constrain": judge.constrain,
-        "judge_retries": judge.judge_retries,
-        "judge_max_tokens": judge.judge_max_tokens,
-        "qa_mode": qa_mode,
-    }
 
 
 @scorer(metrics=[])
@@ -43,6 +31,9 @@ def suite_scorer(
 ) -> Scorer:
     """Every chosen metric on the same sample, as one score (lexical first: its metadata stays at the top).
 
+    The judge settings are keywords because Inspect logs a scorer's arguments by name (an object would be logged
+    as its class name); they become one `SuiteJudge` here, which each family's suite metric is given whole.
+
     Args:
         lexical: Lexical score keys (`scorers.lexical`).
         radeval: RadEval metric names whose models are cached.
@@ -53,21 +44,16 @@ def suite_scorer(
         judge_retries: Re-asks for an answer that leaves a score unreadable.
         judge_max_tokens: Upper bound on a judge answer's length.
     """
+    options = SuiteJudge(JudgeOptions(constrain, judge_max_tokens, judge_retries, unscored), qa_mode)
     parts: list[Part] = []
     if lexical:
-        parts.append((BASELINES_LABEL, lexical_baselines(lexical, unscored), None))
+        parts.append((BASELINES_LABEL, lexical_baselines(lexical, options.judge.unscored), None))
     if radeval:
-        parts.append(("radeval", radeval_metrics(radeval, unscored), None))
-    settings = judge_settings(
-        JudgeOptions(
-            constrain=constrain, judge_max_tokens=judge_max_tokens, judge_retries=judge_retries, unscored=unscored
-        ),
-        qa_mode,
-    )
+        parts.append(("radeval", radeval_metrics(radeval, options.judge.unscored), None))
     available = judge_metrics()
     for name in judges:
         metric = available[name]
-        parts.append((name, metric.scorer(settings), list(metric.keys)))
+        parts.append((name, metric.scorer(options), list(metric.keys)))
 
     async def score(state: TaskState, target: Target) -> Score:
         merged = await score_all(parts, state, target)

@@ -19,7 +19,7 @@ from inspect_ai import Task, task
 from inspect_ai.solver import Solver
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.family import SuiteMetric
+from radiology_tasks.core.family import SuiteJudge, SuiteMetric
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import ExpertPresence
@@ -33,7 +33,7 @@ from radiology_tasks.suite.data import check_pairs, suite_dataset
 from radiology_tasks.suite.family import FAMILY
 from radiology_tasks.suite.judges import judge_metrics, refused_metrics
 from radiology_tasks.suite.run_metrics import suite_metrics
-from radiology_tasks.suite.scorer import judge_settings, suite_scorer
+from radiology_tasks.suite.scorer import suite_scorer
 
 TASK_VERSION = FAMILY.version
 
@@ -126,9 +126,9 @@ def metric_suite(
         problem = metric.check(pairs) if metric.check is not None else None
         if problem is not None:
             raise InputError(problem)
-    settings = judge_settings(judge, qa_mode)
+    options = SuiteJudge(judge, qa_mode)
     solver: list[Solver] = [replay_candidate()]
-    solver += [metric.solver(settings) for metric in chosen if metric.solver is not None]
+    solver += [metric.solver(options) for metric in chosen if metric.solver is not None]
     return Task(
         dataset=dataset,
         solver=solver,
