@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from inspect_ai.scorer import Metric, SampleScore, Scorer
     from inspect_ai.solver import Solver
 
+    from radiology_tasks.core.catalog import BundledData
     from radiology_tasks.core.judge_options import JudgeOptions
     from radiology_tasks.core.records import ReportPair
 
@@ -96,6 +97,7 @@ class Family:
         side_args: Task settings that only add scores beside the ranked one, so runs that differ in them are
             still compared (e.g. ``baselines``, which adds lexical scores).
         default_data: The dataset the tasks read when `-T data` is not given; None: the bundled ``demo`` set.
+        datasets: Data sets the family ships in its own package, by the name `-T data` takes (its demo set, say).
         shared_host: True for a shared host (the metric suite): registered like a family, for its tasks, but its
             package is shared code that asks the families for what it runs, names none of them, and that families
             may import. False for a family, whose folders nothing outside them imports.
@@ -111,6 +113,7 @@ class Family:
     layouts: tuple[str, ...] = ()
     side_args: tuple[str, ...] = ()
     default_data: str | None = None
+    datasets: Mapping[str, BundledData] = {}
     shared_host: bool = False
 
     def task_functions(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from radiology_tasks.core.catalog import BundledData
 from radiology_tasks.core.family import Family, ReportMetrics
 
 if TYPE_CHECKING:
@@ -30,6 +31,13 @@ class RanScore(Family):
     lm_eval_configs = ("radiology_ran_score_extraction.yaml",)
     side_args = ("baselines",)
     default_data = "ran-score-demo"
+    datasets = {
+        "ran-score-demo": BundledData(
+            "radiology_tasks.ran_score",
+            "data/ran_score_demo.jsonl",
+            "Bundled synthetic chest X-ray report pairs (English and Chinese) with team-written reference labels",
+        )
+    }
 
     def register(self) -> None:
         """Register the family's scorers and solvers with Inspect by name."""
