@@ -98,6 +98,8 @@ class Family:
             still compared (e.g. ``baselines``, which adds lexical scores).
         default_data: The dataset the tasks read when `-T data` is not given; None: the bundled ``demo`` set.
         datasets: Data sets the family ships in its own package, by the name `-T data` takes (its demo set, say).
+        generation_tasks: The family's tasks that only write reports, whose logs every judged task reads as
+            `-T candidates=LOG.eval` (`radiology_tasks.core.generation_log`).
         shared_host: True for a shared host (the metric suite): registered like a family, for its tasks, but its
             package is shared code that asks the families for what it runs, names none of them, and that families
             may import. False for a family, whose folders nothing outside them imports.
@@ -114,6 +116,7 @@ class Family:
     side_args: tuple[str, ...] = ()
     default_data: str | None = None
     datasets: Mapping[str, BundledData] = {}
+    generation_tasks: tuple[str, ...] = ()
     shared_host: bool = False
 
     def task_functions(self) -> dict[str, Any]:

@@ -22,6 +22,7 @@ class ReportGeneration(Family):
     name = "report_generation"
     tasks_module = "radiology_tasks.report_generation.tasks"
     tasks = ("report_generation",)
+    generation_tasks = ("report_generation",)
     version = "1.3.0"
 
     def register(self) -> None:
