@@ -261,10 +261,13 @@ def build_parser() -> argparse.ArgumentParser:
     # argparse prints `help=argparse.SUPPRESS` as "==SUPPRESS==" there before Python 3.13).
     docs = commands.add_parser(
         "task-docs",
-        description="Write the tasks' -T parameter tables from their docstrings into the READMEs' marked blocks.",
+        description="Write the tasks' -T parameter tables from their docstrings into the READMEs' marked blocks, and "
+        "the lists of the families' tasks into the shared documents' marked blocks.",
     )
     docs.add_argument(
-        "--readme", help="one Markdown file to update (default: docs/parameters.md and every family's README)"
+        "--readme",
+        help="one Markdown file to update (default: docs/parameters.md and every family's README, and the lists of "
+        "the families' tasks in the shared documents)",
     )
     docs.add_argument(
         "--check", action="store_true", help="change nothing; exit 1 naming each block that differs from the code"

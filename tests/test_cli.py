@@ -396,7 +396,8 @@ HELP = {
     ],
     ("task-docs",): [
         "usage: radiology-tasks task-docs [-h] [--readme README] [--check]",
-        "--readme README one Markdown file to update (default: docs/parameters.md and every family's README)",
+        "--readme README one Markdown file to update (default: docs/parameters.md and every family's README, and the "
+        "lists of the families' tasks in the shared documents)",
         "--check change nothing; exit 1 naming each block that differs from the code",
     ],
     ("suite-report",): [

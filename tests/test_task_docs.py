@@ -13,6 +13,7 @@ import pytest
 
 from radiology_tasks.cli import main, registered_tasks
 from radiology_tasks.core.family import families, family_of
+from radiology_tasks.family_docs import FILES as LIST_FILES
 from radiology_tasks.task_docs import (
     END,
     SHARED_DOC,
@@ -281,8 +282,9 @@ def test_the_command_refuses_a_file_without_markers(tmp_path, capsys):
 
 
 def _copy_tree(tmp_path: Path, docs: list[TaskDoc]) -> Path:
-    """docs/parameters.md and every family README under `tmp_path`, at their repository paths."""
-    for path in targets(docs):
+    """docs/parameters.md, every family README and the documents listing the families under `tmp_path`, at their
+    repository paths."""
+    for path in [*targets(docs), *LIST_FILES]:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text((ROOT / path).read_text(encoding="utf-8"), encoding="utf-8")
     return tmp_path

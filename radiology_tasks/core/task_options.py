@@ -142,3 +142,9 @@ def shared_docs(task_function: Callable[..., Any]) -> dict[str, str]:
         described = option_docs(group.options)
         docs |= {name: described[name] for name in group.fields if name in described}
     return docs
+
+
+def shared_fields(task_function: Callable[..., Any], options: type[Any]) -> tuple[str, ...]:
+    """The fields of option class `options` that a task takes as `-T` parameters (none when it takes none)."""
+    groups: dict[str, Shared] = getattr(task_function, _SHARED, {})
+    return tuple(field for group in groups.values() if group.options is options for field in group.fields)
