@@ -288,7 +288,7 @@ def family_readme(task: str) -> Path:
     family = family_of(task)
     if family is None:
         raise TaskDocError(f"task {task}: no family declares it, so it has no README for its parameter table")
-    return Path(*family.tasks_module.split(".")[:-1]) / "README.md"
+    return Path(*family.package.split(".")) / "README.md"
 
 
 def targets(docs: Sequence[TaskDoc]) -> dict[Path, list[str | None]]:

@@ -100,6 +100,9 @@ class Family:
         datasets: Data sets the family ships in its own package, by the name `-T data` takes (its demo set, say).
         generation_tasks: The family's tasks that only write reports, whose logs every judged task reads as
             `-T candidates=LOG.eval` (`radiology_tasks.core.generation_log`).
+        mutation_tested: Modules of the family's package that hold logic the tests must guard, as file patterns
+            relative to its folder (``layouts/*.py``); `bench/mutation.py` mutates them beside the shared modules
+            pyproject.toml lists (the family's re-scoring, scorers and solvers are in those already).
         shared_host: True for a shared host (the metric suite): registered like a family, for its tasks, but its
             package is shared code that asks the families for what it runs, names none of them, and that families
             may import. False for a family, whose folders nothing outside them imports.
@@ -117,7 +120,13 @@ class Family:
     default_data: str | None = None
     datasets: Mapping[str, BundledData] = {}
     generation_tasks: tuple[str, ...] = ()
+    mutation_tested: tuple[str, ...] = ()
     shared_host: bool = False
+
+    @property
+    def package(self) -> str:
+        """The family's package: the one holding its tasks module (``radiology_tasks.green_vert``)."""
+        return self.tasks_module.rpartition(".")[0]
 
     def task_functions(self) -> dict[str, Any]:
         """The family's task functions by name (importing the tasks module registers them with Inspect)."""
@@ -193,6 +202,13 @@ def registered_tasks() -> list[tuple[str, Any]]:
         for function in family.task_functions().values():
             found[registry_info(function).name] = function
     return sorted(found.items())
+
+
+def mutation_targets() -> list[str]:
+    """The modules every family asks mutation testing to cover, as file patterns from the repository root."""
+    return [
+        f"{family.package.replace('.', '/')}/{pattern}" for family in families() for pattern in family.mutation_tested
+    ]
 
 
 def orientation(key: str) -> Orientation:

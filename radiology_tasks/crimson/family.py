@@ -24,6 +24,7 @@ class Crimson(Family):
     version = "1.1.0"
     templates = ("crimson",)
     layouts = ("radiology_tasks.crimson.layouts.radpref",)
+    mutation_tested = ("layouts/*.py",)
 
     def register(self) -> None:
         """Register the family's scorer with Inspect by name."""

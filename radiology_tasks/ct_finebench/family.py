@@ -26,6 +26,7 @@ class CTFineBench(Family):
     lm_eval_configs = ("radiology_ct_finebench_qa.yaml",)
     layouts = ("radiology_tasks.ct_finebench.layout",)
     side_args = ("baselines",)
+    mutation_tested = ("layout.py",)
 
     def register(self) -> None:
         """Register the family's scorers and solvers with Inspect by name."""

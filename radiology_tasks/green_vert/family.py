@@ -37,6 +37,7 @@ class GreenVert(Family):
         "radiology_tasks.green_vert.layouts.rexval",
     )
     side_args = ("baselines",)
+    mutation_tested = ("layouts/*.py", "fewshot.py")
 
     def register(self) -> None:
         """Register the family's scorers and solvers with Inspect by name."""

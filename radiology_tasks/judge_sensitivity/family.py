@@ -24,6 +24,7 @@ class JudgeSensitivity(Family):
     tasks = ("judge_sensitivity",)
     version = "1.5.0"
     templates = ("judge_sensitivity", "green_vert")
+    mutation_tested = ("variant_sft.py", "variant_split.py", "variant_check.py")
 
     def register(self) -> None:
         """Register the family's scorers and solvers with Inspect by name."""

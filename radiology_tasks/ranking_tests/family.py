@@ -24,6 +24,7 @@ class Ranking(Family):
     # The prompts of the judges whose runs the leaderboard re-scores (GREEN and VERT); a run records the template
     # hashes of the metric it tests.
     templates = ("green_vert",)
+    mutation_tested = ("cases.py", "outcome.py", "metrics.py")
 
     def register(self) -> None:
         """Register the family's scorer and solver with Inspect by name."""

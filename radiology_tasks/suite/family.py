@@ -24,6 +24,7 @@ class Suite(Family):
     tasks = ("metric_suite",)
     version = "1.4.0"
     shared_host = True
+    mutation_tested = ("metrics.py",)
 
     def register(self) -> None:
         """Register the suite's RadEval scorer with Inspect by name."""
