@@ -151,9 +151,11 @@ def _max_unscored_argument(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def _task_docs(args: argparse.Namespace) -> int:
+    from radiology_tasks.family_docs import update_lists
     from radiology_tasks.task_docs import task_docs_command
 
-    return task_docs_command(None if args.readme is None else Path(args.readme), check=args.check)
+    readme = None if args.readme is None else Path(args.readme)
+    return task_docs_command(readme, check=args.check, lists=update_lists)
 
 
 def _lm_eval_path(args: argparse.Namespace) -> int:

@@ -335,22 +335,27 @@ def _update(path: Path, docs: Sequence[TaskDoc], wanted: Sequence[str | None] | 
     return bool(stale)
 
 
-def task_docs_command(readme: Path | None, *, check: bool, root: Path = Path(".")) -> int:
+def task_docs_command(
+    readme: Path | None,
+    *,
+    check: bool,
+    root: Path = Path("."),
+    lists: Callable[..., list[Path]] | None = None,
+) -> int:
     """`radiology-tasks task-docs`: rewrite the generated blocks, or (`check`) name those that differ.
 
     With `readme`, that one file's parameter blocks, whatever they hold. Without, those of docs/parameters.md and
     of every family's README under `root` (the repository), each checked to hold exactly its tasks' blocks, and
-    the lists of the families' tasks in the shared documents (`radiology_tasks.family_docs`).
+    the lists of the families' tasks in the shared documents that `lists` updates (the command line passes
+    `radiology_tasks.family_docs.update_lists`, which builds on this module).
     """
-    from radiology_tasks.family_docs import update_lists
-
     docs = registered_task_docs()
     files: dict[Path, Sequence[str | None] | None] = (
         {readme: None} if readme is not None else {root / path: wanted for path, wanted in targets(docs).items()}
     )
     stale = [path for path, wanted in files.items() if _update(path, docs, wanted, check=check)]
-    if readme is None:
-        stale += update_lists(root, check=check)
+    if readme is None and lists is not None:
+        stale += lists(root, check=check)
     if check:
         return 1 if stale else 0
     if not stale:

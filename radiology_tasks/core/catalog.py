@@ -6,30 +6,11 @@ The bundled ``demo`` set is shared; a family that ships a data set of its own de
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
-
-@dataclass(frozen=True)
-class BundledData:
-    """A data set shipped inside the package.
-
-    Attributes:
-        package: The package whose folder holds the file (``radiology_tasks`` for the shared ``demo``).
-        file: The file, relative to that folder.
-        description: One line saying what it holds, as `radiology-tasks list` shows it.
-    """
-
-    package: str
-    file: str
-    description: str
-
-    @property
-    def path(self) -> Path:
-        """Where the file is installed."""
-        return Path(str(files(self.package) / self.file))
-
+from radiology_tasks.core.family import BundledData as BundledData
+from radiology_tasks.core.family import families
 
 DEMO = BundledData(
     "radiology_tasks",
@@ -41,8 +22,6 @@ DEMO = BundledData(
 
 def bundled() -> dict[str, BundledData]:
     """Every bundled data set by the name `-T data` takes: ``demo``, then those the families declare."""
-    from radiology_tasks.core.family import families
-
     found = {"demo": DEMO}
     for family in families():
         for name, data in family.datasets.items():

@@ -18,6 +18,8 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from radiology_tasks.core.orientation import HIGHER_IS_BETTER, Orientation
@@ -29,9 +31,28 @@ if TYPE_CHECKING:
     from inspect_ai.scorer import Metric, SampleScore, Scorer
     from inspect_ai.solver import Solver
 
-    from radiology_tasks.core.catalog import BundledData
     from radiology_tasks.core.judge_options import JudgeOptions
     from radiology_tasks.core.records import ReportPair
+
+
+@dataclass(frozen=True)
+class BundledData:
+    """A data set shipped inside the package (`radiology_tasks.core.catalog` names them for `-T data`).
+
+    Attributes:
+        package: The package whose folder holds the file (``radiology_tasks`` for the shared ``demo``).
+        file: The file, relative to that folder.
+        description: One line saying what it holds, as `radiology-tasks list` shows it.
+    """
+
+    package: str
+    file: str
+    description: str
+
+    @property
+    def path(self) -> Path:
+        """Where the file is installed."""
+        return Path(str(files(self.package) / self.file))
 
 
 @dataclass(frozen=True)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.catalog import BundledData
-from radiology_tasks.core.family import Family, ReportMetrics
+from radiology_tasks.core.family import BundledData, Family, ReportMetrics
 
 if TYPE_CHECKING:
     import argparse

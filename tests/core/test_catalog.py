@@ -30,19 +30,19 @@ def test_bundled_names() -> None:
 
 
 def test_a_family_ships_its_own_data_set_and_a_name_declared_twice_is_refused() -> None:
-    toy = ToyFamily("toy_data", ())
-    toy.datasets = {"toy-demo": BundledData("tests", "conftest.py", "A toy family's own file")}
+    toy = ToyFamily("catalog_test_family", ())
+    toy.datasets = {"catalog-test-set": BundledData("tests", "conftest.py", "A toy family's own file")}
     add_family(toy)
     try:
-        assert bundled_dataset("toy-demo") == Path(__file__).parent.parent / "conftest.py"
-        assert ("toy-demo", "A toy family's own file") in dataset_names()
+        assert bundled_dataset("catalog-test-set") == Path(__file__).parent.parent / "conftest.py"
+        assert ("catalog-test-set", "A toy family's own file") in dataset_names()
         twin = ToyFamily("toy_twin", ())
-        twin.datasets = {"toy-demo": toy.datasets["toy-demo"]}
+        twin.datasets = {"catalog-test-set": toy.datasets["catalog-test-set"]}
         add_family(twin)
-        with pytest.raises(ValueError, match="bundled dataset toy-demo is declared twice \\(family toy_twin\\)"):
+        with pytest.raises(ValueError, match="bundled dataset catalog-test-set is declared twice \\(family toy_twin\\)"):
             bundled()
     finally:
-        remove_family("toy_data")
+        remove_family("catalog_test_family")
         remove_family("toy_twin")
 
 
