@@ -16,19 +16,20 @@ import logging
 from collections.abc import Mapping
 
 from inspect_ai import Task, task
-from inspect_ai.solver import Solver
+from inspect_ai.scorer import Scorer
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import SuiteJudge, SuiteMetric
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import ExpertPresence
+from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import replay_candidate
 from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.lexical import checked_lexical_keys, metric_names
 from radiology_tasks.scorers.lexical import is_lexical
-from radiology_tasks.scorers.suite.radeval_adapter import RADEVAL_METRICS, plan_radeval, radeval_keys
+from radiology_tasks.scorers.suite.radeval_adapter import RADEVAL_METRICS, RadEvalPlan, plan_radeval, radeval_keys
 from radiology_tasks.suite.data import check_pairs, suite_dataset
 from radiology_tasks.suite.family import FAMILY
 from radiology_tasks.suite.judges import judge_metrics, refused_metrics
@@ -59,6 +60,51 @@ def _split(names: list[str], available: Mapping[str, SuiteMetric]) -> tuple[list
             known = ["bleu", "bleu_1..bleu_4", "bleu_rexrank", "chrf", "rouge_l", *RADEVAL_METRICS, *available]
             raise InputError(f"-T metrics: unknown metric {name!r} (known: {', '.join(known)})")
     return lexical, radeval, judges
+
+
+def _chosen_metrics(
+    names: list[str], available: Mapping[str, SuiteMetric]
+) -> tuple[list[str], RadEvalPlan, list[str], list[str]]:
+    """The checked lexical keys, the RadEval plan (a metric whose model is missing is skipped with a warning line),
+    the judge names and every score key the run will hold; an `InputError` when none of them can run."""
+    lexical_names, radeval_names, judges = _split(names, available)
+    lexical = checked_lexical_keys(lexical_names, "metrics") if lexical_names else []
+    plan = plan_radeval(radeval_names)
+    for line in plan.skipped:
+        logger.warning("metric_suite: %s; the other metrics still run", line)
+    keys = [*lexical, *radeval_keys(plan.runnable), *(key for name in judges for key in available[name].keys)]
+    if not keys:
+        raise InputError("-T metrics: none of the metrics asked for can run here (see the lines above)")
+    return lexical, plan, judges, keys
+
+
+def _checked_judges(chosen: list[SuiteMetric], pairs: list[ReportPair], sensitivity: str | None) -> list[SuiteMetric]:
+    """The judges asked for, once the loaded rows are known to suit them: a grader role when there is a judge,
+    paired sensitivity rows when `sensitivity` is set, and each judge's own check of the rows."""
+    if chosen:
+        require_judge()
+    if sensitivity is not None:
+        check_pairs(pairs, sensitivity)
+    for metric in chosen:
+        problem = metric.check(pairs) if metric.check is not None else None
+        if problem is not None:
+            raise InputError(problem)
+    return chosen
+
+
+def _scorer(lexical: list[str], radeval: list[str], judges: list[str], options: SuiteJudge) -> Scorer:
+    """The suite's scorer, its judge settings passed by keyword (as the log records a scorer's arguments)."""
+    judge = options.judge
+    return suite_scorer(
+        lexical,
+        radeval,
+        judges,
+        unscored=judge.unscored,
+        qa_mode=options.qa_mode,
+        constrain=judge.constrain,
+        judge_retries=judge.judge_retries,
+        judge_max_tokens=judge.judge_max_tokens,
+    )
 
 
 @task
@@ -108,48 +154,16 @@ def metric_suite(
             it as 0 in the means of [0, 1] scores (other scores stay excluded), `exclude` leaves it out.
     """
     available = judge_metrics()
-    lexical_names_, radeval_names, judges = _split(metric_names(metrics, "metrics"), available)
-    lexical = checked_lexical_keys(lexical_names_, "metrics") if lexical_names_ else []
-    plan = plan_radeval(radeval_names)
-    for line in plan.skipped:
-        logger.warning("metric_suite: %s; the other metrics still run", line)
-    keys = [*lexical, *radeval_keys(plan.runnable), *(key for name in judges for key in available[name].keys)]
-    if not keys:
-        raise InputError("-T metrics: none of the metrics asked for can run here (see the lines above)")
+    lexical, plan, judges, keys = _chosen_metrics(metric_names(metrics, "metrics"), available)
     dataset, summary, pairs = suite_dataset(data, sensitivity)
-    if judges:
-        require_judge()
-    if sensitivity is not None:
-        check_pairs(pairs, sensitivity)
-    chosen = [available[name] for name in judges]
-    for metric in chosen:
-        problem = metric.check(pairs) if metric.check is not None else None
-        if problem is not None:
-            raise InputError(problem)
+    chosen = _checked_judges([available[name] for name in judges], pairs, sensitivity)
     options = SuiteJudge(judge, qa_mode)
-    solver: list[Solver] = [replay_candidate()]
-    solver += [metric.solver(options) for metric in chosen if metric.solver is not None]
+    experts = ExpertPresence.of_pairs(pairs)
     return Task(
         dataset=dataset,
-        solver=solver,
-        scorer=suite_scorer(
-            lexical,
-            plan.runnable,
-            judges,
-            unscored=judge.unscored,
-            qa_mode=qa_mode,
-            constrain=judge.constrain,
-            judge_retries=judge.judge_retries,
-            judge_max_tokens=judge.judge_max_tokens,
-        ),
-        metrics=[
-            *suite_metrics(
-                keys,
-                experts=ExpertPresence.of_pairs(pairs),
-                lexical=bool(lexical),
-                sensitivity=sensitivity,
-            ).headline
-        ],
+        solver=[replay_candidate(), *(metric.solver(options) for metric in chosen if metric.solver is not None)],
+        scorer=_scorer(lexical, plan.runnable, judges, options),
+        metrics=suite_metrics(keys, experts=experts, lexical=bool(lexical), sensitivity=sensitivity).headline,
         metadata={"data": summary, "keys": keys, "skipped_metrics": plan.skipped, "sensitivity": sensitivity},
         version=TASK_VERSION,
     )
