@@ -1,0 +1,22 @@
+"""Runs shared by the agreement tests that read real logs (built once per test session)."""
+
+from __future__ import annotations
+
+import pytest
+from inspect_ai.log import EvalLog
+
+from radiology_tasks.baselines.tasks import metric_suite
+from radiology_tasks.green_vert.tasks import green, vert
+from tests.agreement.logs import LEXICAL, rate_eval_copy, run_task
+
+
+@pytest.fixture(scope="session")
+def rate_logs(tmp_path_factory: pytest.TempPathFactory) -> list[EvalLog]:
+    """On a RaTE-Eval copy: the seven lexical metrics, a scripted VERT judge and a scripted GREEN judge."""
+    root = tmp_path_factory.mktemp("rate")
+    data = str(rate_eval_copy(root / "RaTE-Eval"))
+    return [
+        run_task(metric_suite(metrics=LEXICAL, data=data), root / "logs"),
+        run_task(vert(data=data), root / "logs", judged=True),
+        run_task(green(data=data), root / "logs", judged=True),
+    ]
