@@ -59,6 +59,19 @@ PROTOCOL_BY_NAME: dict[str, Protocol] = {protocol.name: protocol for protocol in
 
 
 @dataclass(frozen=True)
+class Value:
+    """One figure of a run's report: its value, or why it is undefined.
+
+    Attributes:
+        value: The number (None when undefined on the run's samples).
+        reason: Why it is undefined.
+    """
+
+    value: float | None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class Dataset:
     """The data a run scored: runs agree on it when every field but `name` is equal.
 

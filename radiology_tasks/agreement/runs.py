@@ -13,14 +13,14 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.agreement.model import PROTOCOLS, Dataset, RowId
+from radiology_tasks.agreement.model import PROTOCOLS, Dataset, RowId, Value
 from radiology_tasks.core.errors import InputError
 
 if TYPE_CHECKING:
     from inspect_ai.log import EvalLog
     from inspect_ai.scorer import SampleScore
 
-    from radiology_tasks.core.run_report import Figure, RunReport
+    from radiology_tasks.core.run_report import RunReport
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class AgreementRun:
         created: When the run started (ISO 8601, as the log records it): the newer of two runs is shown.
         dataset: The data it scored.
         rows: Its metrics as table rows, in the order its scores give them.
-        figures: Every figure its run report gives, by name.
+        figures: Every figure its run report gives (value or reason), by name.
         samples: Its per-sample scores (the paired tests read them).
     """
 
@@ -42,7 +42,7 @@ class AgreementRun:
     created: str
     dataset: Dataset
     rows: tuple[RowId, ...]
-    figures: Mapping[str, Figure]
+    figures: Mapping[str, Value]
     samples: Sequence[SampleScore] = ()
 
     def has_agreement(self) -> bool:
@@ -119,7 +119,7 @@ def run_of(log: EvalLog, report: RunReport) -> AgreementRun:
         created=str(log.eval.created),
         dataset=dataset_of(summary, [str(sample.sample_id) for sample in report.samples]),
         rows=rows,
-        figures={figure.name: figure for figure in [*report.headline, *report.secondary]},
+        figures={figure.name: Value(figure.value, figure.reason) for figure in [*report.headline, *report.secondary]},
         samples=report.samples,
     )
     if not run.has_agreement():

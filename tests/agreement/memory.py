@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from radiology_tasks.agreement.model import Dataset, RowId
+from radiology_tasks.agreement.model import Dataset, RowId, Value
 from radiology_tasks.agreement.runs import AgreementRun
-from radiology_tasks.core.run_report import Figure
 
 RATE = Dataset("rate", "rate-eval", "aaaa1111", None, None, "ids-rate", 12)
 REXVAL = Dataset("rexval", "rexval", "bbbb2222", None, None, "ids-rexval", 8)
 RADPREF = Dataset("radpref", "radpref", "cccc3333", None, None, "ids-radpref", 10)
 
 
+Figure = tuple[str, Value]
+
+
 def figure(name: str, value: float | None, reason: str | None = None) -> Figure:
-    """One figure of a run report (undefined ones carry a reason)."""
-    return Figure(metric="radiology_tasks/expert_agreement", name=name, value=value, reason=reason)
+    """One figure of a run report by name (undefined ones carry a reason)."""
+    return name, Value(value, reason)
 
 
 def tau(
@@ -65,7 +67,7 @@ def run(
 ) -> AgreementRun:
     """A run on `dataset` scoring `keys` (by default every key its Kendall figures name)."""
     if keys is None:
-        found = [f.name.split("_kendall_tau")[0] for f in figures if f.name.endswith("_kendall_tau")]
+        found = [name.split("_kendall_tau")[0] for name, _ in figures if name.endswith("_kendall_tau")]
         keys = list(dict.fromkeys(k.replace("_vs_total_errors", "").replace("_vs_errors", "") for k in found))
     rows = tuple(RowId(key, judge if key in judged else None) for key in keys)
     return AgreementRun(
@@ -74,5 +76,5 @@ def run(
         created=created,
         dataset=dataset,
         rows=rows,
-        figures={f.name: f for f in figures},
+        figures=dict(figures),
     )
