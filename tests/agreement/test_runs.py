@@ -11,8 +11,8 @@ import pytest
 from inspect_ai.log import EvalLog, write_eval_log
 from inspect_ai.scorer import SampleScore, Score
 
-from radiology_tasks.agreement.model import RowId
-from radiology_tasks.agreement.runs import dataset_of, judge_of, judged_keys, read_run, read_runs, score_keys
+from radiology_tasks.agreement.model import RowId, Value
+from radiology_tasks.agreement.runs import dataset_of, judge_of, judged_keys, read_run, read_runs, run_of, score_keys
 from radiology_tasks.baselines.tasks import metric_suite
 from radiology_tasks.core.errors import InputError
 from tests.agreement.logs import JUDGE, run_task
@@ -142,3 +142,66 @@ def test_the_same_log_twice_is_refused(rate_logs, tmp_path):
     with pytest.raises(InputError, match="given twice"):
         read_runs([location, str(Path(location).parent / "." / Path(location).name)])
     assert [run.log for run in read_runs([location, rate_logs[1].location])] == [location, rate_logs[1].location]
+
+
+def _fake(summary: object, roles: dict, samples: list[SampleScore], figures: list) -> tuple:
+    """A log and run report as `run_of` reads them: only the fields it uses."""
+    log = SimpleNamespace(eval=SimpleNamespace(metadata={"data": summary}, model_roles=roles, created="2026-03-01"))
+    report = SimpleNamespace(
+        log="run.eval", task="metric_suite", samples=samples, headline=figures[:1], secondary=figures[1:]
+    )
+    return log, report
+
+
+def _figure(name: str, value: float | None, reason: str | None = None) -> SimpleNamespace:
+    return SimpleNamespace(name=name, value=value, reason=reason)
+
+
+def test_run_of_reads_data_rows_judge_and_figures():
+    samples = [_sample({"green": 0.5, "bleu_2": 0.1}, "s2"), _sample({"green": 0.2, "bleu_2": 0.3}, "s1")]
+    summary = {"source": "data/rate", "layout": "rate-eval", "fingerprint": {"data_sha256": "f" * 64}}
+    figures = [_figure("green_kendall_tau", 0.4), _figure("bleu_2_kendall_tau", None, "constant")]
+    log, report = _fake(summary, {"grader": SimpleNamespace(model="judge/x")}, samples, figures)
+    found = run_of(log, report)  # type: ignore[arg-type]
+    assert (found.log, found.task, found.created) == ("run.eval", "metric_suite", "2026-03-01")
+    assert found.rows == (RowId("green", "judge/x"), RowId("bleu_2"))
+    assert found.dataset == dataset_of(summary, ["s2", "s1"])
+    assert found.figures == {"green_kendall_tau": Value(0.4), "bleu_2_kendall_tau": Value(None, "constant")}
+    assert list(found.samples) == samples
+
+
+def test_run_of_refuses_a_log_without_a_data_summary_or_without_agreement():
+    samples = [_sample({"chrf": 0.5})]
+    log, report = _fake(None, {}, samples, [_figure("chrf_kendall_tau", 0.4)])
+    with pytest.raises(InputError, match=r"^run\.eval: the log records no data summary \(metadata 'data'\)"):
+        run_of(log, report)  # type: ignore[arg-type]
+    log, report = _fake({"source": "x/pairs.jsonl"}, {}, samples, [_figure("chrf_mean", 0.5)])
+    with pytest.raises(InputError) as raised:
+        run_of(log, report)  # type: ignore[arg-type]
+    assert str(raised.value) == (
+        "run.eval: the metric_suite run gives no agreement with experts: its data (pairs.jsonl) has no expert "
+        "scores, error counts or preferences for its metrics"
+    )
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["chrf_kendall_tau", "chrf_vs_errors_kendall_tau", "chrf_vs_total_errors_kendall_tau", "chrf_preference_accuracy"],
+)
+def test_a_figure_of_any_protocol_counts_as_agreement(name):
+    log, report = _fake({"source": "d"}, {}, [_sample({"chrf": 0.5})], [_figure(name, None, "undefined")])
+    assert run_of(log, report).has_agreement()  # type: ignore[arg-type]
+
+
+def test_read_runs_refuses_a_path_given_twice_before_reading_it(tmp_path, monkeypatch):
+    read: list[str] = []
+    monkeypatch.setattr("radiology_tasks.agreement.runs.read_run", lambda path: read.append(str(path)) or path)
+    (tmp_path / "a.eval").touch()
+    assert read_runs([str(tmp_path / "a.eval"), str(tmp_path / "b.eval")]) == [
+        str(tmp_path / "a.eval"),
+        str(tmp_path / "b.eval"),
+    ]
+    same = str(tmp_path / "sub" / ".." / "a.eval")
+    with pytest.raises(InputError, match=rf"^{re.escape(same)}: the same log is given twice$"):
+        read_runs([str(tmp_path / "a.eval"), same])
+    assert read == [str(tmp_path / "a.eval"), str(tmp_path / "b.eval"), str(tmp_path / "a.eval")]
