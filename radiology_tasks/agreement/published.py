@@ -71,7 +71,8 @@ def expand_block(block: Any, papers: Mapping[str, Any], where: str) -> list[Publ
     for judge, printed in rows.items():
         if not isinstance(printed, list) or len(printed) != len(columns):
             raise ValueError(f"{where}: row {judge!r} must give {len(columns)} figures, one per column")
-        for (heading, metric), text in zip(columns.items(), printed, strict=True):
+        for index, (heading, metric) in enumerate(columns.items()):
+            text = printed[index]
             source = Source(checked["title"], checked["where"], str(judge), str(heading), checked["variant"])
             entries.append(
                 Published(
@@ -106,5 +107,5 @@ def published_figures() -> list[Published]:
     """The published figures the package ships."""
     import yaml
 
-    text = (files("radiology_tasks.agreement") / PUBLISHED_FILE).read_text(encoding="utf-8")
-    return parse_published(yaml.safe_load(text))
+    # PyYAML reads the bytes as UTF-8 (the file has no byte-order mark), whatever the locale.
+    return parse_published(yaml.safe_load((files("radiology_tasks.agreement") / PUBLISHED_FILE).read_bytes()))

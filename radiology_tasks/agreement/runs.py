@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from radiology_tasks.agreement.model import PROTOCOLS, Dataset, RowId, Value
@@ -61,15 +61,16 @@ def judged_keys() -> frozenset[str]:
 
 def score_keys(samples: Sequence[SampleScore]) -> list[str]:
     """The numeric keys of the samples' dict values, in the order they first appear."""
-    keys: dict[str, None] = {}
+    keys: list[str] = []
     for sample in samples:
         value = sample.score.value
         if not isinstance(value, Mapping):
             continue
         for key, number in value.items():
-            if number is None or (isinstance(number, int | float) and not isinstance(number, bool)):
-                keys.setdefault(str(key), None)
-    return list(keys)
+            numeric = number is None or (isinstance(number, int | float) and not isinstance(number, bool))
+            if numeric and str(key) not in keys:
+                keys.append(str(key))
+    return keys
 
 
 def dataset_of(summary: Mapping[str, Any], sample_ids: Sequence[str]) -> Dataset:
@@ -81,7 +82,7 @@ def dataset_of(summary: Mapping[str, Any], sample_ids: Sequence[str]) -> Dataset
     ids = "\n".join(sorted(sample_ids))
     source = str(summary.get("source") or "unnamed data")
     return Dataset(
-        name=source.rstrip("/").rsplit("/", 1)[-1] or source,
+        name=PurePosixPath(source).name or source,
         layout=summary.get("layout") or fingerprint.get("layout"),
         data=data,
         candidates=fingerprint.get("candidates_sha256"),

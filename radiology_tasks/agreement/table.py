@@ -114,7 +114,8 @@ def _rows(runs: Sequence[AgreementRun]) -> list[RowId]:
 def _groups(datasets: list[tuple[Dataset, list[AgreementRun]]]) -> list[tuple[ColumnGroup, list[AgreementRun]]]:
     labels = dataset_labels([dataset for dataset, _ in datasets])
     groups = []
-    for label, (dataset, runs) in zip(labels, datasets, strict=True):
+    for index, (dataset, runs) in enumerate(datasets):
+        label = labels[index]
         for protocol in PROTOCOLS:
             if any(figures_of(run, row.key, protocol) is not None for run in runs for row in run.rows):
                 group = ColumnGroup(id=f"{label} / {protocol.name}", dataset=dataset, label=label, protocol=protocol)

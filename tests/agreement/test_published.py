@@ -103,12 +103,16 @@ def _broken(change) -> dict[str, Any]:
     ("change", "message"),
     [
         (lambda d: d["tables"][0].pop("variant"), "block 1: missing variant"),
+        (lambda d: [d["tables"][0].pop(k) for k in ("where", "rows")], "block 1: missing where, rows"),
         (lambda d: d["tables"][0].pop("paper"), "block 1: missing paper"),
         (lambda d: d["tables"][0].update(paper="q"), "paper 'q' is not listed under 'papers'"),
         (lambda d: d["papers"]["p"].update(title=" "), "paper p: 'title' must be a non-empty text"),
         (lambda d: d["tables"][0].update(where=""), "block 1: 'where' must be a non-empty text"),
         (lambda d: d["tables"][0].update(dataset=3), "block 1: 'dataset' must be a non-empty text"),
-        (lambda d: d["tables"][0].update(protocol="errors"), "unknown protocol 'errors'"),
+        (
+            lambda d: d["tables"][0].update(protocol="errors"),
+            "unknown protocol 'errors' (known: score, significant_errors, total_errors, preference)",
+        ),
         (lambda d: d["tables"][0].update(statistic="spearman"), "protocol score shows kendall_tau, not 'spearman'"),
         (lambda d: d["tables"][0]["rows"].update({"-": ["0.1"]}), "row '-' must give 2 figures, one per column"),
         (lambda d: d["tables"][0]["rows"].update({"-": "0.1"}), "row '-' must give 2 figures, one per column"),

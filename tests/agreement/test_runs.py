@@ -36,12 +36,8 @@ def test_a_dataset_is_pinned_by_layout_files_and_sample_ids():
     summary = {
         "source": "/data/RaTE-Eval/",
         "layout": "rate-eval",
-        "fingerprint": {
-            "layout": "rate-eval",
-            "data_sha256": "d" * 64,
-            "candidates_sha256": "c",
-            "reports_sha256": None,
-        },
+        # The summary's own layout is the one read; the fingerprint's stands in only where the summary has none.
+        "fingerprint": {"layout": "flat", "data_sha256": "d" * 64, "candidates_sha256": "c", "reports_sha256": "r"},
     }
     dataset = dataset_of(summary, ["b", "a"])
     assert (dataset.name, dataset.layout, dataset.data, dataset.candidates, dataset.reports) == (
@@ -49,7 +45,7 @@ def test_a_dataset_is_pinned_by_layout_files_and_sample_ids():
         "rate-eval",
         "d" * 64,
         "c",
-        None,
+        "r",
     )
     assert dataset.samples == hashlib.sha256(b"a\nb").hexdigest() and dataset.n_samples == 2
     assert dataset_of(summary, ["a", "b"]).identity == dataset.identity
@@ -205,3 +201,29 @@ def test_read_runs_refuses_a_path_given_twice_before_reading_it(tmp_path, monkey
     with pytest.raises(InputError, match=rf"^{re.escape(same)}: the same log is given twice$"):
         read_runs([str(tmp_path / "a.eval"), same])
     assert read == [str(tmp_path / "a.eval"), str(tmp_path / "b.eval"), str(tmp_path / "a.eval")]
+
+
+def test_read_run_reads_the_log_and_its_report_at_the_path(monkeypatch, tmp_path):
+    seen: list[tuple] = []
+    log = object()
+    monkeypatch.setattr("inspect_ai.log.read_eval_log", lambda location: seen.append(("read", location)) or log)
+    monkeypatch.setattr(
+        "radiology_tasks.core.run_report.report_of",
+        lambda found, location: seen.append(("report", found, location)) or "the report",
+    )
+    monkeypatch.setattr(
+        "radiology_tasks.agreement.runs.run_of", lambda found, report: seen.append(("run", found, report)) or "run"
+    )
+    assert read_run(tmp_path / "x.eval") == "run"
+    location = str(tmp_path / "x.eval")
+    assert seen == [("read", location), ("report", log, location), ("run", log, "the report")]
+
+
+def test_an_unreadable_log_says_what_went_wrong(monkeypatch):
+    def fail(location):
+        raise KeyError("header.json")
+
+    monkeypatch.setattr("inspect_ai.log.read_eval_log", fail)
+    with pytest.raises(InputError) as raised:
+        read_run("x.eval")
+    assert str(raised.value) == "x.eval: not a readable Inspect log (KeyError: 'header.json')"

@@ -257,3 +257,27 @@ def test_protocols_name_their_figures(protocol):
     assert found.main_figure("k") == expected
     assert found.statistic == ("preference_accuracy" if protocol == "preference" else "kendall_tau")
     assert found.is_tau == (protocol != "preference")
+
+
+def test_a_tau_without_an_interval_in_its_run_has_no_interval_and_no_reason_for_it():
+    table = build_table([run("v.eval", [figure("vert_kendall_tau", 0.3)], keys=["vert"])])
+    cell = table.cell(RowId("vert"), table.groups[0])
+    assert cell.figures == TauFigures(0.3, None, None, None, None, None, None)
+    assert cell.reason is None
+
+
+def test_every_run_scoring_a_metric_without_the_protocol_is_named():
+    runs = [run("a.eval", tau("bleu_2", 0.2)), run("b.eval", [], keys=["chrf"]), run("c.eval", [], keys=["chrf"])]
+    cell = build_table(runs).cell(RowId("chrf"), build_table(runs).groups[0])
+    assert cell.reason == "no run scoring chrf on rate gives its tau-b vs the expert score (runs: b.eval, c.eval)"
+
+
+def test_a_clashing_name_shows_the_first_eight_characters_of_the_data_hash():
+    one = Dataset("d", "flat", "0123456789abcdef", None, None, "ids-1", 5)
+    two = Dataset("d", "flat", None, None, None, "ids-2", 7)
+    assert dataset_labels([one, two]) == ["d (flat, 5 samples, data 01234567)", "d (flat, 7 samples, data None)"]
+
+
+def test_the_paired_tests_settings_default_to_a_thousand_resamples_and_seed_zero():
+    table = build_table([run("a.eval", tau("bleu_2", 0.2))])
+    assert (table.resamples, table.seed, table.tests) == (1000, 0, [])
