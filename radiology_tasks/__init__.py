@@ -1,6 +1,7 @@
-"""Report metrics as Inspect AI tasks; `score`, `score_async` and `reward_function` use them from Python.
+"""Report metrics as Inspect AI tasks; `score`, `score_async` and `reward_function` use them from Python, and
+`run_figures` reads every figure of a run from its log.
 
-The three are imported on first use, so importing the package (which every `inspect` process does for the task
+These are imported on first use, so importing the package (which every `inspect` process does for the task
 registry) stays light.
 """
 
@@ -11,14 +12,16 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from radiology_tasks.api import score, score_async
+    from radiology_tasks.core.run_report import run_figures
     from radiology_tasks.rewards import reward_function
 
-__all__ = ["reward_function", "score", "score_async"]
+__all__ = ["reward_function", "run_figures", "score", "score_async"]
 
 _LAZY = {
     "score": "radiology_tasks.api",
     "score_async": "radiology_tasks.api",
     "reward_function": "radiology_tasks.rewards",
+    "run_figures": "radiology_tasks.core.run_report",
 }
 
 

@@ -124,7 +124,7 @@ def _submit(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from radiology_tasks.core.run_report_output import report_command
 
-    return report_command(args.log, args.out)
+    return report_command(args.log, args.out, as_json=args.json)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -181,10 +181,25 @@ def build_parser() -> argparse.ArgumentParser:
     add_commands(commands)
 
     report = commands.add_parser(
-        "report", help="every metric of a run, recomputed from its log: Markdown (printed, report.md) and report.html"
+        "report",
+        help="every metric of a run, recomputed from its log: Markdown (printed, report.md), report.html and "
+        "report.json",
+        description="Recompute every figure of a run from its log, check the logged summary against it, print it "
+        "as Markdown and write report.md, report.html and report.json. The JSON (printed alone with --json) holds "
+        "the run (log, task, task_version, current_version, family, scorer, sample_count, task_args), "
+        "summary_check (equal, not_logged, differs or older_version), figures (each with name, kind: headline or "
+        "secondary, value: the exact number or null, reason: why it is null, metric, scorer, logged: the log's "
+        "value or null, matches_log) and not_recomputed; it never holds NaN or Infinity.",
     )
     report.add_argument("log", help="an Inspect eval log of a radiology task")
-    report.add_argument("--out", help="directory for report.md and report.html (default: <log>.report/ beside it)")
+    report.add_argument(
+        "--out", help="directory for report.md, report.html and report.json (default: <log>.report/ beside it)"
+    )
+    report.add_argument(
+        "--json",
+        action="store_true",
+        help="print the figures as JSON instead of Markdown; write the files only with --out",
+    )
     report.set_defaults(run=_report)
 
     submit = commands.add_parser("submit", help="check eval logs and write them as a leaderboard submission bundle")

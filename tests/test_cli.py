@@ -395,6 +395,14 @@ HELP = {
         "suite-report write the metric suite's tables (correlations, agreement with experts, pos/neg) from logs",
         "lm-eval-path print the directory of the lm-evaluation-harness task configs (for --include_path)",
     ],
+    ("report",): [
+        "usage: radiology-tasks report [-h] [--out OUT] [--json] log",
+        "log an Inspect eval log of a radiology task",
+        "--out OUT directory for report.md, report.html and report.json (default: <log>.report/ beside it)",
+        "--json print the figures as JSON instead of Markdown; write the files only with --out",
+        "summary_check (equal, not_logged, differs or older_version)",
+        "it never holds NaN or Infinity",
+    ],
     ("task-docs",): [
         "usage: radiology-tasks task-docs [-h] [--readme README] [--check]",
         "--readme README one Markdown file to update (default: docs/parameters.md and every family's README)",

@@ -1,4 +1,5 @@
-"""The run report as Markdown (printed, ``report.md``) and as HTML with inline SVG plots (``report.html``).
+"""The run report as Markdown (printed, ``report.md``), as HTML with inline SVG plots (``report.html``) and as
+JSON (``report.json``, printed by ``--json``).
 
 The plots are drawn here as plain SVG (the main score's distribution, and the judge against the experts where the
 samples have expert scores), so the report needs no plotting library.
@@ -8,18 +9,19 @@ from __future__ import annotations
 
 import html
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from radiology_tasks.core.run_report import Figure, RunReport
+    from radiology_tasks.core.run_report import Figure, RunFigures, RunReport
 
 _WIDTH, _HEIGHT, _MARGIN = 420, 260, 40
 _BINS = 10
 
 
-def main_key(report: RunReport) -> str | None:
+def main_key(report: RunFigures) -> str | None:
     """The run's main score key: that of the first headline mean (``vert`` for ``vert_mean``)."""
     for figure in report.headline:
         if figure.name.endswith("_mean"):
@@ -51,7 +53,7 @@ def _rows(figures: Sequence[Figure], *, with_log: bool) -> list[list[str]]:
     return rows
 
 
-def _sections(report: RunReport) -> list[tuple[str, list[str], list[list[str]]]]:
+def _sections(report: RunFigures) -> list[tuple[str, list[str], list[list[str]]]]:
     """(title, header, rows) of each table, in the report's order."""
     sections = [
         ("Headline (the run's summary)", ["metric", "value", "in the log"], _rows(report.headline, with_log=True))
@@ -71,27 +73,33 @@ def _sections(report: RunReport) -> list[tuple[str, list[str], list[list[str]]]]
     return sections
 
 
-def _intro(report: RunReport) -> list[str]:
-    args = ", ".join(f"{k}={v}" for k, v in report.task_args.items() if v is not None)
-    if report.headline_matches:
-        verdict = "every headline value the log holds equals its recomputed value"
-    elif report.written_by_older_rules:
-        verdict = (
+def _verdict(report: RunFigures) -> str:
+    """The summary check in words."""
+    if report.summary_check == "equal":
+        return "every headline value the log holds equals its recomputed value"
+    if report.summary_check == "not_logged":
+        return "the log holds no headline value to compare"
+    if report.summary_check == "older_version":
+        return (
             f"some headline values differ from the log, which version {report.task_version} wrote: they are "
             f"recomputed by version {report.current_version}'s rules (see the family's changelog)"
         )
-    else:
-        verdict = "SOME HEADLINE VALUES DIFFER FROM THE LOG"
+    return "SOME HEADLINE VALUES DIFFER FROM THE LOG"
+
+
+def _intro(report: RunFigures) -> list[str]:
+    args = ", ".join(f"{k}={v}" for k, v in report.task_args.items() if v is not None)
+    verdict = _verdict(report)
     return [
         f"Log: {report.log}",
         f"Task: {report.task} {report.task_version} ({report.family}), scorer {report.scorer}, "
-        f"{len(report.samples)} samples",
+        f"{report.sample_count} samples",
         f"Arguments: {args or 'none'}",
         f"Recomputed from the log's samples: {verdict}.",
     ]
 
 
-def markdown(report: RunReport) -> str:
+def markdown(report: RunFigures) -> str:
     """The report as Markdown: the run, the headline figures beside the logged ones, then each metric's table."""
     lines = [f"# Run report: {report.task}", ""]
     lines += [f"- {line}" for line in _intro(report)]
@@ -219,28 +227,42 @@ def html_page(report: RunReport) -> str:
     return "\n".join(parts) + "\n"
 
 
-def write_report(report: RunReport, out: Path) -> tuple[Path, Path]:
-    """Write ``report.md`` and ``report.html`` into `out` (created if needed); returns their paths."""
+def figures_json(report: RunFigures) -> str:
+    """The figures as indented JSON (`RunFigures`' fields in order; an undefined value or a logged NaN is null)."""
+    return report.model_dump_json(indent=2) + "\n"
+
+
+def write_report(report: RunReport, out: Path) -> tuple[Path, Path, Path]:
+    """Write ``report.md``, ``report.html`` and ``report.json`` into `out` (created if needed); returns their paths."""
     out.mkdir(parents=True, exist_ok=True)
-    md, page = out / "report.md", out / "report.html"
+    md, page, data = out / "report.md", out / "report.html", out / "report.json"
     md.write_text(markdown(report), encoding="utf-8")
     page.write_text(html_page(report), encoding="utf-8")
-    return md, page
+    data.write_text(figures_json(report), encoding="utf-8")
+    return md, page, data
 
 
-def report_command(log: str, out: str | None) -> int:
-    """`radiology-tasks report LOG [--out DIR]`: print the Markdown report and write it with the HTML page.
+def report_command(log: str, out: str | None, *, as_json: bool = False) -> int:
+    """`radiology-tasks report LOG [--out DIR] [--json]`: print the Markdown report and write it with the HTML page
+    and the JSON figures; with `as_json`, print the JSON alone and write the files only into `out`.
 
-    Without `out` the files go into ``<log name>.report/`` beside the log. The exit code is 1 when a headline
-    value the log holds differs from its recomputation and the log was written by the current version.
+    Without `out` (and `as_json`) the files go into ``<log name>.report/`` beside the log. The exit code is 1 when a
+    headline value the log holds differs from its recomputation and the log was written by the current version.
     """
     from radiology_tasks.core.run_report import build_report
 
     report = build_report(log)
     from radiology_tasks.core.report_hook import local_path
 
-    folder = Path(out) if out is not None else Path(local_path(log)).with_suffix(".report")
-    md, page = write_report(report, folder)
-    print(markdown(report))
-    print(f"Written: {md} and {page}")
-    return 0 if report.headline_matches or report.written_by_older_rules else 1
+    written = None
+    if out is not None or not as_json:
+        folder = Path(out) if out is not None else Path(local_path(log)).with_suffix(".report")
+        written = write_report(report, folder)
+    if as_json:
+        print(figures_json(report), end="")
+    else:
+        print(markdown(report))
+    if written is not None:
+        md, page, data = written
+        print(f"Written: {md}, {page} and {data}", file=sys.stderr if as_json else sys.stdout)
+    return 0 if report.summary_check != "differs" else 1

@@ -65,3 +65,8 @@ def interval_undefined(n_pairs: int, n_resamples: int) -> str:
     if n_pairs < 2:
         return f"a bootstrap needs at least 2 pairs, got {n_pairs}"
     return f"every one of the {n_resamples} bootstrap resamples of the {n_pairs} pairs is constant"
+
+
+def not_finite(value: float) -> str:
+    """Why a figure a metric gave as an infinite `value` is reported as undefined rather than as that number."""
+    return f"the metric gave {value:g}, which is not a finite number"

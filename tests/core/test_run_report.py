@@ -91,7 +91,8 @@ def test_brief_metrics_give_shares_and_leave_out_what_is_undefined() -> None:
 
 def test_undefined_statistics_get_a_reason_not_a_nan() -> None:
     constant = [sample(i, 0.5, e) for i, e in enumerate([0.1, 0.4, 0.9])]
-    figures = {f.name: f for f in compute_figures([expert_agreement("vert")], constant, {})}
+    computed = compute_figures([expert_agreement("vert")], constant, {}, kind="secondary", scorer="j")
+    figures = {f.name: f for f in computed}
     tau = figures["vert_kendall_tau"]
     assert tau.value is None and "the same vert (0.5)" in (tau.reason or "")
     assert figures["vert_n_pairs"].value == 3 and figures["vert_n_pairs"].reason is None
@@ -410,8 +411,10 @@ def test_figures_take_each_key_once_and_the_family_s_own_reason_first() -> None:
 
     samples = [sample(0, 1.0)]
     said = ReportMetrics([], [], explain=lambda name, key, _: f"{name} says why {key}")
-    figures = compute_figures([scalar(), pair()], samples, {"toy_other": 2.0}, said)
+    figures = compute_figures([scalar(), pair()], samples, {"toy_other": 2.0}, said, kind="headline", scorer="j")
     assert [(f.name, f.value, f.logged) for f in figures] == [("toy_scalar", None, None), ("toy_other", 2.0, 2.0)]
     assert figures[0].reason == "toy_scalar says why toy_scalar" and figures[1].reason is None
-    generic = compute_figures([scalar()], samples, {}, ReportMetrics([], [], explain=lambda *_: None))
+    generic = compute_figures(
+        [scalar()], samples, {}, ReportMetrics([], [], explain=lambda *_: None), kind="secondary", scorer="j"
+    )
     assert generic[0].reason and "says why" not in generic[0].reason
