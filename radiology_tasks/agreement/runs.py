@@ -120,7 +120,7 @@ def run_of(log: EvalLog, report: RunReport) -> AgreementRun:
         created=str(log.eval.created),
         dataset=dataset_of(summary, [str(sample.sample_id) for sample in report.samples]),
         rows=rows,
-        figures={figure.name: Value(figure.value, figure.reason) for figure in [*report.headline, *report.secondary]},
+        figures={figure.name: Value(figure.value, figure.reason) for figure in report.figures},
         samples=report.samples,
     )
     if not run.has_agreement():

@@ -143,9 +143,7 @@ def test_the_same_log_twice_is_refused(rate_logs, tmp_path):
 def _fake(summary: object, roles: dict, samples: list[SampleScore], figures: list) -> tuple:
     """A log and run report as `run_of` reads them: only the fields it uses."""
     log = SimpleNamespace(eval=SimpleNamespace(metadata={"data": summary}, model_roles=roles, created="2026-03-01"))
-    report = SimpleNamespace(
-        log="run.eval", task="metric_suite", samples=samples, headline=figures[:1], secondary=figures[1:]
-    )
+    report = SimpleNamespace(log="run.eval", task="metric_suite", samples=samples, figures=figures)
     return log, report
 
 
