@@ -8,6 +8,7 @@ that a spreadsheet could run as a formula are quoted.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 import re
@@ -350,7 +351,7 @@ def page(table: AgreementTable, title: str = "Agreement with radiologists") -> s
     from jinja2 import Environment
 
     environment = Environment(autoescape=True, keep_trailing_newline=True)
-    source = (files("radiology_tasks.agreement") / PAGE_TEMPLATE).read_text(encoding="utf-8")
+    source = (files("radiology_tasks.agreement") / PAGE_TEMPLATE).read_bytes().decode()
     return environment.from_string(source).render(title=title, view=PageView(table), data=as_json(table))
 
 
@@ -404,11 +405,17 @@ def write_outputs(table: AgreementTable, out: Path) -> dict[str, Path]:
         raise ValueError(f"not a number at {', '.join(places)}: an undefined figure is null with its reason")
     out.mkdir(parents=True, exist_ok=True)
     written = {kind: out / name for kind, name in OUTPUT_FILES.items()}
-    written["json"].write_text(json.dumps(data, indent=2, allow_nan=False) + "\n", encoding="utf-8")
-    with written["csv"].open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
-        writer.writeheader()
-        writer.writerows(csv_rows(table))
-    written["markdown"].write_text(markdown(table), encoding="utf-8")
-    written["page"].write_text(page(table), encoding="utf-8")
+    rows = io.StringIO()
+    writer = csv.DictWriter(rows, fieldnames=CSV_COLUMNS)
+    writer.writeheader()
+    writer.writerows(csv_rows(table))
+    # The NaN check above is what keeps `json.dumps` from writing NaN; every file is UTF-8 whatever the locale.
+    texts = {
+        "json": json.dumps(data, indent=2) + "\n",
+        "csv": rows.getvalue(),
+        "markdown": markdown(table),
+        "page": page(table),
+    }
+    for kind, text in texts.items():
+        written[kind].write_bytes(text.encode())
     return written

@@ -9,8 +9,19 @@ import re
 
 import pytest
 
-from radiology_tasks.agreement.model import PROTOCOL_BY_NAME, Cell, PairedTest, PreferenceFigures, RowId, TauFigures
+from radiology_tasks.agreement.model import (
+    PROTOCOL_BY_NAME,
+    Cell,
+    Dataset,
+    PairedTest,
+    PreferenceFigures,
+    Published,
+    RowId,
+    Source,
+    TauFigures,
+)
 from radiology_tasks.agreement.outputs import (
+    CELL_KEY,
     CSV_COLUMNS,
     Footnotes,
     as_json,
@@ -294,3 +305,150 @@ def test_protocol_labels_name_the_experts_side():
         "preference": "pairwise preference accuracy",
     }
     assert RowId("k", "j").label == "k (judge j)"
+
+
+def _small():
+    """Two metrics on one dataset, a note, two published figures (one without a judge) and their paired test."""
+    source = Source("A paper", "Table 2", "-", "ROUGE", "tau vs the score")
+    entries = [
+        _published("rouge_l", "rate-eval", "score", "0.2"),
+        Published("rouge_l", "rate-eval", "score", "kendall_tau", 0.3, "0.3", None, source, "Read from a figure."),
+    ]
+    runs = [
+        run("a.eval", [*tau("bleu_2", 0.4, n=5), *tau("rouge_l", 0.2, n=5)], created="2026-02-01T00:00:00+00:00"),
+        run("b.eval", tau("bleu_2", 0.1, n=5)),
+        run("c.eval", tau("bleu_2", 0.0, n=5)),
+        run("d.eval", tau("bleu_2", 0.4, n=5)),
+    ]
+
+    def tester(group, first, second):
+        return PairedTest(group.id, first[0], second[0], 0.2, 0.5, 5, 10, 9)
+
+    return build_table(runs, entries, paired=tester, resamples=10, seed=2)
+
+
+SMALL_MARKDOWN = """\
+# Agreement with radiologists
+
+{key}
+
+| metric | rate: tau-b vs the expert score | published |
+|---|---|---|
+| bleu\\_2 | 0.400 [0.300, 0.500], n 5, unscored 0 [1] |  |
+| rouge\\_l | 0.200 [0.100, 0.300], n 5, unscored 0 | 0.2 (GPT-4.1 mini) [P1]; 0.3 [P2] |
+
+[1] b.eval, c.eval give(s) different figures for this cell; the newest run, a.eval, is shown
+[P1] "A paper", Table 2: tau vs the score.
+[P2] "A paper", Table 2: tau vs the score. Read from a figure.
+
+## Paired tests of the tau difference
+
+### rate: tau-b vs the expert score
+
+| first | second | tau(first) - tau(second) | p (paired bootstrap) | n | valid resamples |
+|---|---|---|---|---|---|
+| bleu\\_2 | rouge\\_l | 0.200 | 0.500 | 5 | 9 of 10 |
+
+## Logs
+
+- a.eval
+- b.eval
+- c.eval
+- d.eval
+"""
+
+
+def test_the_markdown_of_a_small_table_line_by_line():
+    assert markdown(_small()) == SMALL_MARKDOWN.format(key=CELL_KEY)
+
+
+def test_the_csv_joins_several_runs_and_published_figures_and_leaves_unknown_text_empty():
+    rows = csv_rows(_small())
+    bleu, rouge = rows
+    assert (bleu["same_in"], bleu["differs_in"]) == ("d.eval", "b.eval; c.eval")
+    assert rouge["published"] == (
+        '0.2 (GPT-4.1 mini): "A paper", Table 2: tau vs the score.; 0.3: "A paper", Table 2: tau vs the score. '
+        "Read from a figure."
+    )
+    bare = Dataset("d", None, None, None, None, "ids", 3)
+    empty = csv_rows(build_table([run("x.eval", tau("bleu_2", 0.1)), run("y.eval", tau("chrf", 0.2), dataset=bare)]))
+    chrf_on_rate = next(r for r in empty if r["metric"] == "chrf" and r["dataset"] == "rate")
+    assert (chrf_on_rate["log"], chrf_on_rate["value"]) == ("", "")
+    bleu_on_bare = next(r for r in empty if r["metric"] == "bleu_2" and r["dataset"] == "d")
+    assert (bleu_on_bare["layout"], bleu_on_bare["data_sha256"]) == ("", "")
+
+
+def test_the_csv_reason_of_a_tau_without_interval_is_the_intervals():
+    figures = [figure("vert_kendall_tau", 0.3), figure("vert_kendall_tau_ci_low", None, "resamples were constant")]
+    (row,) = csv_rows(build_table([run("v.eval", figures, keys=["vert"])]))
+    assert row["reason"] == "resamples were constant"
+
+
+def test_the_json_names_group_labels_and_preference_agreement():
+    figures = [*preference("bleu_2", 0.6, pairs=5, ties=1), figure("bleu_2_preference_agreeing", 3.0)]
+    data = as_json(build_table([run("p.eval", figures, keys=["bleu_2"], dataset=RADPREF)]))
+    (group,) = data["groups"]
+    assert (group["label"], group["protocol_label"]) == ("radpref", "pairwise preference accuracy")
+    cell = data["rows"][0]["cells"]["radpref / preference"]
+    assert {k: cell[k] for k in ("statistic", "pairs", "ties", "agreeing")} == {
+        "statistic": 0.6,
+        "pairs": 5,
+        "ties": 1,
+        "agreeing": 3,
+    }
+
+
+def test_the_page_text_key_title_empty_cells_and_untested_pairs():
+    html = page(_small())
+    assert html.startswith("<!DOCTYPE html>") and html.endswith("</html>\n")
+    assert "<title>Agreement with radiologists</title>" in html and "<h1>Agreement with radiologists</h1>" in html
+    assert f'<p class="meta">{CELL_KEY.replace(chr(39), "&#39;")}</p>' in html
+    gapped = build_table([run("a.eval", tau("bleu_2", 0.4)), run("x.eval", tau("chrf", 0.2), dataset=REXVAL)])
+    text = page(gapped)
+    assert text.count('class="num empty"') == 2 and text.count('class="num"') == 2
+    assert page(gapped, title="Mine").count("Mine") == 2
+
+
+def test_the_page_shows_why_a_paired_test_could_not_be_made():
+    runs = [run("a.eval", [*tau("bleu_2", 0.4), *tau("chrf", 0.3)])]
+    why = "only 1 sample(s) have both metrics and the experts' value"
+
+    def tester(group, first, second):
+        return PairedTest(group.id, first[0], second[0], None, None, 1, 10, 0, why)
+
+    assert f"n/a: {why.replace(chr(39), '&#39;')}" in page(build_table(runs, paired=tester))
+
+
+def test_the_files_are_written_into_new_folders_as_utf8_with_indented_json(tmp_path):
+    table = _small()
+    written = write_outputs(table, tmp_path / "a" / "b")
+    assert written["json"].read_bytes() == (json.dumps(as_json(table), indent=2) + "\n").encode()
+    assert written["markdown"].read_bytes() == markdown(table).encode()
+    assert written["page"].read_bytes() == page(table).encode()
+    assert written["csv"].read_bytes().startswith(b"metric,judge,dataset,layout,data_sha256,samples,protocol,")
+    assert b"\r\nbleu_2,,rate,rate-eval,aaaa1111,12,score,kendall_tau,0.4," in written["csv"].read_bytes()
+
+
+def test_every_nan_is_named_in_the_refusal(tmp_path):
+    broken = build_table([run("n.eval", [*tau("bleu_2", math.nan), *tau("chrf", math.inf)])])
+    with pytest.raises(ValueError) as raised:
+        write_outputs(broken, tmp_path)
+    assert str(raised.value).startswith(
+        "not a number at agreement.rows[0].cells.rate / score.statistic, agreement.rows[0].cells.rate / score.ci_low"
+    )
+
+
+def test_markdown_lists_the_tests_of_every_group_that_has_some():
+    runs = [
+        run("x.eval", tau("bleu_2", 0.1, infix="_vs_errors"), dataset=REXVAL),
+        run("a.eval", [*tau("bleu_2", 0.4), *tau("chrf", 0.3)]),
+        run("p.eval", [*tau("bleu_2", 0.2), *tau("chrf", 0.1)], dataset=RADPREF),
+    ]
+
+    def tester(group, first, second):
+        return PairedTest(group.id, first[0], second[0], 0.1, 0.5, 12, 10, 10)
+
+    lines = markdown(build_table(runs, paired=tester)).splitlines()
+    headings = [line for line in lines if line.startswith("### ")]
+    assert headings == ["### rate: tau-b vs the expert score", "### radpref: tau-b vs the expert score"]
+    assert lines.count("| bleu\\_2 | chrf | 0.100 | 0.500 | 12 | 10 of 10 |") == 2
