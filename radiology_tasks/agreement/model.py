@@ -145,16 +145,18 @@ class PreferenceFigures:
     """A metric's pairwise preference accuracy, as its run report gives it.
 
     Attributes:
-        accuracy: The accuracy (None when undefined).
-        pairs: Pairs with an expert preference and both values present.
-        ties: Pairs the metric scores equally.
-        agreeing: Pairs the metric orders as the experts did, where the run gives the count.
+        accuracy: Right over right and wrong (None when undefined).
+        pairs: Pairs of candidates the experts rated differently, with both values present.
+        right: Pairs the metric orders as the experts did.
+        wrong: Pairs the metric orders the other way.
+        ties: Pairs the metric scores equally (counted apart from right and wrong).
     """
 
     accuracy: float | None
     pairs: int | None
+    right: int | None
+    wrong: int | None
     ties: int | None
-    agreeing: int | None = None
 
 
 Figures = TauFigures | PreferenceFigures

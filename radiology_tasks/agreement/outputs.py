@@ -46,8 +46,9 @@ CSV_COLUMNS = (
     "n_unscored",
     "n_no_expert",
     "pairs",
+    "right",
+    "wrong",
     "ties",
-    "agreeing",
     "reason",
     "log",
     "same_in",
@@ -58,7 +59,8 @@ NO_VALUE = "n/a"
 CELL_KEY = (
     "Each cell: Kendall's tau-b of the metric against the experts (positive: the metric ranks reports as the "
     "experts do), its bootstrap interval in brackets, n samples with both values, how many the metric left "
-    "unscored and how many had no expert value; or the pairwise preference accuracy with its pairs and ties."
+    "unscored and how many had no expert value; or the pairwise preference accuracy, right / (right + wrong) over "
+    "the pairs of candidates the experts rated differently, with the metric's ties counted apart."
 )
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|!#~&])")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -92,8 +94,8 @@ def figures_text(cell: Cell) -> str:
         text = f"{number(figures.tau)}{interval}, n {count(figures.n)}, unscored {count(figures.n_unscored)}"
         return text + (f", no expert {figures.n_no_expert}" if figures.n_no_expert else "")
     if isinstance(figures, PreferenceFigures):
-        agreeing = "" if figures.agreeing is None else f", agreeing {figures.agreeing}"
-        return f"{number(figures.accuracy)} (pairs {count(figures.pairs)}{agreeing}, ties {count(figures.ties)})"
+        counts = f"right {count(figures.right)}, wrong {count(figures.wrong)}, ties {count(figures.ties)}"
+        return f"{number(figures.accuracy)} ({counts}; pairs {count(figures.pairs)})"
     return NO_VALUE
 
 
@@ -156,8 +158,9 @@ def _figures_json(cell: Cell) -> dict[str, Any]:
         return {
             "statistic": figures.accuracy,
             "pairs": figures.pairs,
+            "right": figures.right,
+            "wrong": figures.wrong,
             "ties": figures.ties,
-            "agreeing": figures.agreeing,
         }
     return {"statistic": None}
 
@@ -264,7 +267,7 @@ def csv_rows(table: AgreementTable) -> list[dict[str, Any]]:
                 "published": "; ".join(f"{published_text(e)}: {published_source(e)}" for e in cell.published),
             }
             numbers = {name: figures.get(name) for name in ("ci_low", "ci_high", "n", "n_unscored", "n_no_expert")}
-            numbers |= {name: figures.get(name) for name in ("pairs", "ties", "agreeing")}
+            numbers |= {name: figures.get(name) for name in ("pairs", "right", "wrong", "ties")}
             numbers |= {"value": figures["statistic"], "samples": group.dataset.n_samples}
             rows.append(
                 {

@@ -72,8 +72,9 @@ def preference_figures(run: AgreementRun, key: str, protocol: Protocol) -> Prefe
     return PreferenceFigures(
         accuracy=_value(run, name),
         pairs=_count(run, protocol.figure(key, "pairs")),
+        right=_count(run, protocol.figure(key, "right")),
+        wrong=_count(run, protocol.figure(key, "wrong")),
         ties=_count(run, protocol.figure(key, "ties")),
-        agreeing=_count(run, protocol.figure(key, "agreeing")),
     )
 
 

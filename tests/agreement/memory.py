@@ -45,11 +45,15 @@ def tau(
     ]
 
 
-def preference(key: str, accuracy: float | None, *, pairs: int, ties: int, reason: str | None = None) -> list[Figure]:
-    """The figures a preference metric gives for `key`."""
+def preference(
+    key: str, accuracy: float | None, *, right: int, wrong: int, ties: int, reason: str | None = None
+) -> list[Figure]:
+    """The figures the shared preference metric gives for `key`."""
     return [
         figure(f"{key}_preference_accuracy", accuracy, reason),
-        figure(f"{key}_preference_pairs", float(pairs)),
+        figure(f"{key}_preference_pairs", float(right + wrong + ties)),
+        figure(f"{key}_preference_right", float(right)),
+        figure(f"{key}_preference_wrong", float(wrong)),
         figure(f"{key}_preference_ties", float(ties)),
     ]
 

@@ -55,7 +55,7 @@ def _table():
             dataset=REXVAL,
         ),
         run("y.eval", tau("bleu_2", 0.3, infix="_vs_errors"), dataset=REXVAL, created="2025-01-01T00:00:00+00:00"),
-        run("p.eval", preference("bleu_2", 0.75, pairs=8, ties=1), keys=["bleu_2"], dataset=RADPREF),
+        run("p.eval", preference("bleu_2", 0.75, right=6, wrong=2, ties=1), keys=["bleu_2"], dataset=RADPREF),
     ]
 
     def tester(group, first, second):
@@ -90,8 +90,10 @@ def test_text_helpers():
 def test_figures_text_per_kind():
     assert figures_text(Cell(TauFigures(0.41, 0.2, 0.6, 8, 1, 0), None)) == "0.410 [0.200, 0.600], n 8, unscored 1"
     assert figures_text(Cell(TauFigures(0.41, None, None, 8, 0, 2), None)) == "0.410, n 8, unscored 0, no expert 2"
-    assert figures_text(Cell(PreferenceFigures(0.75, 8, 1), None)) == "0.750 (pairs 8, ties 1)"
-    assert figures_text(Cell(PreferenceFigures(0.75, 8, 1, 5), None)) == "0.750 (pairs 8, agreeing 5, ties 1)"
+    assert figures_text(Cell(PreferenceFigures(0.75, 9, 6, 2, 1), None)) == "0.750 (right 6, wrong 2, ties 1; pairs 9)"
+    assert figures_text(Cell(PreferenceFigures(None, None, None, None, None), None)) == (
+        "n/a (right n/a, wrong n/a, ties n/a; pairs n/a)"
+    )
     assert figures_text(Cell(None, "why")) == "n/a"
 
 
@@ -144,7 +146,7 @@ def test_the_json_holds_groups_rows_cells_tests_and_settings():
         ],
     }
     assert bleu["cells"]["radpref / preference"]["statistic"] == 0.75
-    assert bleu["cells"]["radpref / preference"]["pairs"] == 8
+    assert bleu["cells"]["radpref / preference"]["pairs"] == 9
     rouge = data["rows"][1]["cells"]
     assert rouge["radpref / preference"]["statistic"] is None
     assert rouge["radpref / preference"]["reason"] == "no run on radpref scored rouge_l"
@@ -191,11 +193,11 @@ def test_csv_rows_are_one_per_metric_and_group_with_numbers_as_numbers():
         1,
     )
     assert (first["samples"], first["layout"], first["data_sha256"]) == (8, "rexval", "bbbb2222")
-    assert (first["pairs"], first["ties"], first["agreeing"], first["judge"]) == ("", "", "", "")
+    assert (first["pairs"], first["right"], first["wrong"], first["ties"], first["judge"]) == ("", "", "", "", "")
     assert (first["log"], first["same_in"], first["differs_in"], first["reason"]) == ("x.eval", "", "y.eval", "")
     assert first["published"] == '0.4474 (GPT-4.1 mini): "A paper", Table 2: tau vs the score.'
     preference_row = rows[1]
-    assert (preference_row["value"], preference_row["pairs"], preference_row["ties"]) == (0.75, 8, 1)
+    assert [preference_row[k] for k in ("value", "pairs", "right", "wrong", "ties")] == [0.75, 9, 6, 2, 1]
     assert rows[2]["reason"] == "the experts gave all 8 samples the same value" and rows[2]["value"] == ""
 
 
@@ -219,7 +221,7 @@ def test_markdown_has_the_table_notes_sources_tests_and_logs():
     assert header in lines
     assert (
         "| bleu\\_2 | 0.410 [0.200, 0.600], n 8, unscored 1 [1] | 0.4474 (GPT-4.1 mini) [P1] "
-        "| 0.750 (pairs 8, ties 1) |" in lines
+        "| 0.750 (right 6, wrong 2, ties 1; pairs 9) |" in lines
     )
     assert "| rouge\\_l | n/a, n 12, unscored 0 [2] |  | n/a [3] |" in lines
     assert "[1] y.eval give(s) different figures for this cell; the newest run, x.eval, is shown" in lines
@@ -384,17 +386,18 @@ def test_the_csv_reason_of_a_tau_without_interval_is_the_intervals():
     assert row["reason"] == "resamples were constant"
 
 
-def test_the_json_names_group_labels_and_preference_agreement():
-    figures = [*preference("bleu_2", 0.6, pairs=5, ties=1), figure("bleu_2_preference_agreeing", 3.0)]
+def test_the_json_names_group_labels_and_preference_counts():
+    figures = preference("bleu_2", 0.6, right=3, wrong=2, ties=1)
     data = as_json(build_table([run("p.eval", figures, keys=["bleu_2"], dataset=RADPREF)]))
     (group,) = data["groups"]
     assert (group["label"], group["protocol_label"]) == ("radpref", "pairwise preference accuracy")
     cell = data["rows"][0]["cells"]["radpref / preference"]
-    assert {k: cell[k] for k in ("statistic", "pairs", "ties", "agreeing")} == {
+    assert {k: cell[k] for k in ("statistic", "pairs", "right", "wrong", "ties")} == {
         "statistic": 0.6,
-        "pairs": 5,
+        "pairs": 6,
+        "right": 3,
+        "wrong": 2,
         "ties": 1,
-        "agreeing": 3,
     }
 
 

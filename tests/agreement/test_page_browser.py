@@ -31,7 +31,7 @@ def _page(tmp_path):
             judge=HOSTILE_JUDGE,
             judged=(HOSTILE_KEY,),
         ),
-        run("p.eval", preference("bleu_2", 0.75, pairs=8, ties=1), keys=["bleu_2"], dataset=RADPREF),
+        run("p.eval", preference("bleu_2", 0.75, right=6, wrong=2, ties=1), keys=["bleu_2"], dataset=RADPREF),
     ]
 
     def tester(group, first, second):
@@ -82,7 +82,7 @@ def test_the_page_shows_the_table_notes_sources_and_tests_and_runs_nothing_from_
         assert _texts(page, "table.agreement thead tr:nth-child(2) th") == [
             "tau-b [interval], n, unscored",
             "Published",
-            "accuracy (pairs, ties)",
+            "accuracy (right, wrong, ties; pairs)",
         ]
         labels = _texts(page, "table.agreement tbody th[scope=row]")
         assert (
@@ -93,7 +93,11 @@ def test_the_page_shows_the_table_notes_sources_and_tests_and_runs_nothing_from_
 
         first = page.query_selector("table.agreement tbody tr:first-child")
         cells = _texts(first, "td")
-        assert cells == ["0.410 [0.200, 0.600], n 8, unscored 1", "0.4474 (GPT-4.1 mini)P1", "0.750 (pairs 8, ties 1)"]
+        assert cells == [
+            "0.410 [0.200, 0.600], n 8, unscored 1",
+            "0.4474 (GPT-4.1 mini)P1",
+            "0.750 (right 6, wrong 2, ties 1; pairs 9)",
+        ]
         assert first.query_selector("td.published").is_visible()
 
         notes = _texts(page, "ol.notes li")

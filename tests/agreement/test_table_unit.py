@@ -46,14 +46,14 @@ def test_each_protocol_reads_its_own_figure_names():
     assert [g.protocol.name for g in table.groups] == ["score", "significant_errors", "total_errors"]
 
 
-def test_preference_cells_hold_accuracy_pairs_ties_and_agreeing_when_given():
-    figures = [*preference("bleu_2", 0.6, pairs=10, ties=2), figure("bleu_2_preference_agreeing", 5.0)]
+def test_preference_cells_hold_accuracy_pairs_right_wrong_and_ties():
+    figures = preference("bleu_2", 0.6, right=6, wrong=4, ties=2)
     table = build_table([run("p.eval", figures, keys=["bleu_2"], dataset=RADPREF)])
     (group,) = table.groups
     assert group.protocol.name == "preference" and not group.protocol.is_tau
-    assert table.cell(RowId("bleu_2"), group).figures == PreferenceFigures(0.6, 10, 2, 5)
-    without = build_table([run("p.eval", preference("x", 0.5, pairs=4, ties=0), keys=["x"], dataset=RADPREF)])
-    assert without.cell(RowId("x"), without.groups[0]).figures == PreferenceFigures(0.5, 4, 0, None)
+    assert table.cell(RowId("bleu_2"), group).figures == PreferenceFigures(0.6, 12, 6, 4, 2)
+    only = build_table([run("p.eval", [figure("x_preference_accuracy", 0.5)], keys=["x"], dataset=RADPREF)])
+    assert only.cell(RowId("x"), only.groups[0]).figures == PreferenceFigures(0.5, None, None, None, None)
 
 
 def test_groups_come_dataset_by_dataset_in_the_order_given_and_only_where_figures_exist():
@@ -61,7 +61,7 @@ def test_groups_come_dataset_by_dataset_in_the_order_given_and_only_where_figure
         [
             run("x.eval", tau("bleu_2", 0.2, infix="_vs_errors"), dataset=REXVAL),
             run("r.eval", tau("bleu_2", 0.4)),
-            run("p.eval", preference("bleu_2", 0.7, pairs=3, ties=0), keys=["bleu_2"], dataset=RADPREF),
+            run("p.eval", preference("bleu_2", 0.7, right=7, wrong=3, ties=0), keys=["bleu_2"], dataset=RADPREF),
         ]
     )
     assert [g.id for g in table.groups] == ["rexval / significant_errors", "rate / score", "radpref / preference"]
@@ -221,7 +221,7 @@ def test_paired_tests_cover_every_two_defined_taus_of_a_tau_group_with_their_run
         run("b.eval", tau("rouge_l", 0.2)),
         run(
             "p.eval",
-            [*preference("bleu_2", 0.6, pairs=4, ties=0), *preference("chrf", 0.5, pairs=4, ties=0)],
+            [*preference("bleu_2", 0.6, right=3, wrong=2, ties=0), *preference("chrf", 0.5, right=2, wrong=2, ties=0)],
             keys=["bleu_2", "chrf"],
             dataset=RADPREF,
         ),
