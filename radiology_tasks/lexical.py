@@ -18,7 +18,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, Value,
 from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.metrics import expert_agreement, mean_of
+from radiology_tasks.core.metrics import ExpertPresence, agreement_metrics, expert_metadata, mean_of
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.task_options import option
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
@@ -75,11 +75,6 @@ def candidate_problem(state: TaskState) -> tuple[str, str] | None:
     if not candidate.strip():
         return "no_response", "the candidate is empty"
     return None
-
-
-def expert_score(pair: ReportPair) -> float | None:
-    """The pair's expert score on [0, 1], or None."""
-    return pair.expert.normalized_score if pair.expert else None
 
 
 def lexical_score(
@@ -158,7 +153,7 @@ def lexical_baselines(baselines: str | list[str] = DEFAULT_BASELINES, unscored: 
             keys,
             policy,
             problem=candidate_problem(state),
-            metadata={"expert_score": expert_score(pair)},
+            metadata=expert_metadata(pair),
         )
 
     return score
@@ -245,11 +240,12 @@ def with_baselines(judge: Scorer, baselines: str | list[str], unscored: Unscored
     return score
 
 
-def lexical_metrics(keys: Sequence[str], *, with_expert: bool) -> list[Metric]:
-    """Mean of each lexical key, its agreement with the experts when the data has expert scores, corpus values."""
+def lexical_metrics(keys: Sequence[str], *, experts: ExpertPresence | None) -> list[Metric]:
+    """Mean of each lexical key, its agreement with whatever the experts said about the samples (None: nothing),
+    corpus values."""
     metrics: list[Metric] = [mean_of(key) for key in keys]
-    if with_expert:
-        metrics += [expert_agreement(key) for key in keys]
+    if experts is not None:
+        metrics += [metric for key in keys for metric in agreement_metrics(key, experts)]
     return [*metrics, corpus_lexical()]
 
 
@@ -266,14 +262,12 @@ def add_baselines(scorer: Scorer, baselines: str | list[str] | None, *, unscored
     return with_baselines(scorer, checked_lexical_keys(metric_names(baselines, "baselines"), "baselines"), unscored)
 
 
-def baseline_metrics(baselines: str | list[str] | None, *, with_expert: bool) -> list[Metric]:
+def baseline_metrics(baselines: str | list[str] | None, *, experts: ExpertPresence | None) -> list[Metric]:
     """The metrics of the lexical baselines ``-T baselines`` names (none when it names none): report metrics of
     the judge tasks, which `radiology-tasks report` computes beside the judge's."""
     if baselines is None:
         return []
-    return lexical_metrics(
-        checked_lexical_keys(metric_names(baselines, "baselines"), "baselines"), with_expert=with_expert
-    )
+    return lexical_metrics(checked_lexical_keys(metric_names(baselines, "baselines"), "baselines"), experts=experts)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 Each writer mirrors what a user holds after downloading the real data: the same file names and folders, the
 same columns in the same order, and the irregularities the real files have (RadEval annotation headers with
 and without a colon, cells whose count is missing or not a number; ReXVal's full grid of zero rows; ReXrank's
-bare `NaN` for a missing section).
+bare `NaN` for a missing section; RadPref's blank ages, ages in months and days, a shared normal reference,
+error positions past the end of a findings list and explanations present, blank or absent).
 """
 
 from __future__ import annotations
@@ -206,3 +207,205 @@ def rexrank_file(path: Path) -> Path:
     path.write_text(json.dumps(studies, indent=4), encoding="utf-8")
     assert "NaN" in path.read_text(encoding="utf-8")
     return path
+
+
+def _radpref_id(n: int) -> str:
+    """A study id shaped like RadPref's: patient, accession and study instance UID, joined by underscores."""
+    return (
+        f"pGRDN0TEST000000{n}_aGRDNTESTACC0000{n}_s1.2.826.0.1.3680043.8.498.{n}0000000000000000000000000000000000{n}"
+    )
+
+
+RADPREF_STUDIES = [_radpref_id(n) for n in (1, 2, 3, 4)]
+RADPREF_NORMAL = "The heart size and mediastinal contours are within normal limits. Both lungs are clear."
+RADPREF_RATINGS = {
+    (RADPREF_STUDIES[0], "C1"): {"1": 2, "2": 1, "3": 2},
+    (RADPREF_STUDIES[0], "C2"): {"1": 4, "2": 5, "3": 4},
+    (RADPREF_STUDIES[1], "C1"): {"1": 5, "2": 5, "3": 5},
+    (RADPREF_STUDIES[1], "C2"): {"1": 5, "2": 4, "3": 5},
+    (RADPREF_STUDIES[2], "C1"): {"1": 3, "2": 1, "3": 2},
+    (RADPREF_STUDIES[2], "C2"): {"1": 3, "2": 1, "3": 2},
+    (RADPREF_STUDIES[3], "C1"): {"1": 1, "2": 2, "3": 1},
+    (RADPREF_STUDIES[3], "C2"): {"1": 4, "2": 5, "3": 3},
+}
+"""Each radiologist's rating of each candidate of `radpref_copy`, by `user_id`."""
+
+
+def _radpref_study(n: int, age: str, sex: str, indication: str, comparison: str, texts: dict[str, Any]) -> dict:
+    """One entry of `preference_data.json`, its keys in the real file's order."""
+    return {
+        "id": RADPREF_STUDIES[n],
+        "ground_truth_report": texts["gt"],
+        "ground_truth_findings": texts["gt_findings"],
+        "C1_report": texts["c1"],
+        "C1_findings": texts["c1_findings"],
+        "C1_source": texts["c1_source"],
+        "C2_report": texts["c2"],
+        "C2_findings": texts["c2_findings"],
+        "C2_source": "gpt" if texts["c1_source"] == "medgemma" else "medgemma",
+        "PatientAge": age,
+        "PatientSex": sex,
+        "Indication": indication,
+        "Comparison": comparison,
+        "StudyDescription": "DG CHEST 1V PORT",
+    }
+
+
+RADPREF_PREFERENCES = [
+    _radpref_study(
+        0,
+        "072Y",
+        "F",
+        "Central line placement.  Pneumonia.",
+        "Comparison: 04/10/2017",
+        {
+            "gt": "Right internal jugular catheter tip in the lower SVC. Left lower lobe consolidation.",
+            "gt_findings": ["Left lower lobe consolidation", "Right internal jugular catheter tip in the lower SVC"],
+            "c1": "Central venous catheter tip in the mid SVC. The lungs are clear.",
+            "c1_findings": ["Central venous catheter tip in the mid SVC"],
+            "c1_source": "medgemma",
+            "c2": "Left internal jugular catheter tip in the lower SVC. Left basal consolidation.",
+            "c2_findings": ["Left basal consolidation", "Left internal jugular catheter tip in the lower SVC"],
+        },
+    ),
+    _radpref_study(
+        1,
+        "",
+        "M",
+        "Headache and chest pain.",
+        "",
+        {
+            "gt": RADPREF_NORMAL,
+            "gt_findings": [],
+            "c1": "The lungs are clear. The cardiac silhouette is normal.",
+            "c1_findings": [],
+            "c1_source": "gpt",
+            "c2": "No acute cardiopulmonary abnormality.",
+            "c2_findings": [],
+        },
+    ),
+    _radpref_study(
+        2,
+        "030M",
+        "O",
+        "Cough and fever",
+        "None.",
+        {
+            "gt": RADPREF_NORMAL,
+            "gt_findings": [],
+            "c1": "Right upper lobe pneumonia.",
+            "c1_findings": ["Right upper lobe pneumonia"],
+            "c1_source": "medgemma",
+            "c2": "Perihilar peribronchial thickening, possibly viral.",
+            "c2_findings": ["Perihilar peribronchial thickening"],
+        },
+    ),
+    _radpref_study(
+        3,
+        "001D",
+        "F",
+        "Preterm infant. Question free air.",
+        "Portable chest and abdomen earlier in the morning.",
+        {
+            "gt": "Umbilical venous catheter tip at the right atrium. No free air.",
+            "gt_findings": ["Umbilical venous catheter tip at the right atrium"],
+            "c1": "Pneumoperitoneum. Endotracheal tube in the right main bronchus.",
+            "c1_findings": ["Pneumoperitoneum", "Endotracheal tube in the right main bronchus"],
+            "c1_source": "gpt",
+            "c2": "Umbilical venous catheter tip near the cavoatrial junction.",
+            "c2_findings": ["Umbilical venous catheter tip near the cavoatrial junction"],
+        },
+    ),
+]
+"""Four studies with the real file's irregularities: a blank age (study 2), ages in months and days (studies 3
+and 4), sex `O` (study 3), a blank comparison, empty findings lists, a double space in an indication, and one
+normal reference shared by two studies (2 and 3)."""
+
+
+def _radpref_candidate(rater: str, study: int, name: str, **extra: Any) -> dict[str, Any]:
+    """One candidate's reading: errors, then the rating, then (unless told otherwise) a blank explanation."""
+    explanation = extra.pop("rating_explanation", "")
+    entry = {
+        "finding_errors": extra.pop("finding_errors", {}),
+        "missing_findings": extra.pop("missing_findings", {}),
+        "rating": RADPREF_RATINGS[(RADPREF_STUDIES[study], name)][rater],
+    }
+    if explanation is not None:
+        entry["rating_explanation"] = explanation
+    return entry
+
+
+def _radpref_annotations(rater: str) -> dict[str, Any]:
+    """One radiologist's file; each lists the studies in its own order, as the real files do."""
+    false_finding = {"0": {"error_type": "false", "clinical_significance": "actionable_not_urgent"}}
+    studies: dict[int, dict[str, Any]] = {
+        0: {
+            "C1": _radpref_candidate(
+                rater,
+                0,
+                "C1",
+                missing_findings={"0": {"clinical_significance": "actionable_not_urgent"}},
+                # Radiologist 1 wrote no explanation key at all here, as some real entries have none.
+                rating_explanation=None if rater == "1" else "",
+            ),
+            "C2": _radpref_candidate(
+                rater,
+                0,
+                "C2",
+                finding_errors={"1": {"error_type": "attribute", "attributes": {"location": "significant"}}},
+            ),
+        },
+        1: {
+            "C1": _radpref_candidate(rater, 1, "C1"),
+            "C2": _radpref_candidate(
+                rater,
+                1,
+                "C2",
+                rating_explanation="Doesn\u2019t describe the heart " if rater == "2" else "",
+            ),
+        },
+        2: {
+            "C1": _radpref_candidate(rater, 2, "C1", finding_errors=false_finding),
+            "C2": _radpref_candidate(rater, 2, "C2"),
+        },
+        3: {
+            "C1": _radpref_candidate(rater, 3, "C1"),
+            # Positions past the end of C2_findings (one finding): the real files hold such indices too.
+            "C2": _radpref_candidate(
+                rater,
+                3,
+                "C2",
+                finding_errors={
+                    "1": {"error_type": "false", "clinical_significance": "not_actionable_not_urgent"},
+                    "2": {
+                        "error_type": "false",
+                        "clinical_significance": "actionable_not_urgent",
+                        "explanation": "symptom, not a radiological finding",
+                    },
+                },
+            ),
+        },
+    }
+    if rater != "3":
+        studies[0]["new_finding_indices"] = {"C1": [0], "C2": [1], "GT": [1]}
+        studies[3]["new_finding_indices"] = {"C1": [], "C2": [1, 2], "GT": []}
+    order = {"1": [3, 1, 0, 2], "2": [0, 1, 2, 3], "3": [2, 0, 3, 1]}[rater]
+    return {"user_id": rater, "annotations": {RADPREF_STUDIES[n]: studies[n] for n in order}}
+
+
+def radpref_copy(folder: Path) -> Path:
+    """A copy of the CRIMSON repository's RadPref folder under `folder` (as a clone holds it); returns `RadPref/`.
+
+    `preference_data.json` ends with a newline and the radiologists' files do not, as in the repository; both are
+    written as `json.dump(..., indent=2)` writes them (non-ASCII characters escaped).
+    """
+    radpref = folder / "RadPref"
+    annotations = radpref / "radiologist_annotations"
+    annotations.mkdir(parents=True, exist_ok=True)
+    (folder / "README.md").write_text("# CRIMSON\n", encoding="utf-8")
+    (radpref / "evaluate_radpref.py").write_text("# the authors' evaluation script\n", encoding="utf-8")
+    (radpref / "preference_data.json").write_text(json.dumps(RADPREF_PREFERENCES, indent=2) + "\n", encoding="utf-8")
+    for rater in ("1", "2", "3"):
+        text = json.dumps(_radpref_annotations(rater), indent=2)
+        (annotations / f"user_{rater}.json").write_text(text, encoding="utf-8")
+    return radpref

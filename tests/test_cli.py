@@ -292,16 +292,19 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
         "  radeval-expert  ",
         "  rexval          ",
         "  ct-finebench    ",
+        "  radpref         ",
     ]
     assert datasets[0].endswith("with planted errors and expert-style scores")
     assert datasets[3].endswith("[hub IAMJB/RadEvalExpertDataset]")
     assert "[download: it is on PhysioNet" in datasets[4]
+    assert "[download: it is in the CRIMSON authors' GitHub repository" in datasets[6]
     assert [line[:18] for line in lines[layouts_heading + 1 :]] == [
         "  flat            ",
         "  rate-eval       ",
         "  radeval-expert  ",
         "  rexval          ",
         "  ct-finebench    ",
+        "  radpref         ",
         "  rexrank         ",
     ]
     assert lines[layouts_heading + 1 :][2].endswith("reader_study_final_with_annotationsv3.csv")

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
     from inspect_ai.scorer import SampleScore
 
+    from radiology_tasks.core.orientation import Orientation
     from radiology_tasks.leaderboard.rules import Rescoring
 
 
@@ -28,6 +29,13 @@ class Baselines(Family):
     def register(self) -> None:
         """Register the family's scorers and solvers with Inspect by name."""
         import radiology_tasks.baselines.scorer  # noqa: F401
+
+    def orientations(self) -> Mapping[str, Orientation]:
+        """The RadEval scores where lower is better (RadCliQ estimates errors), as each RadEval metric declares."""
+        from radiology_tasks.core.orientation import LOWER_IS_BETTER
+        from radiology_tasks.scorers.baselines.radeval_adapter import RADEVAL_METRICS
+
+        return {key: LOWER_IS_BETTER for metric in RADEVAL_METRICS.values() for key in metric.lower_is_better}
 
     def rescoring(self, task: str) -> Rescoring | None:
         """The leaderboard's rules for the family's task baselines."""
@@ -49,7 +57,7 @@ class Baselines(Family):
             raise ValueError("the run's samples hold no score keys to report")
         return suite_metrics(
             keys,
-            with_expert=ExpertPresence.of_samples(samples).score,
+            experts=ExpertPresence.of_samples(samples),
             lexical=any(is_lexical(key) for key in keys),
             sensitivity=task_args.get("sensitivity") if task == "metric_suite" else None,
         )

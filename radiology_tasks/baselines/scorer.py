@@ -12,9 +12,10 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from radiology_tasks.core.metrics import expert_metadata
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
-from radiology_tasks.lexical import candidate_problem, expert_score, metric_names
+from radiology_tasks.lexical import candidate_problem, metric_names
 from radiology_tasks.scorers.baselines.radeval_adapter import RADEVAL_METRICS, RadEvalRunner, radeval_keys
 
 
@@ -36,7 +37,7 @@ def radeval_metrics(metrics: str | list[str], unscored: UnscoredPolicy = "exclud
 
     async def score(state: TaskState, target: Target) -> Score:
         pair = state.metadata_as(ReportPair)
-        metadata: dict[str, Any] = {"expert_score": expert_score(pair)}
+        metadata: dict[str, Any] = expert_metadata(pair)
         problem = candidate_problem(state)
         if problem is None:
             candidate = state.output.completion

@@ -33,7 +33,7 @@ from radiology_tasks.core.family import SuiteMetric, families
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.loading import OnBadRows
-from radiology_tasks.core.metrics import ExpertPresence
+from radiology_tasks.core.metrics import ExpertPresence, expert_metadata
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, TaskData, report_dataset
@@ -44,7 +44,6 @@ from radiology_tasks.lexical import (
     DEFAULT_BASELINES,
     Part,
     checked_lexical_keys,
-    expert_score,
     lexical_baselines,
     metric_names,
     score_all,
@@ -113,7 +112,7 @@ def baselines(
     # Generating: one sample per study, without the stored candidates and their expert scores (they describe
     # other reports than the model under test writes).
     dataset, summary, pairs = report_dataset(data, require_candidate=True)
-    metrics = suite_metrics(keys, with_expert=ExpertPresence.of_pairs(pairs).score, lexical=True, sensitivity=None)
+    metrics = suite_metrics(keys, experts=ExpertPresence.of_pairs(pairs), lexical=True, sensitivity=None)
     return Task(
         dataset=dataset,
         solver=generate_report(data.report_max_tokens) if data.generate else replay_candidate(),
@@ -217,7 +216,7 @@ def suite_scorer(
     async def score(state: TaskState, target: Target) -> Score:
         merged = await score_all(parts, state, target)
         pair = state.metadata_as(ReportPair)
-        metadata = {**(merged.metadata or {}), "expert_score": expert_score(pair)}
+        metadata = {**(merged.metadata or {}), **expert_metadata(pair)}
         sensitivity = _sensitivity_metadata(pair)
         if sensitivity is not None:
             metadata[SENSITIVITY] = sensitivity
@@ -344,7 +343,7 @@ def metric_suite(
         metrics=[
             *suite_metrics(
                 keys,
-                with_expert=ExpertPresence.of_pairs(pairs).score,
+                experts=ExpertPresence.of_pairs(pairs),
                 lexical=bool(lexical),
                 sensitivity=sensitivity,
             ).headline

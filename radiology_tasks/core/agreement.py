@@ -1,13 +1,15 @@
-"""Agreement between a judge and radiologists: correlations, per-category error F1, count bias.
+"""Agreement between a judge and radiologists: correlations, pairwise preference, per-category error F1, count bias.
 
 Pure arithmetic on plain numbers; numpy and scipy are imported inside the functions that use them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from itertools import combinations
 from typing import TYPE_CHECKING
 
 from radiology_tasks.core.records import ERROR_CATEGORIES, exact_rater_mean
@@ -75,7 +77,8 @@ def correlate(
     intervals come from ``n_resamples`` paired bootstrap resamples drawn with
     ``numpy.random.default_rng(seed)``; a resample whose correlation is undefined (a constant
     side) counts as -1 for the low bound and +1 for the high bound, so the interval covers whatever
-    it could have been. With fewer than two usable pairs, or a constant input, every value is NaN.
+    it could have been (`UNDEFINED_RESAMPLE_RULE`). With fewer than two usable pairs, or a constant input, every
+    value is NaN.
 
     Args:
         scores: Judge scores, one per report.
@@ -110,7 +113,12 @@ def correlate(
     n_missing = len(judge) - n_pairs
 
     point = _correlations(x, y)
-    intervals = _bootstrap_intervals(x, y, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    # No correlation on the whole sample (a constant side): there is nothing for an interval to be about.
+    intervals = (
+        [(_NAN, _NAN)] * 3
+        if math.isnan(point[0])
+        else _bootstrap_intervals(x, y, n_resamples=n_resamples, confidence=confidence, seed=seed)
+    )
     return Agreement(
         kendall_tau=point[0],
         kendall_tau_ci=intervals[0],
@@ -152,41 +160,104 @@ def _correlations(x: NDArray[np.float64], y: NDArray[np.float64]) -> tuple[float
 _CHUNK_ELEMENTS = 1 << 17
 """Resampled indices per chunk of the bootstrap (each array of a chunk then takes about 1 MiB)."""
 
+UNDEFINED_RESAMPLE_RULE = (
+    "A bootstrap resample on which a correlation is undefined (one side constant in it) could have been any "
+    "value in [-1, 1]: an interval's low end counts it as -1 and its high end as +1, and a paired test counts "
+    "it as a difference at least as extreme as the one observed. Unknown resamples count against the claim."
+)
+"""The one rule for undefined resamples, everywhere this project gives a correlation's interval or test."""
+
+
+def bootstrap_distribution(
+    n: int,
+    statistic: Callable[[NDArray[np.int64]], NDArray[np.float64]],
+    *,
+    n_resamples: int,
+    seed: int,
+) -> NDArray[np.float64]:
+    """The statistic on `n_resamples` paired bootstrap resamples of `n` observations, drawn by `scipy.stats.bootstrap`.
+
+    The observations are resampled as a whole (all their columns together): `statistic` is given the drawn indices,
+    one resample per row (shape ``(resamples, n)``), and returns one value per resample, or one row of values per
+    statistic (shape ``(statistics, resamples)``). The draws are those of ``numpy.random.default_rng(seed)
+    .integers(0, n, size=(n_resamples, n))``, taken a chunk of rows at a time so that memory stays bounded.
+
+    Returns:
+        The bootstrap distribution, shape ``(n_resamples,)`` or ``(statistics, n_resamples)``; NaN where the
+        statistic is undefined on a resample.
+    """
+    import warnings
+
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    def on_indices(indices: NDArray[np.float64], axis: int = -1) -> NDArray[np.float64]:
+        return statistic(indices.astype(np.int64))
+
+    with warnings.catch_warnings():
+        # scipy warns that its own interval is NaN when some resamples are undefined; the caller applies the rule.
+        warnings.simplefilter("ignore")
+        result = bootstrap(
+            (np.arange(n, dtype=float),),
+            on_indices,
+            vectorized=True,
+            n_resamples=n_resamples,
+            batch=max(1, _CHUNK_ELEMENTS // n),
+            method="percentile",
+            rng=np.random.default_rng(seed),
+        )
+    distribution: NDArray[np.float64] = np.asarray(result.bootstrap_distribution, dtype=float)
+    return distribution
+
+
+def interval_of_draws(
+    draws: NDArray[np.float64], *, confidence: float, bounds: tuple[float, float] = (-1.0, 1.0)
+) -> tuple[float, float]:
+    """Percentile interval of bootstrap draws, undefined draws (NaN) counted at the bounds (`UNDEFINED_RESAMPLE_RULE`).
+
+    Args:
+        draws: One statistic's value on each resample.
+        confidence: Coverage of the interval, in (0, 1).
+        bounds: The least and greatest value the statistic can take.
+
+    Returns:
+        (low, high); the bounds when no draw is defined; NaN for both when there is no draw.
+    """
+    import numpy as np
+
+    if draws.size == 0:
+        return (_NAN, _NAN)
+    undefined = np.isnan(draws)
+    # Leaving undefined resamples out would make the interval one of the resamples that happen to vary: a judge
+    # that varies on one report of twelve would look reliably positive.
+    tail = 100.0 * (1.0 - confidence) / 2.0
+    low = np.percentile(np.where(undefined, bounds[0], draws), tail)
+    high = np.percentile(np.where(undefined, bounds[1], draws), 100.0 - tail)
+    return (float(low), float(high))
+
+
+def paired_p_value(differences: NDArray[np.float64], observed: float) -> float:
+    """Two-sided paired bootstrap p-value of a difference; undefined draws count as extreme (the one rule).
+
+    The share of resampled differences at least as far from the observed one as the observed one is from zero
+    (the bootstrap distribution shifted to the null of no difference), with the +1 correction.
+    """
+    import numpy as np
+
+    extreme = np.isnan(differences) | (np.abs(differences - observed) >= abs(observed) - 1e-12)
+    return min(1.0, float(extreme.sum() + 1) / (differences.size + 1))
+
 
 def _bootstrap_intervals(
     x: NDArray[np.float64], y: NDArray[np.float64], *, n_resamples: int, confidence: float, seed: int
 ) -> list[tuple[float, float]]:
-    import numpy as np
-
     n = len(x)
     if n < 2 or n_resamples == 0:
         return [(_NAN, _NAN)] * 3
-    # Drawn and correlated a chunk of resamples at a time, so each array stays near _CHUNK_ELEMENTS whatever the
-    # number of reports (Inspect recomputes metrics while a run goes on); numpy's generator gives the same
-    # indices drawn in chunks as in one draw.
-    rng = np.random.default_rng(seed)
-    rows = max(1, _CHUNK_ELEMENTS // n)
-    draws = np.concatenate(
-        [
-            _resampled_correlations(x, y, rng.integers(n, size=(min(rows, n_resamples - start), n)))
-            for start in range(0, n_resamples, rows)
-        ]
+    draws = bootstrap_distribution(
+        n, lambda indices: _resampled_correlations(x, y, indices).T, n_resamples=n_resamples, seed=seed
     )
-    tail = 100.0 * (1.0 - confidence) / 2.0
-    intervals: list[tuple[float, float]] = []
-    for column in draws.T:
-        undefined = np.isnan(column)
-        if undefined.all():
-            intervals.append((_NAN, _NAN))
-            continue
-        # A resample with a constant side has no correlation; leaving it out would make the interval one of the
-        # resamples that happen to vary, and a judge that varies on one report of twelve would look reliably
-        # positive. Such a resample could have been anything in [-1, 1]: the low bound takes it as -1 and the
-        # high bound as +1, so the interval covers every value those resamples could have had.
-        low = np.percentile(np.where(undefined, -1.0, column), tail)
-        high = np.percentile(np.where(undefined, 1.0, column), 100.0 - tail)
-        intervals.append((float(low), float(high)))
-    return intervals
+    return [interval_of_draws(column, confidence=confidence) for column in draws]
 
 
 def _resampled_correlations(
@@ -205,7 +276,7 @@ def _resampled_correlations(
     pearson = _rowwise_pearson(xs, ys)
     # Spearman's rho is Pearson's r of the tie-averaged ranks, as in scipy.stats.spearmanr.
     spearman = _rowwise_pearson(rankdata(xs, axis=1), rankdata(ys, axis=1))
-    kendall = _resampled_kendall_tau_b(x, y, resamples)
+    kendall = resampled_kendall_taus(x, y, resamples)
     return np.column_stack([kendall, spearman, pearson])
 
 
@@ -222,10 +293,10 @@ def _rowwise_pearson(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[
     return np.clip(r, -1.0, 1.0)
 
 
-def _resampled_kendall_tau_b(
+def resampled_kendall_taus(
     x: NDArray[np.float64], y: NDArray[np.float64], resamples: NDArray[np.int64], block: int = 512
 ) -> NDArray[np.float64]:
-    """Kendall tau-b of every resample, from how often each original pair is drawn.
+    """Kendall tau-b of every resample (one row of indices each), from how often each original pair is drawn.
 
     A resample holding point i ``w_i`` times has ``sum_{i<j} w_i w_j s_ij`` concordant minus
     discordant pairs (``s_ij`` = sign(dx) * sign(dy)); copies of one point are tied in x and y.
@@ -416,3 +487,55 @@ def count_bias_by_human_errors(
         }
         for label, values in zip(labels, biases)
     ]
+
+
+@dataclass(frozen=True)
+class Preferences:
+    """How a score orders the candidate pairs the experts have a preference between.
+
+    Attributes:
+        pairs: Pairs of candidates of one study with different expert scores (both candidates scored).
+        right: Pairs the score orders as the experts do.
+        wrong: Pairs the score orders the other way.
+        ties: Pairs the score rates equal, within its tie tolerance: no preference, neither right nor wrong.
+        accuracy: right / (right + wrong); NaN when every pair is a tie or there is none.
+    """
+
+    pairs: int
+    right: int
+    wrong: int
+    ties: int
+    accuracy: float
+
+
+def preference_outcome(rows: Sequence[tuple[str, float, float]], *, tie_tolerance: float = 0.0) -> Preferences:
+    """Pairwise preference accuracy over (study, expert score, score) rows, each score oriented higher-is-better.
+
+    Every two rows of one study whose expert scores differ are a pair: the experts prefer the one with the
+    higher expert score (equal expert scores carry no preference and are left out). The score is right when it
+    is higher for the preferred one, wrong when it is higher for the other, and tied when the two lie within
+    `tie_tolerance` of each other.
+
+    Raises:
+        ValueError: On a NaN value (leave unscored candidates out first) or a negative tolerance.
+    """
+    if not tie_tolerance >= 0:
+        raise ValueError(f"tie_tolerance must be >= 0, got {tie_tolerance}")
+    studies: dict[str, list[tuple[float, float]]] = {}
+    for study, expert, score in rows:
+        if math.isnan(expert) or math.isnan(score):
+            raise ValueError(f"study {study}: NaN among the scores; leave unscored candidates out first")
+        studies.setdefault(study, []).append((expert, score))
+    right = wrong = ties = 0
+    for members in studies.values():
+        for (expert_a, score_a), (expert_b, score_b) in combinations(members, 2):
+            if expert_a == expert_b:
+                continue
+            if abs(score_a - score_b) <= tie_tolerance:
+                ties += 1
+            elif (score_a > score_b) == (expert_a > expert_b):
+                right += 1
+            else:
+                wrong += 1
+    decided = right + wrong
+    return Preferences(decided + ties, right, wrong, ties, right / decided if decided else _NAN)

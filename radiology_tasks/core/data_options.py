@@ -62,7 +62,8 @@ class DataOptions:
         None,
         "The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and `candidate`, a "
         "ReXrank prediction file, or a generation log (the `.eval` log of the task that only writes reports; its "
-        "generator and settings are recorded). Not set: the data's own candidates.",
+        "generator and settings are recorded); the data's expert annotations, which describe its own candidates, go "
+        "unused. Not set: the data's own candidates.",
     )
     reports: str | None = option(
         None, "Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`)."
@@ -83,7 +84,7 @@ class DataOptions:
     layout: str | None = option(
         None,
         "Read `data` with this layout instead of recognising it from file names and columns: `flat`, `rate-eval`, "
-        "`radeval-expert`, `rexval`, `ct-finebench` or `rexrank`.",
+        "`radeval-expert`, `rexval`, `ct-finebench`, `radpref` or `rexrank`.",
     )
     track: str | None = option(
         None,

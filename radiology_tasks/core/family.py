@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from inspect_ai.scorer import Metric, SampleScore, Scorer
     from inspect_ai.solver import Solver
 
+    from radiology_tasks.core.orientation import Orientation
     from radiology_tasks.core.records import ReportPair
 
 
@@ -103,6 +104,12 @@ class Family:
 
     def suite_metrics(self) -> Mapping[str, SuiteMetric]:
         """The metrics the family adds to `metric_suite`, by name (none by default)."""
+        return {}
+
+    def orientations(self) -> Mapping[str, Orientation]:
+        """The family's score keys that are not higher-is-better with the default tie tolerance, each with its
+        orientation (`radiology_tasks.core.orientation`): declared here once, read by every agreement statistic.
+        None by default."""
         return {}
 
     def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -163,7 +163,8 @@ def _candidate_rows(path: Path, options: DataOptions) -> Iterator[Row]:
 def _join_candidates(
     pairs: list[ReportPair], path: Path, collector: _Collector, options: DataOptions
 ) -> list[ReportPair]:
-    """Take each pair's candidate from a separate file, joined by id."""
+    """Take each pair's candidate from a separate file, joined by id, without the experts' annotation of the data's
+    own candidate (so no agreement statistic compares the experts with a report they did not rate)."""
     source = str(path)
     ids = {p.id for p in pairs}
     candidates: dict[str, tuple[int, str]] = {}
@@ -191,7 +192,8 @@ def _join_candidates(
         if pair.id not in candidates:
             collector.bad(DataError(source, None, "id", f"no candidate for report id '{pair.id}'"))
             continue
-        joined.append(pair.model_copy(update={"candidate": candidates[pair.id][1]}))
+        # The experts rated the data's own candidate, not this one: their annotation does not describe it.
+        joined.append(pair.model_copy(update={"candidate": candidates[pair.id][1], "expert": None}))
     return joined
 
 

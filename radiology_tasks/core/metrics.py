@@ -3,8 +3,13 @@
 The scorers give `Score.value` as a dict of floats (e.g. ``{"vert": 0.8, "green": 0.67}``) and follow the
 convention of `radiology_tasks.core.unscored`: ``Score.metadata["unscored"]`` gives the reason for each
 missing score, ``["filled_in"]`` the scores `-T unscored=worst` set to the bottom of their range. What the
-experts said is in the metadata too: ``expert_score`` (normalised to [0, 1]), ``expert_significant`` and
-``predicted_significant`` (error counts keyed ``a``-``f``), each possibly None.
+experts said is in the metadata too, as `expert_metadata` writes it: ``expert_score`` (normalised to [0, 1]),
+``expert_significant`` and ``expert_insignificant`` (error counts keyed ``a``-``f``, means over
+``expert_raters`` raters where there are several), ``expert_group`` (the study, so that candidates of one study can
+be compared), each possibly None; a judge that counts errors adds ``predicted_significant``.
+
+Every agreement statistic here reads each score's orientation from `radiology_tasks.core.orientation`, so a
+positive correlation, or a right preference, always means agreement with the experts.
 
 Use these metrics in the list form of ``@scorer(metrics=[...])``: there Inspect passes the whole dict value
 and the metadata. Every dict key returned here is prefixed so that several metrics of one scorer stay
@@ -13,6 +18,7 @@ distinct and readable in ``inspect eval``.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,8 +32,11 @@ from radiology_tasks.core.agreement import (
     correlate,
     count_bias_by_human_errors,
     expert_error_total,
+    preference_outcome,
 )
+from radiology_tasks.core.orientation import orientation
 from radiology_tasks.core.records import ERROR_CATEGORIES
+from radiology_tasks.core.studies import study_key
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, unscored_reason
 
 if TYPE_CHECKING:
@@ -35,15 +44,50 @@ if TYPE_CHECKING:
 
 EXPERT_SCORE = "expert_score"
 EXPERT_SIGNIFICANT = "expert_significant"
+EXPERT_INSIGNIFICANT = "expert_insignificant"
 EXPERT_RATERS = "expert_raters"
+EXPERT_GROUP = "expert_group"
 PREDICTED_SIGNIFICANT = "predicted_significant"
+LEGACY_GROUP = "reference_key"
+"""Where CRIMSON logs written before `EXPERT_GROUP` existed record the candidate's reference."""
 
 _NAN = float("nan")
 _CORRELATIONS = ("kendall_tau", "spearman", "pearson")
 _BRIEF_AGREEMENT = ("kendall_tau", "kendall_tau_ci_low", "kendall_tau_ci_high")
 
 
-ExpertTruth = Literal["score", "significant_errors"]
+ExpertTruth = Literal["score", "significant_errors", "total_errors"]
+"""What the experts said that a score is correlated with: their score, their mean clinically significant errors
+(GREEN's ReXVal protocol), or their mean errors of any significance (ReXVal's own protocol)."""
+
+TRUTH_PREFIXES: dict[ExpertTruth, str] = {
+    "score": "",
+    "significant_errors": "_vs_errors",
+    "total_errors": "_vs_total_errors",
+}
+"""What follows the score key in the names of an agreement statistic, per expert truth."""
+
+
+def expert_metadata(pair: ReportPair | None) -> dict[str, Any]:
+    """What the experts said about the pair's candidate, as every scorer records it in its score metadata.
+
+    Rater means are held as exact fractions and logged as floats; readers add them up exactly again with
+    ``expert_raters`` (`radiology_tasks.core.agreement.expert_error_total`). None for a candidate the experts did not
+    rate (a generated one, or one given with ``-T candidates``): every field is then None.
+    """
+    expert = pair.expert if pair is not None else None
+    return {
+        EXPERT_SCORE: expert.normalized_score if expert else None,
+        EXPERT_SIGNIFICANT: expert.significant.model_dump() if expert and expert.significant else None,
+        EXPERT_INSIGNIFICANT: expert.insignificant.model_dump() if expert and expert.insignificant else None,
+        EXPERT_RATERS: expert.raters if expert else None,
+        EXPERT_GROUP: _study_digest(pair) if pair is not None and expert else None,
+    }
+
+
+def _study_digest(pair: ReportPair) -> str:
+    """A short name of the pair's study: pairs of one study (`radiology_tasks.core.studies.study_key`) share it."""
+    return hashlib.sha256(study_key(pair).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -54,65 +98,95 @@ class ExpertPresence:
         score: Some sample has an expert score.
         counts: Some sample has the experts' significant-error counts.
         single_rater_counts: Some sample has such counts from a single rater (whole counts).
+        total_counts: Some sample has both the significant and the insignificant counts (ReXVal), so a total.
+        preferences: Two candidates of one study have different expert scores, so the experts prefer one.
     """
 
     score: bool
     counts: bool
     single_rater_counts: bool
+    total_counts: bool = False
+    preferences: bool = False
 
     @classmethod
     def of_pairs(cls, pairs: Sequence[ReportPair]) -> ExpertPresence:
         """From the pairs a task is built on."""
-        experts = [p.expert for p in pairs if p.expert is not None]
-        counted = [e for e in experts if e.significant is not None]
-        return cls(
-            score=any(e.score is not None for e in experts),
-            counts=bool(counted),
-            single_rater_counts=any((e.raters or 1) == 1 for e in counted),
-        )
+        return cls.of_metadata([expert_metadata(pair) for pair in pairs])
 
     @classmethod
     def of_samples(cls, samples: Sequence[SampleScore]) -> ExpertPresence:
         """From a log's samples (what the scorer recorded in each score's metadata)."""
-        metadata = [_metadata(sample) for sample in samples]
+        return cls.of_metadata([_metadata(sample) for sample in samples])
+
+    @classmethod
+    def of_metadata(cls, metadata: Sequence[Mapping[str, Any]]) -> ExpertPresence:
+        """From the expert fields of each sample (`expert_metadata`)."""
         counted = [m for m in metadata if m.get(EXPERT_SIGNIFICANT) is not None]
+        scores_by_group: dict[str, set[float]] = {}
+        for m in metadata:
+            group, score = _group(m), m.get(EXPERT_SCORE)
+            if group is not None and isinstance(score, int | float) and not math.isnan(score):
+                scores_by_group.setdefault(group, set()).add(float(score))
         return cls(
             score=any(m.get(EXPERT_SCORE) is not None for m in metadata),
             counts=bool(counted),
             single_rater_counts=any((m.get(EXPERT_RATERS) or 1) == 1 for m in counted),
+            total_counts=any(m.get(EXPERT_INSIGNIFICANT) is not None for m in counted),
+            preferences=any(len(scores) > 1 for scores in scores_by_group.values()),
         )
+
+    def truths(self) -> list[ExpertTruth]:
+        """The expert truths a score can be correlated with on these samples."""
+        present = {"score": self.score, "significant_errors": self.counts, "total_errors": self.total_counts}
+        return [truth for truth in TRUTH_PREFIXES if present[truth]]
+
+
+def agreement_metrics(key: str, experts: ExpertPresence, *, brief: bool = False) -> list[Metric]:
+    """Every agreement statistic of the score `key` that the experts' data allows, in one list.
+
+    Kendall tau-b, Spearman and Pearson against each expert truth present (`ExpertPresence.truths`), and pairwise
+    preference accuracy where two candidates of one study were rated differently. With `brief`, only tau against
+    the expert score (a run's summary), or nothing when there is none.
+    """
+    if brief:
+        return [expert_agreement(key, brief=True)] if experts.score else []
+    metrics: list[Metric] = [expert_agreement(key, truth=truth) for truth in experts.truths()]
+    if experts.preferences:
+        metrics.append(preference_agreement(key))
+    return metrics
 
 
 @metric
 def expert_agreement(
     key: str,
     *,
-    higher_is_better: bool = True,
+    higher_is_better: bool | None = None,
     truth: ExpertTruth = "score",
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
     brief: bool = False,
 ) -> Metric:
-    """Correlation of one judge score with the experts (Kendall tau-b, Spearman, Pearson).
+    """Correlation of one score with the experts (Kendall tau-b, Spearman, Pearson).
 
-    With ``truth="score"`` the judge is compared with the expert score; with ``truth="significant_errors"``
-    with the experts' total of clinically significant errors (a mean over raters where the data has several:
-    GREEN's ReXVal protocol), taken as the better the fewer, so a positive tau means agreement either way. That
-    total is added up exactly (`radiology_tasks.core.agreement.expert_error_total`), so candidates whose raters
-    counted the
-    same total are tied however the errors were split over categories.
+    With ``truth="score"`` the score is compared with the expert score; with ``truth="significant_errors"`` with
+    the experts' total of clinically significant errors (a mean over raters where the data has several: GREEN's
+    ReXVal protocol), and with ``truth="total_errors"`` with their total of errors of any significance (ReXVal's
+    own protocol); errors are taken as the better the fewer, so a positive tau means agreement either way. Totals
+    are added up exactly (`radiology_tasks.core.agreement.expert_error_total`), so candidates whose raters
+    counted the same total are tied however the errors were split over categories or significance.
 
     The bootstrap resamples the samples in the order of their ids, so the intervals do not depend on the order in
-    which the samples finished. Samples whose judge score is NaN/None, or was filled in by ``-T unscored=worst``
-    (not the judge's number), are counted in ``<key>_n_unscored``; samples without an expert score in
+    which the samples finished. Samples whose score is NaN/None, or was filled in by ``-T unscored=worst``
+    (not the metric's number), are counted in ``<key>_n_unscored``; samples without the expert truth in
     ``<key>_n_no_expert``. Values are NaN when no sample has both.
 
     Args:
         key: Key of the dict `Score.value` to correlate (a plain float value is used as is).
-        higher_is_better: False for error counts (e.g. ``green_ec``): the judge score is negated,
+        higher_is_better: Whether a higher score means a better report; None (the default) takes what the
+            score's family declares (`radiology_tasks.core.orientation`). Lower-is-better scores are negated,
             so a positive tau means agreement with the experts.
-        truth: What the experts said that the judge is compared with.
+        truth: What the experts said that the score is compared with.
         n_resamples: Bootstrap resamples for the confidence intervals.
         confidence: Coverage of the bootstrap percentile intervals.
         seed: Seed of the bootstrap.
@@ -123,48 +197,143 @@ def expert_agreement(
         A metric giving ``<key>_kendall_tau``, ``<key>_kendall_tau_ci_low``/``_ci_high``, the same
         for ``spearman`` and ``pearson``, ``<key>_n_pairs``, ``<key>_n_unscored``,
         ``<key>_n_no_expert`` and ``<key>_sign`` (-1 when the score was negated before correlating);
-        with ``truth="significant_errors"`` the prefix is ``<key>_vs_errors_``.
+        with ``truth="significant_errors"`` the prefix is ``<key>_vs_errors_``, with ``truth="total_errors"``
+        ``<key>_vs_total_errors_``.
     """
-    prefix = key if truth == "score" else f"{key}_vs_errors"
-    expert_value = _expert_score if truth == "score" else _expert_errors
+    prefix = f"{key}{TRUTH_PREFIXES[truth]}"
+    higher = orientation(key).higher_is_better if higher_is_better is None else higher_is_better
 
     def compute(scores: list[SampleScore]) -> Value:
-        judge: list[float] = []
-        expert: list[float] = []
-        n_unscored = n_no_expert = 0
-        for sample in _in_id_order(scores):
-            value = _judge_value(sample, key)
-            if value is None:
-                n_unscored += 1
-                continue
-            said = expert_value(sample)
-            if said is None:
-                n_no_expert += 1
-                continue
-            judge.append(value)
-            expert.append(said)
+        pairs = agreement_pairs(scores, key, truth, higher_is_better=True)
         flat = {name: _NAN for name in _correlation_names()}
-        if judge:
+        if pairs.judge:
             agreement = correlate(
-                judge,
-                expert,
-                higher_is_better=higher_is_better,
+                pairs.judge,
+                pairs.expert,
+                higher_is_better=higher,
                 n_resamples=n_resamples,
                 confidence=confidence,
                 seed=seed,
             ).as_dict()
             flat = {name: agreement[name] for name in _correlation_names()}
         flat |= {
-            "n_pairs": float(len(judge)),
-            "n_unscored": float(n_unscored),
-            "n_no_expert": float(n_no_expert),
-            "sign": 1.0 if higher_is_better else -1.0,
+            "n_pairs": float(len(pairs.judge)),
+            "n_unscored": float(pairs.n_unscored),
+            "n_no_expert": float(pairs.n_no_expert),
+            "sign": 1.0 if higher else -1.0,
         }
         if brief:
             return {f"{prefix}_{name}": flat[name] for name in _BRIEF_AGREEMENT if not math.isnan(flat[name])}
         return {f"{prefix}_{name}": number for name, number in flat.items()}
 
     return compute
+
+
+@dataclass(frozen=True)
+class AgreementPairs:
+    """A score and an expert truth side by side, over the samples that have both, in sample id order.
+
+    Attributes:
+        ids: The samples' ids.
+        judge: The score of each sample, oriented so that higher is better (lower-is-better scores negated).
+        expert: The experts' truth, oriented so that higher is better (error totals negated).
+        n_unscored: Samples whose score is missing or was filled in by ``-T unscored=worst``.
+        n_no_expert: Samples with a score but without the expert truth.
+    """
+
+    ids: list[str]
+    judge: list[float]
+    expert: list[float]
+    n_unscored: int
+    n_no_expert: int
+
+
+def agreement_pairs(
+    scores: Sequence[SampleScore], key: str, truth: ExpertTruth, *, higher_is_better: bool | None = None
+) -> AgreementPairs:
+    """The samples' score `key` beside the expert `truth`, where both are present (what every agreement uses).
+
+    Args:
+        scores: The samples.
+        key: The score key.
+        truth: The expert truth.
+        higher_is_better: Orientation of the score; None takes its family's declaration
+            (`radiology_tasks.core.orientation`). True leaves the score as it is.
+    """
+    sign = 1.0 if (orientation(key).higher_is_better if higher_is_better is None else higher_is_better) else -1.0
+    expert_value = _TRUTH_VALUES[truth]
+    ids: list[str] = []
+    judge: list[float] = []
+    expert: list[float] = []
+    n_unscored = n_no_expert = 0
+    for sample in _in_id_order(list(scores)):
+        value = _judge_value(sample, key)
+        if value is None:
+            n_unscored += 1
+            continue
+        said = expert_value(sample)
+        if said is None:
+            n_no_expert += 1
+            continue
+        ids.append(str(sample.sample_id))
+        judge.append(sign * value)
+        expert.append(said)
+    return AgreementPairs(ids, judge, expert, n_unscored, n_no_expert)
+
+
+@metric
+def preference_agreement(key: str, *, brief: bool = False) -> Metric:
+    """How often the score `key` orders two candidates of one study as the experts did (pairwise preference).
+
+    The experts prefer, of two candidates of one study (``expert_group``), the one with the higher expert score
+    (the mean rating over the raters: RadPref's protocol); two candidates with the same expert score carry no
+    preference and are left out. The score agrees (right) when it ranks the preferred candidate better, disagrees
+    (wrong) when it ranks the other better, and states no preference (a tie, counted apart) when the two lie within
+    the score's tie tolerance (`radiology_tasks.core.orientation`). Samples unscored or filled in by
+    ``-T unscored=worst`` take no part.
+
+    Args:
+        key: Key of the dict `Score.value`.
+        brief: Give only the accuracy, and nothing when no pair has an expert preference (a run's summary).
+
+    Returns:
+        A metric giving ``<key>_preference_accuracy`` (right / (right + wrong); NaN when there is no such pair),
+        and unless `brief` ``<key>_preference_pairs`` (pairs with an expert preference and both scores),
+        ``<key>_preference_right``, ``<key>_preference_wrong`` and ``<key>_preference_ties``.
+    """
+    declared = orientation(key)
+
+    def compute(scores: list[SampleScore]) -> Value:
+        outcome = preference_outcome(preference_rows(scores, key), tie_tolerance=declared.tie_tolerance)
+        if brief:
+            return {} if outcome.right + outcome.wrong == 0 else {f"{key}_preference_accuracy": outcome.accuracy}
+        return {
+            f"{key}_preference_accuracy": outcome.accuracy,
+            f"{key}_preference_pairs": float(outcome.pairs),
+            f"{key}_preference_right": float(outcome.right),
+            f"{key}_preference_wrong": float(outcome.wrong),
+            f"{key}_preference_ties": float(outcome.ties),
+        }
+
+    return compute
+
+
+def preference_rows(scores: Sequence[SampleScore], key: str) -> list[tuple[str, float, float]]:
+    """(study, expert score, score oriented higher-is-better) of each sample scored under `key` and rated by the
+    experts, in sample id order."""
+    sign = orientation(key).sign
+    rows = []
+    for sample in _in_id_order(list(scores)):
+        value, expert, group = _judge_value(sample, key), _expert_score(sample), _group(_metadata(sample))
+        if value is not None and expert is not None and group is not None:
+            rows.append((group, expert, sign * value))
+    return rows
+
+
+def _group(metadata: Mapping[str, Any]) -> str | None:
+    """The study a sample's candidate belongs to (older CRIMSON logs: its reference), or None."""
+    group = metadata.get(EXPERT_GROUP, metadata.get(LEGACY_GROUP))
+    return None if group is None else str(group)
 
 
 @metric
@@ -517,6 +686,30 @@ def _expert_errors(sample: SampleScore) -> float | None:
     return -float(total)
 
 
+def _expert_total_errors(sample: SampleScore) -> float | None:
+    """The experts' errors of any significance over (a)-(f), negated; None unless both kinds of count are there.
+
+    Significant and insignificant totals are added as exact fractions, so equal totals stay equal.
+    """
+    metadata = _metadata(sample)
+    significant, insignificant = metadata.get(EXPERT_SIGNIFICANT), metadata.get(EXPERT_INSIGNIFICANT)
+    if significant is None or insignificant is None:
+        return None
+    raters = metadata.get(EXPERT_RATERS)
+    where = f"sample {sample.sample_id}: "
+    total = expert_error_total(significant, raters, where + EXPERT_SIGNIFICANT) + expert_error_total(
+        insignificant, raters, where + EXPERT_INSIGNIFICANT
+    )
+    return -float(total)
+
+
+_TRUTH_VALUES: dict[ExpertTruth, Callable[[SampleScore], float | None]] = {
+    "score": _expert_score,
+    "significant_errors": _expert_errors,
+    "total_errors": _expert_total_errors,
+}
+
+
 def _count_pairs(scores: list[SampleScore]) -> tuple[list[dict[str, int]], list[dict[str, int]]]:
     """Expert and predicted significant-error counts of the samples that have both.
 
@@ -547,6 +740,8 @@ def undefined_reason(metric: str, key: str, samples: Sequence[SampleScore]) -> s
         return "the run has no samples"
     if name == "expert_agreement":
         return _agreement_reason(key, samples)
+    if name == "preference_agreement":
+        return _preference_reason(key, samples)
     if name == "mean_of":
         return f"no sample has a number under {key.removesuffix('_mean')} (every one is unscored)"
     if name == "category_f1":
@@ -570,18 +765,24 @@ def _agreement_reason(key: str, samples: Sequence[SampleScore]) -> str:
         break
     else:
         return f"{key} is not a correlation this metric gives"
-    errors = prefix.endswith("_vs_errors")
-    score_key = prefix.removesuffix("_vs_errors")
-    truth = _expert_errors if errors else _expert_score
+    truth: ExpertTruth = "score"
+    for name, suffix in TRUTH_PREFIXES.items():
+        if suffix and prefix.endswith(suffix):
+            truth = name
+    score_key = prefix.removesuffix(TRUTH_PREFIXES[truth])
     judge: list[float] = []
     expert: list[float] = []
     for sample in samples:
         value = _judge_value(sample, score_key) if isinstance(sample.score.value, Mapping) else None
-        said = truth(sample)
+        said = _TRUTH_VALUES[truth](sample)
         if value is not None and said is not None:
             judge.append(value)
             expert.append(said)
-    what = "the experts' error counts" if errors else "an expert score"
+    what = {
+        "score": "an expert score",
+        "significant_errors": "the experts' error counts",
+        "total_errors": "the experts' counts of significant and insignificant errors",
+    }[truth]
     if len(judge) < 2:
         return f"only {len(judge)} sample(s) have both a judge {score_key} and {what}; a correlation needs 2"
     if len(set(judge)) == 1:
@@ -589,8 +790,21 @@ def _agreement_reason(key: str, samples: Sequence[SampleScore]) -> str:
     if len(set(expert)) == 1:
         return f"the experts gave all {len(expert)} samples the same value, so nothing can be ranked against them"
     if interval:
-        return f"every bootstrap resample of the {len(judge)} pairs was constant on one side"
+        return f"no bootstrap resample was drawn for the {len(judge)} pairs (n_resamples 0)"
     return f"{statistic} is undefined on these {len(judge)} pairs"
+
+
+def _preference_reason(key: str, samples: Sequence[SampleScore]) -> str:
+    """Why the preference accuracy is undefined: no pair with an expert preference, or every such pair tied."""
+    score_key = key.removesuffix("_preference_accuracy")
+    rows = preference_rows(samples, score_key)
+    outcome = preference_outcome(rows, tie_tolerance=orientation(score_key).tie_tolerance)
+    if outcome.pairs:
+        return f"the {score_key} scores tie on all {outcome.pairs} pairs the experts rated differently"
+    return (
+        f"no two of the {len(rows)} samples with a {score_key} score and an expert score belong to one study with "
+        "different expert scores, so there is no preference to agree with"
+    )
 
 
 def _f1_reason(key: str, samples: Sequence[SampleScore]) -> str:

@@ -1,4 +1,4 @@
-"""The patient context CRIMSON's judge weighs findings by: age and indication, taken from the data as given."""
+"""The patient context CRIMSON's judge weighs findings by: age, sex and indication, taken from the data as given."""
 
 from __future__ import annotations
 
@@ -10,18 +10,29 @@ AGE_COLUMNS = ("age", "patient_age", "PatientAge")
 """Data columns read as the patient's age, first found first (RadPref's files call it ``PatientAge``); a column the
 data model does not know lands in the pair's metadata."""
 
+SEX_COLUMNS = ("sex", "patient_sex", "PatientSex", "gender")
+"""Data columns read as the patient's sex, first found first (RadPref's files call it ``PatientSex``)."""
+
 
 def patient_context(pair: ReportPair) -> dict[str, Any]:
-    """The patient's age and indication as the data gives them (None when absent), and where the age came from.
+    """The patient's age, sex and indication as the data gives them (None when absent), and the columns read.
 
-    The values are passed to the judge as written (``072Y`` stays ``072Y``): the judge reads them, no code does.
+    The values are passed to the judge as written (``072Y`` stays ``072Y``, ``O`` stays ``O``): the judge reads
+    them, no code does.
     """
-    age_column = next((c for c in AGE_COLUMNS if _given(pair.metadata.get(c))), None)
+    age_column = _first_given(pair, AGE_COLUMNS)
+    sex_column = _first_given(pair, SEX_COLUMNS)
     return {
         "age": str(pair.metadata[age_column]).strip() if age_column else None,
         "age_column": age_column,
+        "sex": str(pair.metadata[sex_column]).strip() if sex_column else None,
+        "sex_column": sex_column,
         "indication": pair.indication.strip() if pair.indication and pair.indication.strip() else None,
     }
+
+
+def _first_given(pair: ReportPair, columns: tuple[str, ...]) -> str | None:
+    return next((c for c in columns if _given(pair.metadata.get(c))), None)
 
 
 def _given(value: Any) -> bool:

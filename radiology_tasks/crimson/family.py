@@ -21,8 +21,9 @@ class Crimson(Family):
     name = "crimson"
     tasks_module = "radiology_tasks.crimson.tasks"
     tasks = ("crimson",)
-    version = "1.0.0"
+    version = "1.1.0"
     templates = ("crimson",)
+    layouts = ("radiology_tasks.crimson.layouts.radpref",)
 
     def register(self) -> None:
         """Register the family's scorer with Inspect by name."""
@@ -39,9 +40,7 @@ class Crimson(Family):
         from radiology_tasks.core.metrics import ExpertPresence
         from radiology_tasks.crimson.run_metrics import crimson_metrics
 
-        return crimson_metrics(
-            with_expert=ExpertPresence.of_samples(samples).score, generate=bool(task_args.get("generate"))
-        )
+        return crimson_metrics(ExpertPresence.of_samples(samples), generate=bool(task_args.get("generate")))
 
     def suite_metrics(self) -> Mapping[str, SuiteMetric]:
         """CRIMSON's judge for `metric_suite` and the other tasks that score with the families' suite judges."""

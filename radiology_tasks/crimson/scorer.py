@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
@@ -11,7 +10,7 @@ from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.judge import ask_judge, grader_model, judge_explanation
-from radiology_tasks.core.metrics import mean_of
+from radiology_tasks.core.metrics import expert_metadata, mean_of
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
 from radiology_tasks.crimson.context import patient_context
@@ -29,11 +28,6 @@ a report for leaving the judge unable to answer, since zero is what a normal tem
 SYSTEM_MESSAGE = "You assess the clinical accuracy of radiology reports and answer in the JSON format you are given."
 
 
-def reference_key(reference: str) -> str:
-    """A short digest naming a reference report: samples sharing it are candidates of one study (preferences)."""
-    return hashlib.sha256(reference.encode()).hexdigest()[:16]
-
-
 def crimson_prompt(reference: str, candidate: str, context: dict[str, Any], *, guidelines: bool = True) -> str:
     """The judge prompt for one pair; every text from the data is neutralised here."""
     return render(
@@ -41,6 +35,7 @@ def crimson_prompt(reference: str, candidate: str, context: dict[str, Any], *, g
         reference=neutralize_candidate(reference),
         candidate=neutralize_candidate(candidate),
         age=neutralize_candidate(context["age"]) if context.get("age") else None,
+        sex=neutralize_candidate(context["sex"]) if context.get("sex") else None,
         indication=neutralize_candidate(context["indication"]) if context.get("indication") else None,
         guidelines=guidelines,
     )
@@ -122,8 +117,7 @@ def crimson_judge(
         metadata: dict[str, Any] = {
             "guidelines": guidelines,
             "patient_context": context,
-            "expert_score": pair.expert.normalized_score if expert and pair.expert else None,
-            "reference_key": reference_key(pair.reference),
+            **expert_metadata(pair if expert else None),
         }
         generation = state.metadata.get("generation")
         if generation is not None:

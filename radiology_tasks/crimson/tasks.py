@@ -17,6 +17,7 @@ from inspect_ai import Task, task
 
 from radiology_tasks.core.judge import require_judge
 from radiology_tasks.core.judge_options import JudgeOptions
+from radiology_tasks.core.metrics import ExpertPresence
 from radiology_tasks.core.params import bool_param
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
@@ -35,8 +36,10 @@ TASK_VERSION = FAMILY.version
 def crimson(guidelines: bool = True, *, data: DataOptions, judge: JudgeOptions) -> Task:
     """CRIMSON: the judge lists, weighs and matches abnormal findings; `crimson` in (-1, 1] is computed from them.
 
-    The patient's age (a data column `age`, `patient_age` or `PatientAge`) and indication (`indication`) go into
-    the prompt where the data has them; each score's metadata records them as given, or None.
+    The patient's age (a data column `age`, `patient_age` or `PatientAge`), sex (`sex`, `patient_sex`,
+    `PatientSex` or `gender`) and indication (`indication`) go into the prompt where the data has them; each
+    score's metadata records them as given, or None. RadPref's folder, as its authors publish it, is read as it is
+    (`-T data=RadPref/`).
 
     Args:
         guidelines: Include the rating guidelines in the prompt (typical significance ratings, attribute error
@@ -53,8 +56,9 @@ def crimson(guidelines: bool = True, *, data: DataOptions, judge: JudgeOptions) 
     dataset, summary, pairs = report_dataset(data, require_candidate=True)
     require_judge()
     # The experts rated the data's own candidates: not those of -T candidates, nor reports written in the run.
-    with_expert = not (data.candidates or data.generate) and any(p.expert and p.expert.score is not None for p in pairs)
-    metrics = crimson_metrics(with_expert=with_expert, generate=data.generate).headline
+    with_expert = not (data.candidates or data.generate)
+    experts = ExpertPresence.of_pairs(pairs) if with_expert else ExpertPresence.of_pairs([])
+    metrics = crimson_metrics(experts, generate=data.generate).headline
     contexts = [patient_context(p) for p in pairs]
     return Task(
         dataset=dataset,
@@ -72,6 +76,7 @@ def crimson(guidelines: bool = True, *, data: DataOptions, judge: JudgeOptions) 
             "data": summary,
             "patient_context": {
                 "with_age": sum(1 for c in contexts if c["age"]),
+                "with_sex": sum(1 for c in contexts if c["sex"]),
                 "with_indication": sum(1 for c in contexts if c["indication"]),
                 "pairs": len(contexts),
             },

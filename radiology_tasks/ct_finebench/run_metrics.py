@@ -9,7 +9,7 @@ from inspect_ai.scorer import Metric, SampleScore
 from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.core.metrics import (
     ExpertPresence,
-    expert_agreement,
+    agreement_metrics,
     judge_calls,
     mean_interval,
     mean_of,
@@ -27,11 +27,10 @@ def ct_metrics(experts: ExpertPresence, baselines: str | list[str] | None) -> Re
     retries, the baselines)."""
     headline: list[Metric] = [mean_of(SCORE_KEY), mean_interval(SCORE_KEY)]
     secondary: list[Metric] = [question_breakdown()]
-    if experts.score:
-        headline.append(expert_agreement(SCORE_KEY, brief=True))
-        secondary.append(expert_agreement(SCORE_KEY))
+    headline += agreement_metrics(SCORE_KEY, experts, brief=True)
+    secondary += agreement_metrics(SCORE_KEY, experts)
     headline += [unscored_share(SCORE_KEY), judge_calls(brief=True)]
-    secondary += [parse_failure_rate(SCORE_KEY), judge_calls(), *baseline_metrics(baselines, with_expert=experts.score)]
+    secondary += [parse_failure_rate(SCORE_KEY), judge_calls(), *baseline_metrics(baselines, experts=experts)]
     return ReportMetrics(headline=headline, secondary=secondary, explain=explain_undefined)
 
 

@@ -11,7 +11,7 @@ from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.judge import grader_model
-from radiology_tasks.core.metrics import parse_failure_rate
+from radiology_tasks.core.metrics import expert_metadata, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
 from radiology_tasks.ct_finebench.asking import IdOutcome, JudgeStep, ask_in_mode
@@ -178,8 +178,7 @@ def qa_comparison(
         extraction = state.store_as(QAExtraction)
         if not extraction.done:
             raise RuntimeError("the qa_comparison scorer needs the qa_extraction solver to run first")
-        expert = pair.expert.normalized_score if pair.expert else None
-        metadata: dict[str, Any] = {"qa_mode": qa_mode, "expert_score": expert}
+        metadata: dict[str, Any] = {"qa_mode": qa_mode, **expert_metadata(pair)}
         candidate = state.output.completion if state.output else ""
         if extraction.no_response:
             return judged_score({SCORE_KEY: None}, NO_RESPONSE, policy=policy, bounded={SCORE_KEY}, metadata=metadata)

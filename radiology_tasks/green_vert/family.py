@@ -12,6 +12,7 @@ if TYPE_CHECKING:
 
     from inspect_ai.scorer import SampleScore
 
+    from radiology_tasks.core.orientation import Orientation
     from radiology_tasks.leaderboard.rules import Rescoring
     from radiology_tasks.report_judge.scorer import JudgePrompt
 
@@ -40,6 +41,12 @@ class GreenVert(Family):
     def register(self) -> None:
         """Register the family's scorers and solvers with Inspect by name."""
         import radiology_tasks.report_judge.scorer  # noqa: F401
+
+    def orientations(self) -> Mapping[str, Orientation]:
+        """GREEN-EC counts the judge's clinically significant errors: the fewer, the better the report."""
+        from radiology_tasks.core.orientation import LOWER_IS_BETTER
+
+        return {"green_ec": LOWER_IS_BETTER}
 
     def rescoring(self, task: str) -> Rescoring | None:
         """The leaderboard's rules for the family's tasks."""

@@ -7,9 +7,9 @@ from inspect_ai.scorer import Metric
 from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.core.metrics import (
     ExpertPresence,
+    agreement_metrics,
     category_f1,
     error_count_bias,
-    expert_agreement,
     judge_calls,
     mean_interval,
     mean_of,
@@ -29,15 +29,10 @@ def judge_metrics(
     main = keys[0]
     headline: list[Metric] = [mean_of(main), mean_interval(main)]
     secondary: list[Metric] = [mean_of(k) for k in keys[1:]]
-    if experts.score:
-        headline.append(expert_agreement(main, brief=True))
-        secondary.append(expert_agreement(main))
-        if "green_ec" in keys:
-            secondary.append(expert_agreement("green_ec", higher_is_better=False))
-    if experts.counts:
-        secondary.append(expert_agreement(main, truth="significant_errors"))
-        if "green_ec" in keys:
-            secondary.append(expert_agreement("green_ec", higher_is_better=False, truth="significant_errors"))
+    headline += agreement_metrics(main, experts, brief=True)
+    # Every score the judge gives, against every truth the experts' data carries (each score's orientation is
+    # its family's declaration: GREEN-EC counts errors).
+    secondary += [metric for key in keys for metric in agreement_metrics(key, experts)]
     # Per-category matches need whole counts: rater means (ReXVal) take part in the agreement above only.
     if "green_ec" in keys and experts.single_rater_counts:
         secondary += [category_f1(), error_count_bias()]
@@ -45,5 +40,5 @@ def judge_metrics(
     secondary += [parse_failure_rate(main), judge_calls()]
     if generate:
         secondary.append(report_truncated())
-    secondary += baseline_metrics(baselines, with_expert=experts.score)
+    secondary += baseline_metrics(baselines, experts=experts)
     return ReportMetrics(headline=headline, secondary=secondary)

@@ -43,7 +43,7 @@ def ran_metrics(
         secondary.append(extractor_f1(columns, keys))
     if generate:
         secondary.append(report_truncated())
-    secondary += baseline_metrics(baselines, with_expert=False)
+    secondary += baseline_metrics(baselines, experts=None)
     return ReportMetrics(headline=headline, secondary=secondary, explain=explain_undefined)
 
 

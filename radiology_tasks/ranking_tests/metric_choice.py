@@ -16,6 +16,7 @@ from typing import Literal
 
 from inspect_ai.scorer import Scorer
 
+from radiology_tasks.core import orientation
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import SuiteMetric, families
 from radiology_tasks.core.judge_options import JudgeOptions
@@ -25,9 +26,6 @@ from radiology_tasks.scorers.lexical import LEXICAL_KEYS
 
 Direction = Literal["auto", "higher", "lower"]
 DIRECTIONS: tuple[Direction, ...] = ("auto", "higher", "lower")
-
-LOWER_IS_BETTER = frozenset({"green_ec"})
-"""Score keys where fewer is better (error counts); ``-T direction=auto`` ranks these lower-first."""
 
 
 @dataclass(frozen=True)
@@ -115,5 +113,6 @@ def choose_metric(
     ranked = key or keys[0]
     if ranked not in keys:
         raise InputError(f"-T key={ranked}: metric {name} gives {', '.join(keys)}")
-    higher = ranked not in LOWER_IS_BETTER if direction == "auto" else direction == "higher"
+    # `auto`: the direction the score's family declares (`radiology_tasks.core.orientation`).
+    higher = orientation.higher_is_better(ranked) if direction == "auto" else direction == "higher"
     return ChosenMetric(name=name, key=ranked, higher_is_better=higher, judged=judged, build=build, templates=templates)

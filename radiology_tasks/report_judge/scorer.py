@@ -12,7 +12,7 @@ from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, judge_explanation
-from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
+from radiology_tasks.core.metrics import expert_metadata, judge_calls, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
 from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, SCORE_ONLY_CONTRACT, Detail, assessment_contract
@@ -49,18 +49,6 @@ def judge_contract(prompt: JudgePrompt, detail: Detail = "full") -> OutputContra
     if prompt == "score":
         return SCORE_ONLY_CONTRACT
     return assessment_contract(prompt, with_score=prompt != "green", detail=detail)
-
-
-def _expert_metadata(pair: ReportPair) -> dict[str, Any]:
-    expert = pair.expert
-    return {
-        "expert_score": expert.normalized_score if expert else None,
-        # Rater means are held as exact fractions and logged as floats, as before; readers of the log add them up
-        # exactly again with `expert_raters` (`radiology_tasks.core.agreement.expert_error_total`).
-        "expert_significant": expert.significant.model_dump() if expert and expert.significant else None,
-        "expert_insignificant": expert.insignificant.model_dump() if expert and expert.insignificant else None,
-        "expert_raters": expert.raters if expert else None,
-    }
 
 
 def _parts_metadata(reading: ScoreReading) -> dict[str, Any]:
@@ -174,7 +162,7 @@ def report_judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         pair = state.metadata_as(ReportPair)
-        metadata: dict[str, Any] = {"prompt": prompt, "detail": detail, **_expert_metadata(pair)}
+        metadata: dict[str, Any] = {"prompt": prompt, "detail": detail, **expert_metadata(pair)}
         generation = state.metadata.get("generation")
         if generation is not None:
             metadata["generation"] = generation

@@ -12,9 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from radiology_tasks.core.agreement import correlate
-
-LOWER_IS_BETTER = frozenset({"green_ec", "radcliq_v1"})
-"""Score keys where a lower number means a better report."""
+from radiology_tasks.core.orientation import higher_is_better
 
 _POS_SUFFIXES = ("-pos", "-para")
 _NEG_SUFFIXES = ("-neg", "-err")
@@ -84,14 +82,15 @@ def expert_table(
 ) -> list[ExpertRow]:
     """Each metric's Kendall tau-b against the expert score (`radiology_tasks.core.agreement.correlate`).
 
-    Error-like metrics (`LOWER_IS_BETTER`) are negated first, so a positive tau always means agreement.
+    Metrics where lower is better (`radiology_tasks.core.orientation`) are negated first, so a positive tau always
+    means agreement.
     """
     rows: list[ExpertRow] = []
     for key, column in values.items():
         agreement = correlate(
             list(column),
             list(expert),
-            higher_is_better=key not in LOWER_IS_BETTER,
+            higher_is_better=higher_is_better(key),
             n_resamples=n_resamples,
             confidence=confidence,
             seed=seed,
@@ -147,7 +146,7 @@ class PosNegRow:
     """How far one metric separates paraphrases (pos) from minimal clinically wrong edits (neg).
 
     ``pos_better`` is the share of pairs where the pos row scores better (higher, or lower for
-    `LOWER_IS_BETTER` metrics) and ``ties`` the share where both score the same.
+    metrics where lower is better) and ``ties`` the share where both score the same.
     """
 
     metric: str
@@ -174,7 +173,7 @@ def pos_neg_table(values: Values, pairs: Sequence[tuple[int, int]]) -> list[PosN
             continue
         pos = np.array([float(p) for p, _ in usable])  # type: ignore[arg-type]
         neg = np.array([float(n) for _, n in usable])  # type: ignore[arg-type]
-        better = neg > pos if key in LOWER_IS_BETTER else pos > neg
+        better = pos > neg if higher_is_better(key) else neg > pos
         rows.append(
             PosNegRow(
                 key,

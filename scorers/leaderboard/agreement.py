@@ -3,9 +3,11 @@ and a paired bootstrap test of the difference in tau between two judges on the s
 
 "VERT: Reliable LLM Judges for Radiology Report Evaluation" (section 5.1) compares judges by Kendall's tau
 against radiologists' scores; these functions add what a ranking needs on top of the point estimate. Every
-function takes (expert score, judge score) pairs already aligned by sample id. A bootstrap resample whose tau
-is undefined (all expert scores, or all judge scores, equal in it) is left out of the interval and the test;
-`valid` counts the resamples kept. Randomness is seeded; numpy and scipy are imported inside the functions.
+function takes (expert score, judge score) pairs already aligned by sample id. The resamples are drawn as every
+other interval of the project draws them (`radiology_tasks.core.agreement.bootstrap_distribution`), and a resample
+whose tau is undefined (all expert scores, or all judge scores, equal in it) follows the one rule,
+`radiology_tasks.core.agreement.UNDEFINED_RESAMPLE_RULE`; `valid` counts the resamples where it was defined.
+Randomness is seeded; numpy and scipy are imported inside the functions.
 """
 
 from __future__ import annotations
@@ -14,6 +16,18 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from radiology_tasks.core.agreement import (
+    bootstrap_distribution,
+    interval_of_draws,
+    paired_p_value,
+    resampled_kendall_taus,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 Pair = tuple[float, float]
 """(expert score, judge score) of one sample."""
@@ -30,7 +44,7 @@ class TauInterval:
         n: Samples.
         confidence: Confidence level of the interval.
         resamples: Bootstrap resamples drawn.
-        valid: Resamples whose tau was defined (the interval is taken over these).
+        valid: Resamples whose tau was defined (the others count at the bounds).
     """
 
     tau: float
@@ -51,7 +65,7 @@ class TauDifference:
         bootstrap_p: Two-sided paired bootstrap p-value: samples are resampled together for both judges; the
             share of resampled differences at least as far from the observed difference as the observed
             difference is from zero (the bootstrap distribution shifted to the null of no difference), with the
-            +1 correction, over the valid resamples.
+            +1 correction; a resample where either tau is undefined counts as extreme.
         n: Samples compared.
         resamples: Bootstrap resamples drawn.
         valid: Resamples where both taus were defined.
@@ -87,21 +101,24 @@ def kendall_tau(pairs: Sequence[Pair]) -> float:
     return float(tau)
 
 
-def _resampled_taus(pairs: list[Pair], picks: Sequence[Sequence[int]]) -> list[float]:
-    return [kendall_tau([pairs[i] for i in pick]) for pick in picks]
-
-
-def _picks(n: int, resamples: int, seed: int) -> list[list[int]]:
+def _resampled(pairs: list[Pair], resamples: int, seed: int) -> tuple[float, NDArray[np.float64]]:
+    """Tau-b of `pairs` and its paired bootstrap distribution (NaN where a resample's tau is undefined)."""
     import numpy as np
 
-    rng = np.random.default_rng(seed)
-    return [[int(i) for i in row] for row in rng.integers(0, n, size=(resamples, n))]
+    expert, judge = (np.array(side, dtype=float) for side in zip(*pairs, strict=True))
+    draws = bootstrap_distribution(
+        len(pairs), lambda rows: resampled_kendall_taus(expert, judge, rows), n_resamples=resamples, seed=seed
+    )
+    return kendall_tau(pairs), draws
 
 
 def tau_interval(
     pairs: Sequence[Pair], *, confidence: float = 0.95, resamples: int = 1000, seed: int = 0
 ) -> TauInterval:
     """Tau-b of `pairs` with its percentile bootstrap interval (samples resampled with replacement).
+
+    Resamples whose tau is undefined count at the bounds (`UNDEFINED_RESAMPLE_RULE`), as in every other
+    interval of a correlation this project gives.
 
     Raises:
         ValueError: for no samples, NaN scores, or a tau that is undefined on all the samples.
@@ -112,32 +129,29 @@ def tau_interval(
     tau = kendall_tau(checked)
     if math.isnan(tau):
         raise ValueError("tau_interval: Kendall's tau is undefined (fewer than 2 samples, or constant scores)")
-    taus = [t for t in _resampled_taus(checked, _picks(len(checked), resamples, seed)) if not math.isnan(t)]
-    if not taus:
-        return TauInterval(tau, tau, tau, len(checked), confidence, resamples, 0)
-    tail = (1 - confidence) / 2 * 100
-    low, high = (float(v) for v in np.percentile(taus, [tail, 100 - tail]))
-    return TauInterval(tau, low, high, len(checked), confidence, resamples, len(taus))
+    _, draws = _resampled(checked, resamples, seed)
+    low, high = interval_of_draws(draws, confidence=confidence)
+    return TauInterval(tau, low, high, len(checked), confidence, resamples, int((~np.isnan(draws)).sum()))
 
 
 def tau_difference_test(a: Sequence[Pair], b: Sequence[Pair], *, resamples: int = 1000, seed: int = 0) -> TauDifference:
     """Paired bootstrap test of tau(a) - tau(b), the two judges' pairs given for the same samples in the same order.
 
+    A resample where either tau is undefined counts as at least as extreme as the observed difference
+    (`UNDEFINED_RESAMPLE_RULE`).
+
     Raises:
         ValueError: for different numbers of samples, NaN scores, or a tau undefined on all the samples.
     """
+    import numpy as np
+
     if len(a) != len(b):
         raise ValueError(f"paired tests need the same samples: {len(a)} against {len(b)}")
     first, second = _checked(a, "a"), _checked(b, "b")
     observed = kendall_tau(first) - kendall_tau(second)
     if math.isnan(observed):
         raise ValueError("tau_difference_test: Kendall's tau is undefined for a judge on these samples")
-    picks = _picks(len(first), resamples, seed)
-    differences = [
-        ta - tb
-        for ta, tb in zip(_resampled_taus(first, picks), _resampled_taus(second, picks), strict=True)
-        if not (math.isnan(ta) or math.isnan(tb))
-    ]
-    extreme = sum(1 for d in differences if abs(d - observed) >= abs(observed) - 1e-12)
-    p = min(1.0, (extreme + 1) / (len(differences) + 1))
-    return TauDifference(observed, p, len(first), resamples, len(differences))
+    # The same seed draws the same resamples for both judges: the samples are resampled together.
+    differences = _resampled(first, resamples, seed)[1] - _resampled(second, resamples, seed)[1]
+    p = paired_p_value(differences, observed)
+    return TauDifference(observed, p, len(first), resamples, int((~np.isnan(differences)).sum()))

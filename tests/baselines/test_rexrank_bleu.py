@@ -104,7 +104,7 @@ def test_name_is_a_lexical_baseline():
     ]
     with pytest.raises(InputError, match="known: .*bleu_rexrank"):
         checked_lexical_keys(["bleu_rexrnk"], "baselines")
-    metrics = baseline_metrics("bleu_rexrank", with_expert=False)
+    metrics = baseline_metrics("bleu_rexrank", experts=None)
     assert len(metrics) == 2  # its mean and the corpus metric
 
 

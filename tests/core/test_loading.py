@@ -112,6 +112,9 @@ def test_candidates_file_joined_by_id(pairs_file, tmp_path):
     cands.write_text("id,candidate\nr2,Generated two.\nr1,Generated one.\n", encoding="utf-8")
     loaded = load_pairs(str(data), candidates=str(cands), require_candidate=True)
     assert [(p.id, p.candidate) for p in loaded.pairs] == [("r1", "Generated one."), ("r2", "Generated two.")]
+    # The experts scored the data's own candidates (r1's was rated 4), not these: no expert annotation is kept.
+    assert load_pairs(str(pairs_file(GOOD_ROWS))).pairs[0].expert is not None
+    assert [p.expert for p in loaded.pairs] == [None, None]
 
 
 def test_candidates_file_with_unknown_id(pairs_file, tmp_path):
@@ -442,8 +445,11 @@ def test_a_candidates_file_replaces_the_datas_own_candidates(pairs_file, tmp_pat
     cands.write_text("id,candidate\nr1,New one.\nr2,New two.\n", encoding="utf-8")
     loaded = load_pairs(str(pairs_file(GOOD_ROWS)), candidates=str(cands))
     assert [p.candidate for p in loaded.pairs] == ["New one.", "New two."]
-    # The rest of each pair is kept.
-    assert loaded.pairs[0].expert.normalized_score == pytest.approx(0.8)
+    # The rest of each pair is kept, but for the experts' annotation: it rated the data's own candidate (0.8 here),
+    # and no agreement statistic may hold it against a report the experts never saw.
+    assert (loaded.pairs[0].reference, loaded.pairs[0].modality) == (GOOD_ROWS[0]["reference"], "XR")
+    assert load_pairs(str(pairs_file(GOOD_ROWS))).pairs[0].expert.normalized_score == pytest.approx(0.8)
+    assert loaded.pairs[0].expert is None
 
 
 def test_reports_apply_only_to_question_datasets(pairs_file):

@@ -32,6 +32,7 @@ ROWS: list[dict[str, Any]] = [
         "candidate": "Large right pneumothorax. Moderate left pleural effusion is present.",
         "indication": "Chest pain after a fall.",
         "age": "67",
+        "sex": "F",
         "expert_score": 5,
     },
     {
@@ -40,6 +41,7 @@ ROWS: list[dict[str, Any]] = [
         "candidate": "Large right pneumothorax.",
         "indication": "Chest pain after a fall.",
         "age": "67",
+        "sex": "F",
         "expert_score": 3,
     },
     {

@@ -71,15 +71,23 @@ def test_the_patient_context_reaches_the_prompt_and_the_log_as_given(scripted):
     assert scores["a"].metadata["patient_context"] == {
         "age": "67",
         "age_column": "age",
+        "sex": "F",
+        "sex_column": "sex",
         "indication": "Chest pain after a fall.",
     }
-    assert scores["c"].metadata["patient_context"] == {"age": "045Y", "age_column": "PatientAge", "indication": None}
+    assert scores["c"].metadata["patient_context"] == {
+        "age": "045Y",
+        "age_column": "PatientAge",
+        "sex": None,
+        "sex_column": None,
+        "indication": None,
+    }
     prompts = [r["messages"][-1]["content"] for r in requests]
     first = next(p for p in prompts if "Large right pneumothorax. Moderate left pleural effusion is present." in p)
-    assert "- Age: 67\n" in first and "- Indication for the study: Chest pain after a fall.\n" in first
+    assert "- Age: 67\n- Sex: F\n- Indication for the study: Chest pain after a fall.\n" in first
     forged = next(p for p in prompts if "No acute findings." in p)
-    assert "- Age: 045Y\n" in forged and "Indication" not in forged
-    assert log.eval.metadata["patient_context"] == {"with_age": 4, "with_indication": 2, "pairs": 4}
+    assert "- Age: 045Y\n" in forged and "Indication" not in forged and "Sex:" not in forged
+    assert log.eval.metadata["patient_context"] == {"with_age": 4, "with_sex": 2, "with_indication": 2, "pairs": 4}
 
 
 def test_the_judge_is_held_to_the_json_schema_and_greedy(scripted):

@@ -20,11 +20,10 @@ from scipy import stats
 
 from radiology_tasks.core.layouts import resolve_local
 from radiology_tasks.core.loading import load_pairs
-from radiology_tasks.core.metrics import expert_agreement
+from radiology_tasks.core.metrics import expert_agreement, expert_metadata
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.green_vert.tasks import green
-from radiology_tasks.report_judge.scorer import _expert_metadata
 from tests.judge_answers import assessment, mock_output
 from tests.real_layouts import rexval_copy
 from tests.report_values import report_values
@@ -69,7 +68,7 @@ def test_the_agreement_over_the_logged_metadata_is_scipy_on_exact_totals(tmp_pat
     judge[SPLIT_4_6], judge[SPLIT_5_5] = 1.0, 2.0
     scores = [
         SampleScore(
-            score=Score(value={"green_ec": judge[pair.id]}, metadata=json.loads(json.dumps(_expert_metadata(pair)))),
+            score=Score(value={"green_ec": judge[pair.id]}, metadata=json.loads(json.dumps(expert_metadata(pair)))),
             sample_id=pair.id,
         )
         for pair in pairs

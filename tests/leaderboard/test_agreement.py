@@ -80,3 +80,62 @@ def test_errors_name_what_is_wrong():
         tau_interval([])
     with pytest.raises(ValueError, match="undefined"):
         tau_interval([(1.0, 0.5), (2.0, 0.5)])
+
+
+# A judge that varies on one sample of twelve: most resamples hold no information about agreement.
+NEARLY_CONSTANT = [(float(i % 4), 1.0 if i == 5 else 0.0) for i in range(12)]
+
+
+def test_the_board_and_the_run_summary_give_one_judge_the_same_interval():
+    from radiology_tasks.core.agreement import correlate
+
+    expert, judge = zip(*NEARLY_CONSTANT, strict=True)
+    summary = correlate(list(judge), list(expert), n_resamples=400, confidence=0.9, seed=2)
+    board = tau_interval(NEARLY_CONSTANT, confidence=0.9, resamples=400, seed=2)
+    assert (board.tau, board.low, board.high) == pytest.approx(
+        (summary.kendall_tau, *summary.kendall_tau_ci), abs=1e-12
+    )
+    # Undefined resamples count at the bounds, not left out: the interval reaches -1 and +1 here.
+    assert board.valid < 400 * 0.75 and (board.low, board.high) == (-1.0, 1.0)
+
+
+def test_undefined_resamples_count_at_the_bounds_of_the_board_interval():
+    from scipy.stats import kendalltau
+
+    pairs = [(0.0, 0.0), (1.0, 0.0), (2.0, 1.0), (3.0, 1.0), (1.0, 2.0)]
+    interval = tau_interval(pairs, confidence=0.8, resamples=300, seed=5)
+    picks = np.random.default_rng(5).integers(0, len(pairs), size=(300, len(pairs)))
+    data = np.asarray(pairs)
+    with np.errstate(invalid="ignore"):
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            taus = np.array([kendalltau(data[p, 0], data[p, 1]).statistic for p in picks])
+    undefined = np.isnan(taus)
+    assert 0 < undefined.sum() < 300, "the example must hold both kinds of resample"
+    assert interval.valid == 300 - undefined.sum()
+    assert interval.low == pytest.approx(np.percentile(np.where(undefined, -1.0, taus), 10))
+    assert interval.high == pytest.approx(np.percentile(np.where(undefined, 1.0, taus), 90))
+
+
+def test_a_resample_where_a_tau_is_undefined_counts_as_extreme_in_the_test():
+    from scipy.stats import kendalltau
+
+    a = [(0.0, 0.0), (1.0, 1.0), (2.0, 2.0), (3.0, 3.0), (4.0, 4.0), (5.0, 5.0)]
+    b = [(0.0, 0.0), (1.0, 0.0), (2.0, 0.0), (3.0, 0.0), (4.0, 0.0), (5.0, 1.0)]
+    test = tau_difference_test(a, b, resamples=500, seed=1)
+    picks = np.random.default_rng(1).integers(0, 6, size=(500, 6))
+    da, db = np.asarray(a), np.asarray(b)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        diffs = np.array(
+            [kendalltau(da[p, 0], da[p, 1]).statistic - kendalltau(db[p, 0], db[p, 1]).statistic for p in picks]
+        )
+    undefined = np.isnan(diffs)
+    assert 0 < undefined.sum() < 500
+    extreme = undefined.sum() + (np.abs(diffs[~undefined] - test.difference) >= abs(test.difference) - 1e-12).sum()
+    assert test.bootstrap_p == pytest.approx((extreme + 1) / 501)
+    assert test.valid == 500 - undefined.sum()

@@ -82,11 +82,12 @@ def test_the_tau_interval_defaults():
     assert tau_interval(JUDGE_A, seed=1) != tau_interval(JUDGE_A, seed=0), "the seed is used"
 
 
-def test_an_interval_without_a_defined_resample_is_the_point():
-    # Two samples resampled once: the seed is chosen so both picks are the same sample, a tau that is undefined.
+def test_an_interval_without_a_defined_resample_spans_every_value():
+    # Two samples resampled once: the seed is chosen so both picks are the same sample, a tau that is undefined. It
+    # could have been anything: the interval is [-1, 1], not the point (which would claim certainty it lacks).
     seed = next(s for s in range(100) if len(set(np.random.default_rng(s).integers(0, 2, size=(1, 2))[0])) == 1)
     pairs = [(1.0, 1.0), (2.0, 3.0)]
-    assert tau_interval(pairs, resamples=1, seed=seed) == TauInterval(1.0, 1.0, 1.0, 2, 0.95, 1, 0)
+    assert tau_interval(pairs, resamples=1, seed=seed) == TauInterval(1.0, -1.0, 1.0, 2, 0.95, 1, 0)
 
 
 def test_the_tau_difference_p_value_is_recounted_from_the_same_draws():
@@ -233,9 +234,10 @@ def test_the_paired_statistic_test_defaults():
     assert paired_statistic_test(a, b, _share_above, seed=1) != default, "the seed is used"
 
 
-def test_a_resample_where_only_one_judges_tau_is_undefined_is_left_out():
+def test_a_resample_where_only_one_judges_tau_is_undefined_counts_as_extreme():
     # Four samples; judge b gives three of them the same score, so many resamples leave b's tau undefined
-    # while a's is defined: those resamples are left out of the test, not counted as differences.
+    # while a's is defined: those resamples could have shown any difference, so they count against the claim of
+    # a difference (as extreme as the one observed), as undefined resamples count at the bounds of an interval.
     a = [(0.1, 0.1), (0.4, 0.5), (0.7, 0.6), (0.9, 0.95)]
     b = [(0.1, 0.0), (0.4, 0.0), (0.7, 0.0), (0.9, 1.0)]
     picks = np.random.default_rng(0).integers(0, 4, size=(200, 4))
@@ -245,8 +247,8 @@ def test_a_resample_where_only_one_judges_tau_is_undefined_is_left_out():
     test = tau_difference_test(a, b, resamples=200, seed=0)
     assert test.valid == len(kept) < 200
     observed = kendall_tau(a) - kendall_tau(b)
-    extreme = sum(1 for d in kept if abs(d - observed) >= abs(observed) - 1e-12)
-    assert test.bootstrap_p == pytest.approx((extreme + 1) / (len(kept) + 1))
+    extreme = sum(1 for d in kept if abs(d - observed) >= abs(observed) - 1e-12) + (200 - len(kept))
+    assert test.bootstrap_p == pytest.approx((extreme + 1) / (200 + 1))
 
 
 def test_the_randomization_test_defaults():
