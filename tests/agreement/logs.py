@@ -50,6 +50,23 @@ def rate_eval_copy(folder: Path) -> Path:
     return folder
 
 
+REXVAL_ERRORS: dict[tuple[int, str, int, int, bool], int] = {
+    # (study, candidate, category 1-6, rater 0-5, significant): count; every other cell of the grid is 0.
+    **{(0, "radgraph", 2, rater, True): 1 for rater in range(2)},
+    **{(0, "bertscore", 1, rater, True): 2 for rater in range(6)},
+    **{(0, "bertscore", 4, rater, False): 1 for rater in range(3)},
+    **{(0, "s_emb", 6, rater, False): 1 for rater in range(6)},
+    **{(0, "bleu", 3, rater, True): 1 for rater in range(5)},
+    **{(1, "radgraph", 2, rater, True): 1 for rater in range(1)},
+    **{(1, "bertscore", 1, rater, True): 1 for rater in range(4)},
+    **{(1, "bertscore", 2, rater, False): 1 for rater in range(6)},
+    **{(1, "s_emb", 5, rater, True): 3 for rater in range(6)},
+    **{(1, "bleu", 1, rater, True): 1 for rater in range(6)},
+    **{(1, "bleu", 2, rater, True): 1 for rater in range(3)},
+}
+"""Six raters' error counts for a two-study ReXVal copy: the eight candidates' mean totals all differ."""
+
+
 def _candidate(messages: list[ChatMessage]) -> str:
     return messages[-1].text
 
