@@ -130,7 +130,9 @@ def _report(args: argparse.Namespace) -> int:
 def _agreement(args: argparse.Namespace) -> int:
     from radiology_tasks.agreement.command import agreement_command
 
-    return agreement_command(args.logs, args.out, resamples=args.resamples, seed=args.seed)
+    return agreement_command(
+        args.logs, args.out, resamples=args.resamples, seed=args.seed, paired_tests=args.paired_tests
+    )
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -221,6 +223,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--resamples", type=positive_int, default=1000, help="bootstrap resamples of the paired tests (default 1000)"
     )
     agreement.add_argument("--seed", type=int, default=0, help="seed of the paired tests (default 0)")
+    agreement.add_argument(
+        "--paired-tests",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="test every two metrics' tau difference in each column group (default: on; each test resamples its "
+        "samples --resamples times, seconds each on hundreds of samples)",
+    )
     agreement.set_defaults(run=_agreement)
 
     submit = commands.add_parser("submit", help="check eval logs and write them as a leaderboard submission bundle")

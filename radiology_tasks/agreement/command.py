@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 
-def agreement_command(logs: Sequence[str], out: str, *, resamples: int = 1000, seed: int = 0) -> int:
-    """Read the logs, build the table with the published figures beside it, write its four files into `out` and
-    print it as Markdown.
+def agreement_command(
+    logs: Sequence[str], out: str, *, resamples: int = 1000, seed: int = 0, paired_tests: bool = True
+) -> int:
+    """Read the logs, build the table with the published figures beside it (and, with `paired_tests`, the paired
+    test of every two metrics' taus in a column group), write its four files into `out` and print it as Markdown.
 
     Raises:
         InputError: a log the table cannot use (naming the file).
@@ -21,7 +23,7 @@ def agreement_command(logs: Sequence[str], out: str, *, resamples: int = 1000, s
     from radiology_tasks.agreement.table import build_table
 
     runs = read_runs(logs)
-    tester = paired_tester(resamples, seed)
+    tester = paired_tester(resamples, seed) if paired_tests else None
     table = build_table(runs, published_figures(), paired=tester, resamples=resamples, seed=seed)
     written = write_outputs(table, Path(out))
     print(markdown(table), end="")

@@ -81,3 +81,11 @@ def test_a_log_given_twice_or_without_experts_is_refused_naming_it(rate_logs, tm
     assert main(["agreement", suite, suite, "--out", str(tmp_path / "a")]) == 2
     assert f"{suite}: the same log is given twice" in capsys.readouterr().err
     assert not (tmp_path / "a").exists()
+
+
+def test_the_paired_tests_can_be_left_out(rate_logs, tmp_path, capsys):
+    out = tmp_path / "table"
+    assert main(["agreement", rate_logs[0].location, "--out", str(out), "--no-paired-tests"]) == 0
+    data = json.loads((out / "agreement.json").read_text())
+    assert data["tests"] == [] and len(data["rows"]) == 7
+    assert "## Paired tests" not in capsys.readouterr().out
