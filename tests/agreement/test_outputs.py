@@ -321,6 +321,7 @@ def _small():
         run("b.eval", tau("bleu_2", 0.1, n=5)),
         run("c.eval", tau("bleu_2", 0.0, n=5)),
         run("d.eval", tau("bleu_2", 0.4, n=5)),
+        run("e.eval", tau("bleu_2", 0.4, n=5)),
     ]
 
     def tester(group, first, second):
@@ -357,6 +358,7 @@ SMALL_MARKDOWN = """\
 - b.eval
 - c.eval
 - d.eval
+- e.eval
 """
 
 
@@ -367,7 +369,7 @@ def test_the_markdown_of_a_small_table_line_by_line():
 def test_the_csv_joins_several_runs_and_published_figures_and_leaves_unknown_text_empty():
     rows = csv_rows(_small())
     bleu, rouge = rows
-    assert (bleu["same_in"], bleu["differs_in"]) == ("d.eval", "b.eval; c.eval")
+    assert (bleu["same_in"], bleu["differs_in"]) == ("d.eval; e.eval", "b.eval; c.eval")
     assert rouge["published"] == (
         '0.2 (GPT-4.1 mini): "A paper", Table 2: tau vs the score.; 0.3: "A paper", Table 2: tau vs the score. '
         "Read from a figure."
@@ -406,9 +408,10 @@ def test_the_page_text_key_title_empty_cells_and_untested_pairs():
     assert html.startswith("<!DOCTYPE html>") and html.endswith("</html>\n")
     assert "<title>Agreement with radiologists</title>" in html and "<h1>Agreement with radiologists</h1>" in html
     assert f'<p class="meta">{CELL_KEY.replace(chr(39), "&#39;")}</p>' in html
-    gapped = build_table([run("a.eval", tau("bleu_2", 0.4)), run("x.eval", tau("chrf", 0.2), dataset=REXVAL)])
+    runs = [run("a.eval", [*tau("bleu_2", 0.4), *tau("chrf", 0.1)]), run("x.eval", tau("chrf", 0.2), dataset=REXVAL)]
+    gapped = build_table(runs)
     text = page(gapped)
-    assert text.count('class="num empty"') == 2 and text.count('class="num"') == 2
+    assert text.count('class="num empty"') == 1 and text.count('class="num"') == 3
     assert page(gapped, title="Mine").count("Mine") == 2
 
 

@@ -78,7 +78,7 @@ def test_a_test_on_fewer_than_two_shared_samples_says_why():
     first, second, *_ = _runs()
     lonely = replace(second, samples=_samples({"a": {"rouge_l": 0.5}}))
     group = build_table([first, lonely]).groups[0]
-    test = paired_test(group, (RowId("bleu_2"), first), (RowId("rouge_l"), lonely), resamples=50)
+    test = paired_test(group, (RowId("bleu_2"), first), (RowId("rouge_l"), lonely), resamples=50, seed=0)
     assert test == PairedTest(
         group.id,
         RowId("bleu_2"),
@@ -96,7 +96,7 @@ def test_a_tau_undefined_on_the_shared_samples_gives_the_tests_reason():
     first, second, *_ = _runs()
     flat = replace(second, samples=_samples({s: {"rouge_l": 0.5} for s in "abcd"}))
     group = build_table([first, flat]).groups[0]
-    test = paired_test(group, (RowId("bleu_2"), first), (RowId("rouge_l"), flat), resamples=50)
+    test = paired_test(group, (RowId("bleu_2"), first), (RowId("rouge_l"), flat), resamples=50, seed=0)
     assert test.reason == "tau_difference_test: Kendall's tau is undefined for a judge on these samples"
     assert (test.difference, test.p_value, test.n, test.valid, test.resamples) == (None, None, 4, 0, 50)
 
@@ -122,5 +122,14 @@ def test_the_groups_protocol_is_the_truth_compared_with(truth, monkeypatch):
 
     monkeypatch.setattr("radiology_tasks.core.metrics.agreement_pairs", pairs)
     group = ColumnGroup("g", RATE, "rate", PROTOCOL_BY_NAME[truth])
-    paired_test(group, (RowId("bleu_2"), first), (RowId("chrf"), first))
+    paired_test(group, (RowId("bleu_2"), first), (RowId("chrf"), first), resamples=10, seed=0)
     assert truths == [("bleu_2", truth), ("chrf", truth)]
+
+
+def test_two_shared_samples_are_enough_to_test():
+    first, second, bleu, _, rouge = _runs()
+    pair = replace(second, samples=_samples({"a": {"rouge_l": 0.7}, "b": {"rouge_l": 0.1}}))
+    group = build_table([first, pair]).groups[0]
+    test = paired_test(group, (RowId("bleu_2"), first), (RowId("rouge_l"), pair), resamples=20, seed=0)
+    assert test.reason is None and test.n == 2
+    assert test.difference == 0.0
