@@ -10,6 +10,8 @@ beside it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import hashlib
 import inspect
 import json
@@ -25,13 +27,19 @@ from typing import Any
 from inspect_ai import Task, eval_async, task_with
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
-from inspect_ai.model import Model
+from inspect_ai.model import GenerateConfig, Model, get_model
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import families
-from radiology_tasks.core.inspect_compat import init_display_type
-from radiology_tasks.core.judge import GRADER_ROLE
+from radiology_tasks.core.inspect_compat import (
+    PrerequisiteError,
+    init_active_model,
+    init_display_type,
+    init_model_roles,
+)
+from radiology_tasks.core.judge import GRADER_ROLE, NO_JUDGE_MESSAGE
 from radiology_tasks.core.loading import load_options
+from radiology_tasks.core.report_hook import quiet_report_hint
 from radiology_tasks.core.run_report import report_of
 from radiology_tasks.core.tables import DataError
 from radiology_tasks.core.task_data import DataOptions
@@ -182,18 +190,44 @@ def pair_rows(
     return rows
 
 
-def write_pairs(rows: list[dict[str, Any]], log_dir: str | os.PathLike[str] | None) -> Path:
-    """Write the rows as JSONL under ``<log_dir>/data/``, named by their content, and return the file.
+@dataclass(frozen=True)
+class PairsFile:
+    """The JSONL file of a call's pairs, and what writing it created.
 
-    The file stays: the log names it as ``-T data``, and the leaderboard reads the pairs from it again.
+    Attributes:
+        path: The file (absolute).
+        created: What did not exist before: the file, then each folder made for it, deepest first.
+    """
+
+    path: Path
+    created: tuple[Path, ...]
+
+    def discard(self) -> None:
+        """Remove what writing the file created, for a refused call to leave nothing behind: a file an earlier call
+        wrote (its log names it) stays, and so does a folder that holds anything else."""
+        for path in self.created:
+            if path.is_dir():
+                with contextlib.suppress(OSError):
+                    path.rmdir()
+            else:
+                path.unlink(missing_ok=True)
+
+
+def write_pairs(rows: list[dict[str, Any]], log_dir: str | os.PathLike[str] | None) -> PairsFile:
+    """Write the rows as JSONL under ``<log_dir>/data/``, named by their content.
+
+    The file stays once the call runs: the log names it as ``-T data``, and the leaderboard reads the pairs from it
+    again. A refused call discards it (`PairsFile.discard`).
     """
     text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    folder = Path(resolved_log_dir(log_dir)) / "data"
+    folder = (Path(resolved_log_dir(log_dir)) / "data").resolve()
+    made = [p for p in (folder, *folder.parents) if not p.exists()]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"pairs-{hashlib.sha256(text.encode()).hexdigest()[:16]}.jsonl"
-    if not path.exists():
-        path.write_text(text, encoding="utf-8")
-    return path.resolve()
+    if path.exists():
+        return PairsFile(path, tuple(made))
+    path.write_text(text, encoding="utf-8")
+    return PairsFile(path, (path, *made))
 
 
 def resolved_log_dir(log_dir: str | os.PathLike[str] | None) -> str:
@@ -218,6 +252,54 @@ def check_rows(path: Path, rows: list[dict[str, Any]]) -> None:
         raise InputError(f"{where}[{index}]{field}: {error.problem}") from None
 
 
+@dataclass(frozen=True)
+class BuiltTask:
+    """A call's task over its pairs.
+
+    Attributes:
+        task: The metric's task, with the judge bound as its ``grader``.
+        ids: The pair ids in input order.
+        pairs: The pairs' file, which the task reads.
+    """
+
+    task: Task
+    ids: list[str]
+    pairs: PairsFile
+
+
+def judge_given(judge: str | Model | None, eval_args: Mapping[str, Any] | None) -> bool:
+    """Whether the call binds a judge: `judge`, a ``grader`` role or a model under test in `eval_args`."""
+    roles = (eval_args or {}).get("model_roles") or {}
+    return judge is not None or GRADER_ROLE in roles or (eval_args or {}).get("model") not in (None, "none")
+
+
+def construct(metric: str, function: Callable[..., Task], with_judge: bool, **args: Any) -> Task:
+    """Call the task function as Inspect does in a run of `score`'s: the model under test is ``none``, and
+    without a judge no role is bound, so a task that needs its judge refuses now, before any model call. The
+    report hint is not registered (`radiology_tasks.core.report_hook`): the call prints nothing.
+
+    Raises:
+        InputError: the task's refusal (Inspect's prerequisite errors included); a missing judge is named as
+            `score`'s own argument.
+    """
+
+    def build() -> Task:
+        if not with_judge:
+            init_model_roles({})
+            init_active_model(get_model("none"), GenerateConfig())
+        with quiet_report_hint():  # the run prints nothing, so Inspect is given no hook to announce
+            return function(**args)
+
+    try:
+        return contextvars.copy_context().run(build)
+    except PrerequisiteError as error:
+        if isinstance(error, InputError):
+            raise
+        if error.message == NO_JUDGE_MESSAGE:
+            raise InputError(f"{metric} needs a judge: give judge= a model ({error.message})") from None
+        raise InputError(f"{metric}: {error.message}") from None
+
+
 def build_task(
     metric: str,
     references: Sequence[Reference],
@@ -227,23 +309,30 @@ def build_task(
     ids: Sequence[str] | None,
     log_dir: str | os.PathLike[str] | None,
     params: Mapping[str, Any],
-) -> tuple[Task, list[str]]:
-    """The metric's task over the pairs, with the judge bound as its ``grader``, and the pair ids in input order.
+    eval_args: Mapping[str, Any] | None = None,
+) -> BuiltTask:
+    """The metric's task over the pairs, with the judge bound as its ``grader``.
 
-    Everything that can be refused without a model is refused here.
+    Everything that can be refused without a model is refused here, and a refusal leaves nothing behind: what was
+    checked before the pairs are written is not written, and what is refused after takes its file away again.
 
     Raises:
-        InputError: bad pairs, an unknown metric or parameter, or a parameter value the task refuses.
+        InputError: bad pairs, an unknown metric or parameter, a parameter value the task refuses, or no judge for
+            a task that needs one.
     """
     function = task_function(metric)
     check_params(metric, function, params)
     rows = pair_rows(references, candidates, ids)
-    path = write_pairs(rows, log_dir)
-    check_rows(path, rows)
-    task = function(data=str(path), layout="flat", **params)
+    pairs = write_pairs(rows, log_dir)
+    try:
+        check_rows(pairs.path, rows)
+        task = construct(metric, function, judge_given(judge, eval_args), data=str(pairs.path), layout="flat", **params)
+    except BaseException:
+        pairs.discard()
+        raise
     if judge is not None:
         task = task_with(task, model_roles={GRADER_ROLE: judge})
-    return task, [row["id"] for row in rows]
+    return BuiltTask(task, [row["id"] for row in rows], pairs)
 
 
 def read_result(log: EvalLog, ids: list[str]) -> ScoreResult:
@@ -309,8 +398,8 @@ def score(
         references: Reference reports, or rows of the flat layout holding one under ``reference`` with further
             columns (``qa`` questions are needed by ``ct_finebench``).
         candidates: The candidate reports, one per reference.
-        metric: A registered task that scores given candidates: ``green``, ``vert``, ``ct_finebench``,
-            ``ran_score``, ``baselines``, ``metric_suite``.
+        metric: A registered task that scores given candidates (`scorable_tasks` lists them): ``green``, ``vert``,
+            ``crimson``, ``ct_finebench``, ``ran_score``, ``baselines``, ``metric_suite``.
         judge: The ``grader`` model: a name Inspect knows (``openai/gpt-4.1``, ``vllm/...``,
             ``llama-cpp/smollm2-135m``) or a `Model`. Not needed by ``baselines``.
         ids: The pairs' ids (default: a row's ``id`` column, else the position from 1).
@@ -324,12 +413,19 @@ def score(
 
     Raises:
         InputError: before any model call, for lists of different lengths, an empty report, an unknown metric or
-            parameter, or a parameter value the task refuses.
+            parameter, a parameter value the task refuses, or no judge for a metric that needs one; a refused call
+            leaves no file behind.
         RuntimeError: the evaluation stopped with an error (a judge that cannot be reached, say).
     """
-    task, pair_ids = build_task(metric, references, candidates, judge=judge, ids=ids, log_dir=log_dir, params=params)
-    (log,) = inspect_eval(task, **eval_arguments(log_dir, eval_args))
-    return read_result(log, pair_ids)
+    built = build_task(
+        metric, references, candidates, judge=judge, ids=ids, log_dir=log_dir, params=params, eval_args=eval_args
+    )
+    try:
+        (log,) = inspect_eval(built.task, **eval_arguments(log_dir, eval_args))
+    except Exception:
+        built.pairs.discard()  # Inspect refused the run (its arguments, say) before writing a log
+        raise
+    return read_result(log, built.ids)
 
 
 async def score_async(
@@ -348,9 +444,15 @@ async def score_async(
     Inspect runs one evaluation at a time per process; calls awaited together (`asyncio.gather`, reward
     functions) share one evaluation of several tasks through `run_eval`.
     """
-    task, pair_ids = build_task(metric, references, candidates, judge=judge, ids=ids, log_dir=log_dir, params=params)
-    log = await run_eval(task, eval_arguments(log_dir, eval_args))
-    return read_result(log, pair_ids)
+    built = build_task(
+        metric, references, candidates, judge=judge, ids=ids, log_dir=log_dir, params=params, eval_args=eval_args
+    )
+    try:
+        log = await run_eval(built.task, eval_arguments(log_dir, eval_args))
+    except Exception:
+        built.pairs.discard()
+        raise
+    return read_result(log, built.ids)
 
 
 @dataclass

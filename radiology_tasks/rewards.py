@@ -14,9 +14,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import task_with
@@ -33,10 +35,17 @@ from radiology_tasks.api import (
     task_function,
 )
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.judge_options import JudgeOptions
+from radiology_tasks.core.report_hook import local_path
+from radiology_tasks.core.task_data import DataOptions
+from radiology_tasks.core.task_options import option_names
 
 REWARD_EVAL_DEFAULTS: dict[str, Any] = {"log_realtime": False, "score_display": False}
 """Inspect settings of a reward call unless `eval_args` says otherwise: no live sample buffer for a running
 evaluation (the finished log holds every sample; the buffer costs CPU per sample) and no score display."""
+
+SHARED_OPTIONS = frozenset(option_names(DataOptions)) | frozenset(option_names(JudgeOptions))
+"""Task parameters every family shares: how the data is read and the judge called, not what a metric computes."""
 
 NO_RESPONSE = "no_response"
 """Reason of an empty completion: the policy wrote no report, so no judge is asked."""
@@ -73,6 +82,29 @@ def _message_text(content: Any) -> str:
     raise InputError(f"a message's content must be text or a list of parts, got {content!r:.80}")
 
 
+def default_name(metric: str, score: str | None, params: Mapping[str, Any]) -> str:
+    """The name a reward function is logged under unless it is given one: what it computes, so two reward functions
+    of one metric that compute different scores are told apart (TRL logs each as ``rewards/<name>/...``).
+
+    The metric's short name, then the value of each of its own task parameters given (in name order; a comma-separated
+    list as its items, a number or switch after its parameter's name), then the score key: ``green``,
+    ``baselines_rouge_l``, ``baselines_bleu_chrf``, ``vert_rubric``, ``green_shots_2``, ``green_green_ec``. The
+    shared data and judge options (`SHARED_OPTIONS`) are left out: they say how pairs are read and the judge is
+    called, not what is computed.
+    """
+    parts = [metric.removeprefix("radiology_tasks/")]
+    for parameter in sorted(set(params) - SHARED_OPTIONS):
+        value = params[parameter]
+        if isinstance(value, str):
+            parts += [item for item in value.split(",") if item.strip()]
+        elif isinstance(value, Sequence):
+            parts += [str(item) for item in value]
+        else:
+            parts += [parameter, str(value)]
+    parts += [score] if score else []
+    return "_".join(re.sub(r"[^A-Za-z0-9.-]+", "_", part).strip("_") for part in parts)
+
+
 def _reference_key(reference: Reference) -> str:
     return reference if isinstance(reference, str) else json.dumps(reference, sort_keys=True, default=str)
 
@@ -102,7 +134,7 @@ class ReportReward:
         self.eval_args = {**REWARD_EVAL_DEFAULTS, **(eval_args or {})}
         self.params = dict(params)
         self.cache_size = cache_size
-        self.__name__ = name or (metric if score is None else f"{metric}_{score}")
+        self.__name__ = name or default_name(metric, score, params)
         self._cache: OrderedDict[tuple[str, str], _Outcome] = OrderedDict()
         self.judged = 0
         """Distinct (reference, completion) pairs sent to the metric's task so far."""
@@ -161,10 +193,15 @@ class ReportReward:
         return [self.unscored_reward if value is None else value for value in rewards]
 
     async def _judge(self, pairs: list[tuple[Reference, str]], trainer_state: Any) -> ScoreResult:
-        """Score the distinct pairs with the metric's task in one Inspect evaluation (one log)."""
+        """Score the distinct pairs with the metric's task in one Inspect evaluation (one log).
+
+        Raises:
+            InputError: the task refused the pairs or a parameter value, or gives no score `score` (the log and
+                the pairs' file of the call are removed then).
+        """
         references = [reference for reference, _ in pairs]
         candidates = [candidate for _, candidate in pairs]
-        task, ids = build_task(
+        built = build_task(
             self.metric,
             references,
             candidates,
@@ -172,18 +209,28 @@ class ReportReward:
             ids=None,
             log_dir=self.log_dir,
             params=self.params,
+            eval_args=self.eval_args,
         )
         step = getattr(trainer_state, "global_step", None)
-        task = task_with(task, metadata={**(task.metadata or {}), "reward": {"function": self.__name__, "step": step}})
-        log = await run_eval(task, eval_arguments(self.log_dir, self.eval_args))
+        metadata = {**(built.task.metadata or {}), "reward": {"function": self.__name__, "step": step}}
+        try:
+            log = await run_eval(task_with(built.task, metadata=metadata), eval_arguments(self.log_dir, self.eval_args))
+        except Exception:
+            built.pairs.discard()
+            raise
+        result = read_result(log, built.ids)
+        key = self.score or result.main
+        if any(key not in sample.value for sample in result.samples):
+            Path(local_path(log.location)).unlink(missing_ok=True)
+            built.pairs.discard()
+            given = ", ".join(dict.fromkeys(k for sample in result.samples for k in sample.value))
+            raise InputError(f"{self.metric} gives no score {key!r}; it gives: {given}")
         self.logs.append(log.location)
-        self.judged += len(ids)
-        return read_result(log, ids)
+        self.judged += len(built.ids)
+        return result
 
     def _outcome(self, value: Mapping[str, float], reasons: Mapping[str, str]) -> _Outcome:
         key = self.score or next(iter(value))
-        if key not in value:
-            raise InputError(f"{self.metric} gives no score {key!r}; it gives: {', '.join(value)}")
         reason = reasons.get(key)
         number = value[key]
         if reason is None and math.isnan(number):
@@ -222,8 +269,8 @@ def reward_function(
     functions awaited together share one evaluation.
 
     Args:
-        metric: A registered task that scores given candidates (``green``, ``vert``, ``ct_finebench``,
-            ``ran_score``, ``baselines``).
+        metric: A registered task that scores given candidates (`radiology_tasks.api.scorable_tasks` lists them:
+            ``green``, ``vert``, ``crimson``, ``ct_finebench``, ``ran_score``, ``baselines``, ``metric_suite``).
         judge: The ``grader`` model (a name Inspect knows, or a `Model`); not needed by ``baselines``.
         score: The score key to reward (default: the metric's main score, the first key of its value dict:
             ``green``, ``vert``, ``ct_finebench``, ``label_agreement``, or the first metric in ``baselines``).
@@ -233,13 +280,14 @@ def reward_function(
         log_dir: Where the logs and their data files go (default: ``INSPECT_LOG_DIR``, else ``./logs``).
         eval_args: Further arguments of `inspect_ai.eval_async` (``max_connections``, ``max_retries``, ...),
             over `REWARD_EVAL_DEFAULTS`.
-        name: The name TRL logs the reward under (default: the metric, with the score key when one is given).
+        name: The name TRL logs the reward under (default: `default_name`, e.g. ``baselines_rouge_l``).
         cache_size: How many distinct (reference, completion) results to keep.
         **params: The task's ``-T`` parameters (``detail="brief"``, ``baselines="rouge_l"``, ...).
 
     Raises:
-        InputError: an unknown metric or parameter (checked now); a parameter value the task refuses is
-            refused by the first call, before its judge is asked.
+        InputError: an unknown metric or parameter (checked now); a parameter value the task refuses, or no
+            judge for a metric that needs one, is refused by the first call before its judge is asked, and a
+            `score` the metric does not give by the first call that judged. A refused call leaves no file behind.
     """
     check_params(metric, task_function(metric), params)
     if cache_size < 0:

@@ -9,6 +9,7 @@ error positions past the end of a findings list and explanations present, blank 
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
 from pathlib import Path
@@ -163,17 +164,20 @@ def rexval_copy(folder: Path, errors: dict[tuple[int, str, int, int, bool], int]
 def rexrank_file(path: Path) -> Path:
     """A ReXrank prediction file of three MIMIC-CXR studies; the second has no impression, the third no findings.
 
-    Written as Python's `json.dump` writes ReXrank's files: a missing section is the bare token `NaN`.
+    Written as Python's `json.dump` writes ReXrank's files: a missing section is the bare token `NaN`. As in the
+    real MIMIC-CXR test set, the first study lists its lateral view first (its key image is the second), views
+    are MIMIC's words (`lateral`, `antero-posterior`, `postero-anterior`), image paths start with `/`, and the
+    contexts take MIMIC's shapes: all four parts, no comparison, a comparison alone.
     """
     studies = {
         "50051329": {
-            "image_path": ["/p10/p10046166/s50051329/frontal.jpg", "/p10/p10046166/s50051329/lateral.jpg"],
+            "image_path": ["/p10/p10046166/s50051329/lateral.jpg", "/p10/p10046166/s50051329/frontal.jpg"],
             "section_findings": "The lungs are clear.\nNo pleural effusion or pneumothorax.",
             "section_impression": "No acute cardiopulmonary process.",
-            "frontal_lateral": ["postero-anterior", "lateral"],
+            "frontal_lateral": ["lateral", "antero-posterior"],
             "split": "test",
             "subject_id": 10046166,
-            "context": "Age:50-60.Gender:M.Indication: Cough.Comparison: None.",
+            "context": "Age:50-60.Gender:M.Indication: ___-year-old male with cough.Comparison: None.",
             "key_image_path": "/p10/p10046166/s50051329/frontal.jpg",
             "report": "Findings: The lungs are clear. Impression: No acute cardiopulmonary process.",
             "model_prediction": "Lungs are clear. No effusion.",
@@ -185,7 +189,7 @@ def rexrank_file(path: Path) -> Path:
             "frontal_lateral": ["antero-posterior"],
             "split": "test",
             "subject_id": 12000002,
-            "context": "Age:70-80.Gender:F.Indication: Intubated.",
+            "context": "Comparison: Chest radiograph of earlier the same date.",
             "key_image_path": "/p12/p12000002/s58765432/frontal.jpg",
             "report": "Findings: Endotracheal tube 4 cm above the carina. Impression: None.",
             "model_prediction": "ET tube in standard position. Mild congestion.",
@@ -197,7 +201,7 @@ def rexrank_file(path: Path) -> Path:
             "frontal_lateral": ["postero-anterior"],
             "split": "test",
             "subject_id": 13000003,
-            "context": "Age:30-40.Gender:M.Indication: Fever.",
+            "context": "Age:30-40.Gender:F.Indication: Fever.",
             "key_image_path": "/p13/p13000003/s59999999/frontal.jpg",
             "report": "Findings: None. Impression: Right upper lobe pneumonia.",
             "model_prediction": "Right upper lobe consolidation.",
@@ -409,3 +413,28 @@ def radpref_copy(folder: Path) -> Path:
         text = json.dumps(_radpref_annotations(rater), indent=2)
         (annotations / f"user_{rater}.json").write_text(text, encoding="utf-8")
     return radpref
+
+
+def rexrank_images(path: Path, root: Path | None = None, *, skip: tuple[str, ...] = ()) -> dict[str, Path]:
+    """Write a small PNG for every image a ReXrank file lists, under `root` (by default beside the file), as the
+    image root holds them; `skip` names paths (as listed) left unwritten. Returns each listed path's file."""
+    folder = root or path.parent
+    written = {}
+    for study in json.loads(path.read_text(encoding="utf-8")).values():
+        for name in study["image_path"]:
+            target = folder / name.lstrip("/")
+            written[name] = target
+            if name not in skip:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(image_bytes(name))
+    return written
+
+
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=")
+"""A 1x1 PNG."""
+
+
+def image_bytes(name: str) -> bytes:
+    """The stand-in image for `name`: a 1x1 PNG with the name after its end (which decoders ignore), so a test
+    can tell which file a request carried."""
+    return PNG + name.encode()

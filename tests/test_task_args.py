@@ -29,6 +29,8 @@ DATA: dict[str, Any] = {
     "expert_scale": None,
     "generate": False,
     "report_max_tokens": 1536,
+    "images": "all",
+    "missing_images": "error",
 }
 JUDGE: dict[str, Any] = {"constrain": "auto", "judge_max_tokens": None, "judge_retries": 1, "unscored": "worst"}
 READING: dict[str, Any] = {"zero_matched": "perfect_if_no_errors", "missing_categories": "zero", "detail": "full"}
@@ -71,7 +73,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
     },
     "metric_suite": {
         "metrics": "bleu,chrf,rouge_l",
-        **_without(DATA, "generate", "report_max_tokens"),
+        **_without(DATA, "generate", "report_max_tokens", "images", "missing_images"),
         "sensitivity": None,
         "qa_mode": "batch",
         **JUDGE,

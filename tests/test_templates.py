@@ -21,6 +21,13 @@ VARIABLES = {
     "indication": "Cough.",
     "findings": None,
     "n_images": 0,
+    "section": "findings",
+    "age": "50-60",
+    "sex": "F",
+    "comparison": "None.",
+    "views": False,
+    "prior_report": None,
+    "n_prior_images": 0,
     "questions": [
         {"id": "q1", "text": "QUESTION-TEXT?", "finding": "F", "attribute": "A", "description": "D", "examples": ["E"]}
     ],

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from radiology_tasks.core.table_cells import csv_cell, markdown_cell
 from radiology_tasks.core.undefined import correlation_undefined, interval_undefined
 from radiology_tasks.core.unscored import is_filled_in
 from radiology_tasks.scorers.baselines.suite_tables import (
@@ -244,12 +245,16 @@ def _cell_notes(tables: SuiteTables) -> str | None:
             by_reason.setdefault(reason, []).append(first if first == second else f"{first} / {second}")
     if not by_reason:
         return None
-    return "\n".join(["Undefined cells:"] + [f"- {', '.join(cells)}: {reason}" for reason, cells in by_reason.items()])
+    return "\n".join(
+        ["Undefined cells:"]
+        + [f"- {markdown_cell(', '.join(cells))}: {markdown_cell(reason)}" for reason, cells in by_reason.items()]
+    )
 
 
 def _markdown_table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    """A Markdown table; every cell is escaped (metric names come from the logs)."""
+    lines = ["| " + " | ".join(markdown_cell(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(markdown_cell(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -275,15 +280,15 @@ def format_markdown(tables: SuiteTables) -> str:
     else:
         parts.append(f"No pos/neg table: {tables.no_pos_neg}.")
     if tables.unmatched:
-        parts.append(f"pos/neg rows without a partner (left out): {', '.join(tables.unmatched)}")
+        parts.append(f"pos/neg rows without a partner (left out): {markdown_cell(', '.join(tables.unmatched))}")
     return "\n\n".join(parts) + "\n"
 
 
 def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerow([csv_cell(cell) for cell in header])
+        writer.writerows([csv_cell(cell) for cell in row] for row in rows)
 
 
 def _heatmap(tables: SuiteTables, path: Path) -> bool:

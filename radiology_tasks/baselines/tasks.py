@@ -263,7 +263,10 @@ def _split(names: list[str], available: Mapping[str, SuiteMetric]) -> tuple[list
 
 
 @task
-@shared_parameters(data=shared(DataOptions, without=["generate", "report_max_tokens"]), judge=shared(JudgeOptions))
+@shared_parameters(
+    data=shared(DataOptions, without=["generate", "report_max_tokens", "images", "missing_images"]),
+    judge=shared(JudgeOptions),
+)
 def metric_suite(
     metrics: str | list[str] = "bleu,chrf,rouge_l",
     sensitivity: str | None = None,

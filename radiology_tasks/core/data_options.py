@@ -21,6 +21,12 @@ OnBadRows = Literal["error", "skip"]
 TRACKS = ("findings", "findings_impression")
 """The report sections a reference can be built from (ReXrank's tracks)."""
 
+ImageChoice = Literal["all", "key"]
+"""Which images of a study the model under test is sent: all of them, or the one a single-image model takes."""
+
+MissingImages = Literal["error", "omit"]
+"""What an image file that does not exist does when the model under test writes the reports."""
+
 
 def parse_expert_scale(value: object) -> tuple[float, float] | None:
     """`-T expert_scale=MIN,MAX` (YAML may have made it a list of numbers) as two numbers, or None.
@@ -62,8 +68,8 @@ class DataOptions:
         None,
         "The candidates to judge, joined to the data by id: a `.jsonl`/`.csv` file with `id` and `candidate`, a "
         "ReXrank prediction file, or a generation log (the `.eval` log of the task that only writes reports; its "
-        "generator and settings are recorded); the data's expert annotations, which describe its own candidates, go "
-        "unused. Not set: the data's own candidates.",
+        "generator and settings are recorded); where the data has candidates of its own, their expert annotations go "
+        "unused (they describe other reports). Not set: the data's own candidates.",
     )
     reports: str | None = option(
         None, "Your report file, joined by id, for a dataset that holds questions only (`ct-finebench`)."
@@ -89,11 +95,13 @@ class DataOptions:
     track: str | None = option(
         None,
         "For ReXrank prediction files, the reference: `findings` (the findings section, also when not set) or "
-        "`findings_impression` (both sections, joined as ReXrank joins them).",
+        "`findings_impression` (both sections, joined as ReXrank joins them). A generator is asked for the same "
+        "section(s).",
     )
     image_root: str | None = option(
         None,
-        "Folder the data's image paths are relative to (ReXrank's `--img_root_dir`). Not set: the data file's folder.",
+        "Folder the data's relative image paths are resolved against (ReXrank's `--img_root_dir`; the leading `/` "
+        "of its MIMIC-CXR paths is dropped). Not set: the data file's folder.",
     )
     expert_scale: Any = option(
         None,
@@ -103,13 +111,27 @@ class DataOptions:
     generate: bool = option(
         False,
         "`true`: the model under test (`--model`) writes one report per study (pairs sharing a reference and its "
-        "inputs; the sample id is the first pair's) from its indication, findings text and images; stored "
+        "inputs; the sample id is the first pair's) from what the data gives it (the section asked for, the patient, "
+        "indication, comparison, findings text, images with their views, the prior study); stored "
         "candidates and expert scores go unused, so nothing is compared with experts; `false`: the data's "
         "candidates are replayed, so `--model none` suffices.",
     )
     report_max_tokens: int = option(
         DEFAULT_REPORT_MAX_TOKENS,
         "With `generate=true`, the token budget of each generated report; a `--max-tokens` you give takes precedence.",
+    )
+    images: ImageChoice = option(
+        "all",
+        "When the model under test writes the reports, the images of each study it is sent: `all`, in the data's "
+        "order; `key`, one image for models that take a single image: the study's key image (ReXrank's "
+        "`key_image_path`, the flat `key_image` column), else its first frontal view, else its only image (prior "
+        "images are then not sent). Recorded as `data.images.choice`.",
+    )
+    missing_images: MissingImages = option(
+        "error",
+        "When the model under test writes the reports, an image file that does not exist: `error` stops before any "
+        "request, naming the study and the file; `omit` sends the study without it, each image left out named in "
+        "the log (`data.images.omitted`).",
     )
 
     def __post_init__(self) -> None:
@@ -124,6 +146,8 @@ class DataOptions:
             self, "report_max_tokens", int_param("report_max_tokens", self.report_max_tokens, minimum=1, required=True)
         )
         choice_param("on_bad_rows", self.on_bad_rows, get_args(OnBadRows))
+        choice_param("images", self.images, get_args(ImageChoice))
+        choice_param("missing_images", self.missing_images, get_args(MissingImages))
         if self.track is not None:
             choice_param("track", self.track, TRACKS)
         if self.generate and self.candidates:

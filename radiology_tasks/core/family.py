@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from radiology_tasks.core.orientation import HIGHER_IS_BETTER, Orientation
+
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
@@ -27,7 +29,6 @@ if TYPE_CHECKING:
     from inspect_ai.scorer import Metric, SampleScore, Scorer
     from inspect_ai.solver import Solver
 
-    from radiology_tasks.core.orientation import Orientation
     from radiology_tasks.core.records import ReportPair
 
 
@@ -168,6 +169,20 @@ def registered_tasks() -> list[tuple[str, Any]]:
         for function in family.task_functions().values():
             found[registry_info(function).name] = function
     return sorted(found.items())
+
+
+def orientation(key: str) -> Orientation:
+    """The orientation of the score `key`: the first registered family that declares it, else higher-is-better."""
+    for family in families():
+        declared = family.orientations().get(key)
+        if declared is not None:
+            return declared
+    return HIGHER_IS_BETTER
+
+
+def higher_is_better(key: str) -> bool:
+    """Whether a higher value of the score `key` means a better report."""
+    return orientation(key).higher_is_better
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

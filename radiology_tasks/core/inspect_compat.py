@@ -11,6 +11,9 @@ whichever module happened to use it first.
   a solver merges with its model's own to know the token budget a report was written under.
 - `init_display_type`: sets the display of the evaluations that follow; `inspect_ai.eval` takes a `display`
   argument but `eval_async` does not, and `score_async` and the reward functions run through `eval_async`.
+- `init_active_model`, `init_model_roles`: bind the run's model and roles as Inspect does before it builds a
+  run's tasks, so `radiology_tasks.score` builds a task outside a run in the same context (a judged task given no
+  judge refuses then, before any file is written).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ INTERNALS: dict[str, str] = {
     "PrerequisiteError": "inspect_ai._util.error",
     "active_generate_config": "inspect_ai.model._generate_config",
     "init_display_type": "inspect_ai.util._display",
+    "init_active_model": "inspect_ai.model._model",
+    "init_model_roles": "inspect_ai.model._model",
 }
 """Each internal name used, and the Inspect module it is taken from."""
 
@@ -46,4 +51,21 @@ try:
 except ImportError:
     raise ImportError(moved_message("init_display_type")) from None
 
-__all__ = ["INTERNALS", "PrerequisiteError", "active_generate_config", "init_display_type", "moved_message"]
+try:
+    from inspect_ai.model._model import init_active_model
+except ImportError:
+    raise ImportError(moved_message("init_active_model")) from None
+try:
+    from inspect_ai.model._model import init_model_roles
+except ImportError:
+    raise ImportError(moved_message("init_model_roles")) from None
+
+__all__ = [
+    "INTERNALS",
+    "PrerequisiteError",
+    "active_generate_config",
+    "init_active_model",
+    "init_display_type",
+    "init_model_roles",
+    "moved_message",
+]

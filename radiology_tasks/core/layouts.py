@@ -68,13 +68,16 @@ class LayoutInput:
     """What a layout's reader gets: its files by role, a name for messages, and the options.
 
     A reader that leaves out a record that is not a report pair of this data (a study without the section the
-    track needs) appends `{"row": ..., "id": ..., "reason": ...}` to `left_out`; the task counts them.
+    track needs) appends `{"row": ..., "id": ..., "reason": ...}` to `left_out`; one that cannot use a field of a
+    record it keeps (views that cannot be matched to the images) appends `{"row", "id", "field", "reason"}` to
+    `unused`. The task counts both.
     """
 
     label: str
     files: Mapping[str, Sequence[Path]]
     options: DataOptions
     left_out: list[dict[str, Any]] = field(default_factory=list)
+    unused: list[dict[str, Any]] = field(default_factory=list)
 
     def one(self, role: str) -> Path:
         """The single file of `role`."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from radiology_tasks.core.catalog import bundled_dataset
-from radiology_tasks.core.data_options import DataOptions
+from radiology_tasks.core.data_options import DataOptions, ImageChoice, MissingImages
 from radiology_tasks.core.data_options import OnBadRows as OnBadRows
 from radiology_tasks.core.data_options import parse_expert_scale as parse_expert_scale
 from radiology_tasks.core.errors import InputError
@@ -23,6 +23,7 @@ from radiology_tasks.core.layouts import FLAT, ResolvedData, Row, all_layouts, r
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.rows import pair_from_row
 from radiology_tasks.core.studies import STUDIES, fold_studies, rows_behind
+from radiology_tasks.core.study_images import study_images
 from radiology_tasks.core.tables import DataError
 
 logger = logging.getLogger(__name__)
@@ -65,6 +66,8 @@ class LoadedPairs:
     left_out: list[dict[str, Any]] = field(default_factory=list)
     generation: dict[str, Any] | None = None
     studies: dict[str, Any] | None = None
+    unused: list[dict[str, Any]] = field(default_factory=list)
+    images: dict[str, Any] | None = None
 
     def unreadable_annotations(self) -> list[dict[str, Any]]:
         """The pairs judged without an expert annotation because theirs could not be read, with the reason."""
@@ -83,6 +86,8 @@ class LoadedPairs:
         unreadable = self.unreadable_annotations()
         generation = {} if self.generation is None else {"generation": self.generation}
         studies = {} if self.studies is None else {STUDIES: self.studies}
+        images = {} if self.images is None else {"images": self.images}
+        unused = {"fields_unused": len(self.unused), "unused_fields": self.unused} if self.unused else {}
         return {
             "source": self.source,
             "layout": self.data.layout.name,
@@ -97,7 +102,9 @@ class LoadedPairs:
             "left_out": self.left_out,
             "annotations_unreadable": len(unreadable),
             "unreadable_annotations": unreadable,
+            **unused,
             **studies,
+            **images,
             **generation,
         }
 
@@ -122,7 +129,8 @@ def _pairs_from_rows(
     collector: _Collector,
     base_dir: Path | None,
     require_candidate: bool,
-) -> tuple[list[ReportPair], int]:
+) -> tuple[list[ReportPair], int, dict[str, int]]:
+    """The valid pairs of `rows`, how many rows were read, and the row of each pair's id."""
     pairs: list[ReportPair] = []
     seen: dict[str, int] = {}
     count = 0
@@ -146,7 +154,7 @@ def _pairs_from_rows(
             continue
         seen[pair.id] = number
         pairs.append(pair)
-    return pairs, count
+    return pairs, count, seen
 
 
 def _candidate_rows(path: Path, options: DataOptions) -> Iterator[Row]:
@@ -163,8 +171,12 @@ def _candidate_rows(path: Path, options: DataOptions) -> Iterator[Row]:
 def _join_candidates(
     pairs: list[ReportPair], path: Path, collector: _Collector, options: DataOptions
 ) -> list[ReportPair]:
-    """Take each pair's candidate from a separate file, joined by id, without the experts' annotation of the data's
-    own candidate (so no agreement statistic compares the experts with a report they did not rate)."""
+    """Take each pair's candidate from a separate file, joined by id.
+
+    Where the data has a candidate of its own, the file's replaces it and the experts' annotation, which is about the
+    data's candidate, is dropped (no agreement statistic may compare the experts with a report they did not rate);
+    where the data has none, the file holds the candidates the data's annotations are about, and they are kept.
+    """
     source = str(path)
     ids = {p.id for p in pairs}
     candidates: dict[str, tuple[int, str]] = {}
@@ -192,8 +204,11 @@ def _join_candidates(
         if pair.id not in candidates:
             collector.bad(DataError(source, None, "id", f"no candidate for report id '{pair.id}'"))
             continue
-        # The experts rated the data's own candidate, not this one: their annotation does not describe it.
-        joined.append(pair.model_copy(update={"candidate": candidates[pair.id][1], "expert": None}))
+        update: dict[str, Any] = {"candidate": candidates[pair.id][1]}
+        if pair.candidate is not None:
+            # The experts rated the data's own candidate, not this one: their annotation does not describe it.
+            update["expert"] = None
+        joined.append(pair.model_copy(update=update))
     return joined
 
 
@@ -279,6 +294,8 @@ def load_pairs(
     image_root: str | None = None,
     expert_scale: object = None,
     on_bad_rows: OnBadRows = "error",
+    images: ImageChoice = "all",
+    missing_images: MissingImages = "error",
     require_candidate: bool = False,
     per_study: bool = False,
 ) -> LoadedPairs:
@@ -297,10 +314,12 @@ def load_pairs(
         track: The report section(s) the reference is built from, for layouts that have several
             (`findings`, the default, or `findings_impression`).
         image_root: Folder that relative image paths are resolved against (ReXrank's image root); by default
-            the data file's folder.
+            the data file's folder (the dataset's folder for a copy of a dataset).
         expert_scale: The expert-score scale to read the data with (`MIN,MAX`), replacing the layout's and the
             data's.
         on_bad_rows: `error` stops at the first bad row; `skip` leaves it out and records it.
+        images: With `per_study`, the images of each study the model under test is sent (`all` or `key`).
+        missing_images: With `per_study`, what an image file that does not exist does (`error` or `omit`).
         require_candidate: Every pair must end up with a candidate report (replayed runs).
         per_study: Fold the pairs into studies (see `load_options`).
 
@@ -318,6 +337,8 @@ def load_pairs(
         image_root=image_root,
         expert_scale=expert_scale,
         on_bad_rows=on_bad_rows,
+        images=images,
+        missing_images=missing_images,
     )
     return load_options(options, require_candidate=require_candidate, per_study=per_study)
 
@@ -330,7 +351,8 @@ def load_options(options: DataOptions, *, require_candidate: bool = False, per_s
         options: The data options, checked when they were built (`DataOptions`).
         require_candidate: Every pair must end up with a candidate report (replayed runs).
         per_study: Fold the pairs into studies, one pair each with no candidate (see `studies`), for the model
-            under test to write one report per study. A generation log as `candidates` folds them too.
+            under test to write one report per study, with the images it is sent chosen and checked (see
+            `study_images`). A generation log as `candidates` folds them too.
 
     Raises:
         DataError: for a bad row under `on_bad_rows="error"`, or a file that cannot be read.
@@ -353,12 +375,20 @@ def load_options(options: DataOptions, *, require_candidate: bool = False, per_s
     reports = options.reports_file
     source = str(reports) if resolved.layout.takes_reports and reports else resolved.label
     candidates = options.candidates
-    pairs, rows_read = _pairs_from_rows(rows, source, collector, base_dir, require_candidate and not candidates)
-    generation = studies = None
+    pairs, rows_read, row_of = _pairs_from_rows(rows, source, collector, base_dir, require_candidate and not candidates)
+    generation = studies = images = None
     from_log = candidates is not None and is_inspect_log(Path(candidates).expanduser())
     if from_log or per_study:
         folded = fold_studies(pairs)
         pairs, studies = folded.pairs, folded.summary()
+    if per_study:
+        sent = study_images(pairs, options, source=source, row_of=row_of, bad=collector.bad)
+        pairs, images = sent.pairs, sent.summary()
+    elif (options.images, options.missing_images) != ("all", "error"):
+        raise InputError(
+            "-T images and -T missing_images apply when the model under test writes the reports "
+            "(report_generation, or -T generate=true)"
+        )
     if candidates is not None and from_log:
         log = read_generation_log(Path(candidates).expanduser())
         joined = join_generated(pairs, log, resolved.label, resolved.fingerprint()["data_sha256"])
@@ -380,4 +410,6 @@ def load_options(options: DataOptions, *, require_candidate: bool = False, per_s
         left_out=layout_input.left_out,
         generation=generation,
         studies=studies,
+        unused=layout_input.unused,
+        images=images,
     )

@@ -34,7 +34,7 @@ from radiology_tasks.core.agreement import (
     expert_error_total,
     preference_outcome,
 )
-from radiology_tasks.core.orientation import orientation
+from radiology_tasks.core.family import orientation
 from radiology_tasks.core.records import ERROR_CATEGORIES
 from radiology_tasks.core.studies import study_key
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, unscored_reason

@@ -7,8 +7,8 @@ the score's tie tolerance, the metric states no preference.
 
 A family declares the keys of its scores that are not higher-is-better, or whose ties need a tolerance, in its
 `Family.orientations()`; every other key is higher-is-better with `DEFAULT_TIE_TOLERANCE`. Every agreement statistic
-(the run summary, the report, the metric suite's tables, the ranking tests, the agreement table) reads the
-orientation from here.
+(the run summary, the report, the metric suite's tables, the ranking tests, the agreement table) reads it through
+`radiology_tasks.core.family.orientation`.
 """
 
 from __future__ import annotations
@@ -44,19 +44,3 @@ class Orientation:
 
 HIGHER_IS_BETTER = Orientation()
 LOWER_IS_BETTER = Orientation(higher_is_better=False)
-
-
-def orientation(key: str) -> Orientation:
-    """The orientation of the score `key`: the first registered family that declares it, else higher-is-better."""
-    from radiology_tasks.core.family import families
-
-    for family in families():
-        declared = family.orientations().get(key)
-        if declared is not None:
-            return declared
-    return HIGHER_IS_BETTER
-
-
-def higher_is_better(key: str) -> bool:
-    """Whether a higher value of the score `key` means a better report."""
-    return orientation(key).higher_is_better

@@ -9,6 +9,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
 
 ErrorCategory = Literal["a", "b", "c", "d", "e", "f"]
+Section = Literal["findings", "impression", "findings_impression"]
+"""The report section(s) a reference holds, and so what the model under test is asked to write."""
+SECTIONS: tuple[Section, ...] = ("findings", "impression", "findings_impression")
 ERROR_CATEGORIES: tuple[ErrorCategory, ...] = ("a", "b", "c", "d", "e", "f")
 
 CATEGORY_NAMES: dict[ErrorCategory, str] = {
@@ -194,8 +197,34 @@ class QAPair(BaseModel):
     attribute_type: Literal["numeric", "categorical", "location", "existence", "other"] | None = None
 
 
+class PriorStudy(BaseModel):
+    """The patient's earlier study, as the data gives it: its images, its report, or both.
+
+    A generator that compares with a prior (MAIRA-2 and its like) is shown these, marked as the prior study.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    images: list[str] = Field(default_factory=list)
+    report: str | None = None
+
+    @model_validator(mode="after")
+    def _not_empty(self) -> PriorStudy:
+        if not self.images and not (self.report and self.report.strip()):
+            raise ValueError("a prior study needs its images or its report")
+        return self
+
+
 class ReportPair(BaseModel):
-    """A reference report, optionally a candidate report, and what is known about them."""
+    """A reference report, optionally a candidate report, and what is known about them.
+
+    What the model under test is given to write its report (never the reference): the study's `modality`,
+    `anatomy` and `language`; the patient's `age` and `sex`, the `indication` and the `comparison` as the data
+    states them; `findings` text when the data has it (in `metadata`); the study's `images`, each with its view
+    in `views` where the data names one (an empty list when it names none), and `key_image`, the one image a
+    single-image generator is given; the `prior` study; and the `section` it is asked to write, the one the
+    reference holds.
+    """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -210,6 +239,13 @@ class ReportPair(BaseModel):
     expert: ExpertAnnotation | None = None
     qa: list[QAPair] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+    section: Section = "findings"
+    age: str | None = None
+    sex: str | None = None
+    comparison: str | None = None
+    views: list[str | None] = Field(default_factory=list)
+    key_image: str | None = None
+    prior: PriorStudy | None = None
 
     @field_validator("id")
     @classmethod
@@ -231,3 +267,11 @@ class ReportPair(BaseModel):
         if value is not None and not value.strip():
             raise ValueError("candidate report is empty")
         return value
+
+    @model_validator(mode="after")
+    def _views_and_key_fit_images(self) -> ReportPair:
+        if self.views and len(self.views) != len(self.images):
+            raise ValueError(f"{len(self.views)} views given for {len(self.images)} images; give one per image")
+        if self.key_image is not None and self.key_image not in self.images:
+            raise ValueError(f"the key image {self.key_image} is not one of the study's images")
+        return self

@@ -3,11 +3,21 @@
 A run logs and shows only its headline metrics; `radiology-tasks report LOG` computes the rest from the log. The
 hook prints that command for each finished log of a registered family's task, below Inspect's own summary, unless
 the display is off (``--display none``, and `radiology_tasks.api.score`, which runs quietly).
+
+Inspect announces every hook registered when it first starts a model ("hooks enabled: ..."), before any task is
+built, so a hook registered when the package is imported would be announced before every evaluation of any
+package's task. The hook is registered instead when one of this package's tasks is built (`install_report_hint`,
+called by `radiology_tasks.core.task_options.shared_parameters`): inside ``inspect eval``, after that
+announcement, so no evaluation announces it, and an evaluation of other tasks never has it. `score()` and the
+reward functions build their tasks under `quiet_report_hint`: they print nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shlex
+from collections.abc import Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 from inspect_ai.hooks import Hooks, RunEnd, hooks
@@ -44,7 +54,12 @@ def report_line(log: EvalLog) -> str | None:
     return f"All metrics: radiology-tasks report {shlex.quote(location)}"
 
 
-@hooks(name="report_hint", description="prints the report command of each run")
+HOOK_NAME = "report_hint"
+
+_QUIET: ContextVar[bool] = ContextVar("radiology_tasks_quiet_report_hint", default=False)
+_installed: list[type[Hooks]] = []
+
+
 class ReportHint(Hooks):
     """Prints `report_line` for each log of the run once Inspect's display has closed."""
 
@@ -56,3 +71,24 @@ class ReportHint(Hooks):
             line = report_line(log)
             if line is not None:
                 print(line, flush=True)
+
+
+def install_report_hint() -> None:
+    """Register `ReportHint` with Inspect, once per process, unless called under `quiet_report_hint`.
+
+    Called when a task of this package is built; Inspect calls every registered hook from then on, and ours
+    prints for this package's logs only.
+    """
+    if _QUIET.get() or _installed:
+        return
+    _installed.append(hooks(name=HOOK_NAME, description="prints the report command of each run")(ReportHint))
+
+
+@contextlib.contextmanager
+def quiet_report_hint() -> Iterator[None]:
+    """Build tasks without registering the hint (for evaluations that print nothing, like `score()`'s)."""
+    token = _QUIET.set(True)
+    try:
+        yield
+    finally:
+        _QUIET.reset(token)

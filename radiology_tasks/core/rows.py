@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from radiology_tasks.core.records import ERROR_CATEGORIES, ReportPair
+from radiology_tasks.core.records import ERROR_CATEGORIES, SECTIONS, PriorStudy, ReportPair
 from radiology_tasks.core.tables import DataError as DataError  # re-exported: callers import it from here too
 from radiology_tasks.core.tables import table_records
 
@@ -32,6 +32,14 @@ KNOWN_COLUMNS = frozenset(
         "expert_score_max",
         "expert_raters",
         "qa",
+        "section",
+        "age",
+        "sex",
+        "comparison",
+        "views",
+        "key_image",
+        "prior_images",
+        "prior_report",
     }
     | {f"significant_{c}" for c in ERROR_CATEGORIES}
     | {f"insignificant_{c}" for c in ERROR_CATEGORIES}
@@ -111,24 +119,87 @@ def _error_counts(
     return {c: v for c, v in counts.items() if v is not None}
 
 
-def _images(row: Mapping[str, Any], source: str, number: int, base: Path | None) -> list[str]:
-    value = row.get("images")
+def _names(row: Mapping[str, Any], field: str, source: str, number: int, what: str) -> list[str | None] | None:
+    """A list column as written: a JSON list, or one text cell with `;` between the entries (None: not given);
+    an empty entry is None."""
+    value = row.get(field)
     if value is None:
-        return []
+        return None
     if isinstance(value, str):
-        names = value.split(";")
-    elif isinstance(value, list) and all(isinstance(name, str) for name in value):
-        names = value
-    else:
-        raise DataError(
-            source, number, "images", f"expected a list of file names (or names separated by ';'), got {value!r}"
-        )
-    resolved = []
-    for name in (n.strip() for n in names if n.strip()):
-        # A URL stays as written: as a Path its "//" would collapse to "/". An absolute path stays one
-        # when joined to the base directory.
-        resolved.append(name if "://" in name or base is None else str(base / name))
-    return resolved
+        return [name.strip() or None for name in value.split(";")]
+    if isinstance(value, list) and all(name is None or isinstance(name, str) for name in value):
+        return [name.strip() or None if isinstance(name, str) else None for name in value]
+    raise DataError(source, number, field, f"expected a list of {what} (or names separated by ';'), got {value!r}")
+
+
+def _file(name: str, base: Path | None) -> str:
+    # A URL stays as written: as a Path its "//" would collapse to "/". An absolute path stays one when joined to
+    # the base directory.
+    return name if "://" in name or base is None else str(base / name)
+
+
+def _images(row: Mapping[str, Any], field: str, source: str, number: int, base: Path | None) -> list[str]:
+    """The image files of an `images`-like column, resolved against `base` (empty entries dropped)."""
+    names = _names(row, field, source, number, "file names") or []
+    return [_file(name, base) for name in names if name is not None]
+
+
+def _views(row: Mapping[str, Any], source: str, number: int, images: int) -> list[str | None]:
+    """The `views` column: one view per image, in the images' order (an empty entry for an image with none)."""
+    views = _names(row, "views", source, number, "views")
+    if views is None or all(view is None for view in views):
+        return []
+    if len(views) != images:
+        raise DataError(source, number, "views", f"{len(views)} views for {images} images; give one per image")
+    return views
+
+
+def _label(row: Mapping[str, Any], field: str, source: str, number: int) -> str | None:
+    """A short fact about the patient as written (`age` may be a number: 77 and 77.0 read as `77`)."""
+    value = row.get(field)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if isinstance(value, float) and math.isnan(value):
+            return None
+        return str(int(value)) if float(value).is_integer() else str(value)
+    text = _text(row, field, source, number)
+    return text.strip() or None if text is not None else None
+
+
+def _section(row: Mapping[str, Any], source: str, number: int) -> str:
+    section = _text(row, "section", source, number)
+    if section is None:
+        return SECTIONS[0]
+    if section not in SECTIONS:
+        raise DataError(source, number, "section", f"expected one of {', '.join(SECTIONS)}, got {section!r}")
+    return section
+
+
+def study_inputs(row: Mapping[str, Any], *, source: str, row_number: int, base_dir: Path | None) -> dict[str, Any]:
+    """What a flat row gives the model under test besides the indication and findings: the section to write, the
+    patient's age and sex, the comparison, the images with their views and key image, and the prior study.
+
+    Raises:
+        DataError: naming the column at fault.
+    """
+    number = row_number
+    images = _images(row, "images", source, number, base_dir)
+    key = _text(row, "key_image", source, number)
+    key_image = _file(key.strip(), base_dir) if key and key.strip() else None
+    if key_image is not None and key_image not in images:
+        raise DataError(source, number, "key_image", f"{key!r} is not one of the study's images")
+    prior_images = _images(row, "prior_images", source, number, base_dir)
+    prior_report = _text(row, "prior_report", source, number)
+    prior_report = prior_report if prior_report and prior_report.strip() else None
+    return {
+        "section": _section(row, source, number),
+        "age": _label(row, "age", source, number),
+        "sex": _label(row, "sex", source, number),
+        "comparison": _label(row, "comparison", source, number),
+        "images": images,
+        "views": _views(row, source, number, len(images)),
+        "key_image": key_image,
+        "prior": PriorStudy(images=prior_images, report=prior_report) if prior_images or prior_report else None,
+    }
 
 
 def _text(row: Mapping[str, Any], field: str, source: str, number: int) -> str | None:
@@ -214,10 +285,10 @@ def pair_from_row(row: Mapping[str, Any], *, source: str, row_number: int, base_
             anatomy=_text(row, "anatomy", source, row_number),
             language=_text(row, "language", source, row_number) or "en",
             indication=_text(row, "indication", source, row_number),
-            images=_images(row, source, row_number, base_dir),
             expert=expert,
             qa=qa,
             metadata={k: v for k, v in row.items() if k not in KNOWN_COLUMNS and v is not None},
+            **study_inputs(row, source=source, row_number=row_number, base_dir=base_dir),
         )
     except ValidationError as exc:
         first = exc.errors()[0]

@@ -14,6 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from radiology_tasks.core.table_cells import markdown_cell
+
 if TYPE_CHECKING:
     from radiology_tasks.core.run_report import Figure, RunFigures, RunReport
 
@@ -88,7 +90,8 @@ def _verdict(report: RunFigures) -> str:
 
 
 def _intro(report: RunFigures) -> list[str]:
-    args = ", ".join(f"{k}={v}" for k, v in report.task_args.items() if v is not None)
+    # A log's arguments are whatever its run was given: kept inert, as every table cell is.
+    args = markdown_cell(", ".join(f"{k}={v}" for k, v in report.task_args.items() if v is not None))
     verdict = _verdict(report)
     return [
         f"Log: {report.log}",
@@ -105,7 +108,7 @@ def markdown(report: RunFigures) -> str:
     lines += [f"- {line}" for line in _intro(report)]
     for title, header, rows in _sections(report):
         lines += ["", f"## {title}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
+        lines += ["| " + " | ".join(markdown_cell(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
 

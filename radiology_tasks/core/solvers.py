@@ -90,7 +90,7 @@ def replayed_messages(pair: ReportPair, candidate: str) -> list[ChatMessage]:
 
 @solver
 def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solver:
-    """Have the model under test write the report from the sample's indication, findings text and images.
+    """Have the model under test write the report from what the sample's data gives it (see `generation_messages`).
 
     The report's token budget is `report_max_tokens`, unless the user set ``max_tokens`` for the model under
     test (``--max-tokens``, or the model's own generate config): an explicit user setting wins.
@@ -99,8 +99,9 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
     unscored) instead of ending the task. `state.metadata` ``["generation"]`` records the outcome:
     ``max_tokens`` (budget sent), ``stop_reason`` (as the provider gave it), ``truncated`` (the report was cut at
     its budget, by `stopped_at_budget`'s rule whatever the stop reason says, or by the context window, and is
-    judged as written), ``output_tokens`` (None when not reported) and ``error``
-    (``generator_context_exceeded: ...`` or ``generator_request_rejected: ...``; None when there is a report).
+    judged as written), ``output_tokens`` (None when not reported), ``error``
+    (``generator_context_exceeded: ...`` or ``generator_request_rejected: ...``; None when there is a report),
+    and ``images`` and ``prior_images``, how many of the study's and its prior study's images the request held.
 
     Args:
         report_max_tokens: Token budget of one report (``-T report_max_tokens``).
@@ -116,6 +117,7 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
         prompt = list(await generation_messages(pair))
         state.messages = list(prompt)
         max_tokens = _user_max_tokens() or report_max_tokens
+        sent = _images_sent(pair)
         try:
             state = await generate(state, max_tokens=max_tokens)
         except Exception as failure:
@@ -124,7 +126,7 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
                 raise
             kind, message = rejection
             prefix = GENERATOR_CONTEXT_EXCEEDED if kind == "context_exceeded" else GENERATOR_REQUEST_REJECTED
-            return _no_report(state, prompt, max_tokens, "error", None, f"{prefix}: {message}")
+            return _no_report(state, prompt, max_tokens, "error", None, f"{prefix}: {message}", sent)
 
         output = state.output
         output_tokens = output.usage.output_tokens if output.usage else None
@@ -133,14 +135,21 @@ def generate_report(report_max_tokens: int = DEFAULT_REPORT_MAX_TOKENS) -> Solve
             # their error message; no report was written.
             message = output.completion or "the prompt does not fit the generator's context window"
             error = f"{GENERATOR_CONTEXT_EXCEEDED}: {message}"
-            return _no_report(state, prompt, max_tokens, output.stop_reason, output_tokens, error)
+            return _no_report(state, prompt, max_tokens, output.stop_reason, output_tokens, error, sent)
         truncated = output.stop_reason == "model_length" or stopped_at_budget(
             output.stop_reason, output_tokens, max_tokens
         )
-        state.metadata[GENERATION_KEY] = _generation(max_tokens, output.stop_reason, truncated, output_tokens, None)
+        state.metadata[GENERATION_KEY] = _generation(
+            max_tokens, output.stop_reason, truncated, output_tokens, None, sent
+        )
         return state
 
     return solve
+
+
+def _images_sent(pair: ReportPair) -> dict[str, int]:
+    """How many images the request holds: the study's own, and its prior study's."""
+    return {"images": len(pair.images), "prior_images": len(pair.prior.images) if pair.prior else 0}
 
 
 def _user_max_tokens() -> int | None:
@@ -155,6 +164,7 @@ def _no_report(
     stop_reason: str,
     output_tokens: int | None,
     error: str,
+    sent: dict[str, int],
 ) -> TaskState:
     """Leave the sample with an empty report, the prompt as its only messages, and the reason recorded.
 
@@ -163,12 +173,17 @@ def _no_report(
     empty_reason: StopReason = "model_length" if error.startswith(GENERATOR_CONTEXT_EXCEEDED) else "unknown"
     state.messages = list(prompt)
     state.output = ModelOutput.from_content(model=str(state.model), content="", stop_reason=empty_reason)
-    state.metadata[GENERATION_KEY] = _generation(max_tokens, stop_reason, False, output_tokens, error)
+    state.metadata[GENERATION_KEY] = _generation(max_tokens, stop_reason, False, output_tokens, error, sent)
     return state
 
 
 def _generation(
-    max_tokens: int, stop_reason: str, truncated: bool, output_tokens: int | None, error: str | None
+    max_tokens: int,
+    stop_reason: str,
+    truncated: bool,
+    output_tokens: int | None,
+    error: str | None,
+    sent: dict[str, int],
 ) -> dict[str, Any]:
     return {
         "max_tokens": max_tokens,
@@ -176,4 +191,5 @@ def _generation(
         "truncated": truncated,
         "output_tokens": output_tokens,
         "error": error,
+        **sent,
     }

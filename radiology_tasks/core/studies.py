@@ -7,7 +7,8 @@ under test writes the candidates (`report_generation`, `-T generate=true`) or th
 the pairs of one study become one sample.
 
 Pairs are one study when they share everything the generator is given and everything the judge holds its report
-against: the reference text, the study's modality, anatomy, language, indication, findings text and images,
+against: the reference text, the section asked for, the study's modality, anatomy, language, the patient's age
+and sex, the indication, the comparison, findings text, images with their views and key image, the prior study,
 the questions about the reference (`qa`), and the data's own fields naming the study or its images when it has
 them (`STUDY_FIELDS`: ReXVal's `study_id`, RadEval's `images_path`, ReXrank's `image_path`), so two studies with
 the same reference text stay two where the data can tell them apart. The study's sample id is the id of its
@@ -35,9 +36,13 @@ STUDY_FIELDS = ("study_id", "images_path", "image_path")
 """Metadata fields naming a study or its images where the data has them (ReXVal, RadEval's expert set, ReXrank):
 pairs that differ in one are different studies."""
 
+GENERATION_FIELDS = {"section", "age", "sex", "comparison", "views", "key_image", "prior"}
+"""The typed generation inputs beyond the first release's (`ReportPair`), compared whole."""
+
 RULE = (
-    "one sample per study: pairs sharing the reference, the generation inputs (modality, anatomy, language, "
-    f"indication, findings, images), the questions (qa) and {', '.join(STUDY_FIELDS)} where given; "
+    "one sample per study: pairs sharing the reference, the generation inputs (section, modality, anatomy, "
+    "language, age, sex, indication, comparison, findings, images, views, key image, prior study), the questions "
+    f"(qa) and {', '.join(STUDY_FIELDS)} where given; "
     "sample id = first pair's id"
 )
 """The folding rule in one line, as the log records it."""
@@ -54,6 +59,7 @@ def study_key(pair: ReportPair) -> str:
             "indication": pair.indication,
             "findings": pair.metadata.get("findings"),
             "images": pair.images,
+            **pair.model_dump(mode="json", include=GENERATION_FIELDS),
             "qa": [qa.model_dump(mode="json") for qa in pair.qa],
             **{name: pair.metadata.get(name) for name in STUDY_FIELDS},
         },

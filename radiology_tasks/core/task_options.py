@@ -118,6 +118,9 @@ def shared_parameters(**groups: Shared) -> Callable[[Callable[..., T]], Callable
 
         @functools.wraps(body)
         def task_function(*args: Any, **kwargs: Any) -> T:
+            from radiology_tasks.core.report_hook import install_report_hint
+
+            install_report_hint()  # the hint after a run: registered only once one of our tasks is built
             built = {
                 name: group.options(**{field: kwargs.pop(field) for field in group.fields if field in kwargs})
                 for name, group in groups.items()

@@ -20,19 +20,24 @@ def patient_context(pair: ReportPair) -> dict[str, Any]:
     The values are passed to the judge as written (``072Y`` stays ``072Y``, ``O`` stays ``O``): the judge reads
     them, no code does.
     """
-    age_column = _first_given(pair, AGE_COLUMNS)
-    sex_column = _first_given(pair, SEX_COLUMNS)
+    age_column, age = _read(pair, pair.age, AGE_COLUMNS)
+    sex_column, sex = _read(pair, pair.sex, SEX_COLUMNS)
     return {
-        "age": str(pair.metadata[age_column]).strip() if age_column else None,
+        "age": age,
         "age_column": age_column,
-        "sex": str(pair.metadata[sex_column]).strip() if sex_column else None,
+        "sex": sex,
         "sex_column": sex_column,
         "indication": pair.indication.strip() if pair.indication and pair.indication.strip() else None,
     }
 
 
-def _first_given(pair: ReportPair, columns: tuple[str, ...]) -> str | None:
-    return next((c for c in columns if _given(pair.metadata.get(c))), None)
+def _read(pair: ReportPair, typed: str | None, columns: tuple[str, ...]) -> tuple[str | None, str | None]:
+    """(column, value) of a context field: the pair's typed field (a flat column or ReXrank's context, read into the
+    pair) first, then the first of `columns` the pair's metadata gives; (None, None) when none does."""
+    if typed is not None:
+        return columns[0], typed
+    column = next((c for c in columns if _given(pair.metadata.get(c))), None)
+    return column, str(pair.metadata[column]).strip() if column else None
 
 
 def _given(value: Any) -> bool:

@@ -21,7 +21,7 @@ class CTFineBench(Family):
     name = "ct_finebench"
     tasks_module = "radiology_tasks.ct_finebench.tasks"
     tasks = ("ct_finebench",)
-    version = "1.4.0"
+    version = "1.5.0"
     templates = ("ct_finebench",)
     lm_eval_configs = ("radiology_ct_finebench_qa.yaml",)
     layouts = ("radiology_tasks.ct_finebench.layout",)

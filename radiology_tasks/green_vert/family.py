@@ -23,7 +23,7 @@ class GreenVert(Family):
     name = "green_vert"
     tasks_module = "radiology_tasks.green_vert.tasks"
     tasks = ("green", "vert")
-    version = "1.5.0"
+    version = "1.6.0"
     templates = ("green_vert",)
     lm_eval_configs = (
         "radiology_green.yaml",

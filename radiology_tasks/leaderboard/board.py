@@ -23,15 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from radiology_tasks.core.unscored import WORST
 from radiology_tasks.leaderboard import JUDGES_TRACK
-from radiology_tasks.leaderboard.bundle import (
-    default_system_name,
-    mixed_generation_logs,
-    read_manifest,
-)
+from radiology_tasks.leaderboard.bundle import default_system_name, mixed_generation_logs
 from radiology_tasks.leaderboard.checks import coverage, data_checked, run_violations, unscored_share
 from radiology_tasks.leaderboard.comparison import Settings, Submission, comparability, not_comparable, trial_of
 from radiology_tasks.leaderboard.comparison import digest as _digest
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
+from radiology_tasks.leaderboard.manifest import read_bundle
 from radiology_tasks.leaderboard.redact import checks_made
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
 from radiology_tasks.leaderboard.rules import CorpusStatistic, ExpertAgreement
@@ -87,11 +84,12 @@ def load_submissions(paths: list[Path], settings: Settings) -> list[Submission]:
         if not path.is_dir():
             submissions.append(_checked(_system(), None, path, settings, None))
             continue
-        manifest = read_manifest(path)
-        system = _system(**(manifest.get("system") or {}))
+        bundle = read_bundle(path)
+        system = _system(**bundle.manifest.system.model_dump())
+        track = bundle.manifest.track
         bundled = [
-            _checked(system, manifest.get("track"), path / entry["log"], settings, entry["sha256"])
-            for entry in manifest["runs"]
+            _checked(system, track, log, settings, entry.sha256)
+            for entry, log in zip(bundle.manifest.runs, bundle.logs, strict=True)
         ]
         mixed = mixed_generation_logs([(s.log.name, s.run) for s in bundled if s.run is not None])
         for submission in bundled:

@@ -11,18 +11,19 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from radiology_tasks.core.family import family_of
 from radiology_tasks.core.layouts import all_layouts
 from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED, JUDGES_TRACK, TRACKS
 from radiology_tasks.leaderboard.checks import run_violations, unscored_share
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
+from radiology_tasks.leaderboard.manifest import MANIFEST, MANIFEST_VERSION, Manifest, problems, read_bundle
 from radiology_tasks.leaderboard.redact import REDACTION_KEY, Redaction, SampleKey, redact_log
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
 from radiology_tasks.leaderboard.rules import CorpusStatistic, RescoresRedacted
 
-MANIFEST = "manifest.json"
-MANIFEST_VERSION = "1"
 # Task settings that describe the system under test or the sample selection rather than how the ranked score is
 # given; each family adds the settings that only add scores beside the ranked one (`Family.side_args`).
 SYSTEM_ARGS = frozenset(
@@ -62,31 +63,6 @@ class SubmissionRefused(ValueError):
     def __init__(self, lines: list[str]) -> None:
         super().__init__("\n".join(lines))
         self.lines = lines
-
-
-def read_manifest(bundle: Path) -> dict[str, Any]:
-    """The manifest of a bundle directory, checked for what the leaderboard reads from it.
-
-    Raises:
-        ValueError: one line naming the manifest and the field at fault.
-    """
-    path = bundle / MANIFEST
-    if not path.is_file():
-        raise ValueError(f"{bundle}: a directory but not a submission bundle (no {MANIFEST})")
-    try:
-        manifest = json.loads(path.read_text())
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not valid JSON ({error})") from error
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("runs"), list):
-        keys = ", ".join(sorted(manifest)) if isinstance(manifest, dict) else type(manifest).__name__
-        raise ValueError(f"{path}: needs a list under 'runs' (found: {keys})")
-    if not isinstance(manifest.get("system") or {}, dict):
-        raise ValueError(f"{path}: 'system' must be an object")
-    for number, entry in enumerate(manifest["runs"]):
-        for field in ("log", "sha256"):
-            if not isinstance(entry, dict) or not isinstance(entry.get(field), str):
-                raise ValueError(f"{path}: runs[{number}] has no text field '{field}'")
-    return manifest
 
 
 def generation_of(run: RunEvidence) -> dict[str, Any] | None:
@@ -252,7 +228,7 @@ def _check_target(out: Path, replace: bool) -> None:
             f"{out} is not empty; give a new directory, or --replace to replace the submission bundle there"
         )
     try:
-        read_manifest(out)
+        read_bundle(out)
     except ValueError as error:
         raise ValueError(f"--replace replaces a submission bundle only, and {out} is not one: {error}") from None
     unknown = sorted(p.name for p in out.iterdir() if p.name not in (MANIFEST, "logs"))
@@ -365,6 +341,10 @@ def _write_files(
         },
         "runs": entries,
     }
+    try:
+        Manifest.model_validate(manifest)  # what the readers will accept, field by field
+    except ValidationError as error:
+        raise ValueError(f"{MANIFEST}: {problems(error)}") from None
     target = out / MANIFEST
     target.write_text(json.dumps(manifest, indent=2) + "\n")
     return target

@@ -1,4 +1,6 @@
-"""Write a leaderboard as JSON (validated against the shipped schema), CSV, Markdown and one self-contained page."""
+"""Write a leaderboard as JSON (validated against the shipped schema before anything is written), CSV, Markdown
+and one self-contained page; every text from a log or a bundle is written inert (`radiology_tasks.core.table_cells`,
+and the page's escaping)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,15 @@ import json
 import math
 import os
 import shlex
+from collections.abc import Iterable
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+
+from radiology_tasks.core.table_cells import csv_cell, markdown_code
+from radiology_tasks.core.table_cells import markdown_cell as _cell
 from radiology_tasks.leaderboard.redact import REDACTED_CHECKS
 
 SCHEMA_FILE = "leaderboard.schema.json"
@@ -49,8 +56,20 @@ def schema() -> dict[str, Any]:
     return json.loads((files("radiology_tasks.leaderboard") / SCHEMA_FILE).read_text())
 
 
+def schema_problems(leaderboard: dict[str, Any]) -> list[str]:
+    """Where and how `leaderboard` does not follow the shipped schema (``boards[0].entries[1].system: ...``), in
+    document order; empty when it does."""
+    validator = jsonschema.Draft202012Validator(schema())
+    problems = sorted(validator.iter_errors(leaderboard), key=lambda error: [str(p) for p in error.absolute_path])
+    return [f"{_place(error.absolute_path) or '(the whole leaderboard)'}: {error.message}" for error in problems]
+
+
+def _place(path: Iterable[str | int]) -> str:
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path).lstrip(".")
+
+
 def csv_rows(leaderboard: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per ranked system and board."""
+    """One row per ranked system and board, each text safe to open in a spreadsheet (`csv_cell`)."""
     rows = []
     for board in leaderboard["boards"]:
         for entry in board["entries"]:
@@ -69,16 +88,11 @@ def csv_rows(leaderboard: dict[str, Any]) -> list[dict[str, Any]]:
                     "empty_cells": "; ".join(f"{k}: {why}" for k, why in (entry.get("empty") or {}).items()),
                 }
             )
-    return rows
+    return [{column: csv_cell(value) for column, value in row.items()} for row in rows]
 
 
 def _p(value: float) -> str:
     return f"{value:.3f}"
-
-
-def _cell(text: str | None) -> str:
-    """Text safe inside a Markdown table cell."""
-    return (text or "").replace("|", "\\|")
 
 
 class _Footnotes:
@@ -140,7 +154,7 @@ def evidence_command(log: str, folder: Path) -> str:
 
 def _evidence(log: str, folder: Path) -> str:
     """The log and the command that opens it, as two Markdown table cells."""
-    return f"`{_cell(log)}` | `{_cell(evidence_command(log, folder))}`"
+    return f"{markdown_code(log)} | {markdown_code(evidence_command(log, folder))}"
 
 
 def _breakdowns(entries: list[dict[str, Any]]) -> list[str]:
@@ -151,7 +165,12 @@ def _breakdowns(entries: list[dict[str, Any]]) -> list[str]:
         shown = [e for e in entries if title in (e.get("breakdown") or {})]
         rows = list(dict.fromkeys(row for e in shown for row in e["breakdown"][title]))
         notes = _Footnotes()
-        lines += ["", f"{title}:", "", "| row | " + " | ".join(_cell(e["system"]) for e in shown) + " |"]
+        lines += [
+            "",
+            f"{_cell(title)}:",
+            "",
+            "| row | " + " | ".join(_cell(e["system"]) for e in shown) + " |",
+        ]
         lines.append("|---|" + "---:|" * len(shown))
         for row in rows:
             values = " | ".join(_figure(e["breakdown"][title].get(row), BREAKDOWN_GAP, notes) for e in shown)
@@ -172,10 +191,12 @@ def _judges_markdown(boards: list[dict[str, Any]], level: str, folder: Path) -> 
         notes = _Footnotes()
         lines += [
             "",
-            f"### {heading(board)}",
+            f"### {_cell(heading(board))}",
             "",
-            f"Judges ranked by {ranked_by(board)}, task version {board['task_version']}, "
-            f"{board['n_samples']} samples. {board['note'] or ''}".rstrip(),
+            _cell(
+                f"Judges ranked by {ranked_by(board)}, task version {board['task_version']}, "
+                f"{board['n_samples']} samples. {board['note'] or ''}".rstrip()
+            ),
             "",
             "| rank | judge | "
             + " | ".join(f"{_cell(labels[m])} | {level} interval | n ({unit})" for m in measures)
@@ -238,9 +259,11 @@ def markdown(leaderboard: dict[str, Any], folder: Path) -> str:
         notes = _Footnotes()
         lines += [
             "",
-            f"## {heading(board)}",
+            f"## {_cell(heading(board))}",
             "",
-            f"Judge {board['judge']['model']}, task version {board['task_version']}, {board['n_samples']} samples.",
+            _cell(
+                f"Judge {board['judge']['model']}, task version {board['task_version']}, {board['n_samples']} samples."
+            ),
             "",
             f"| rank | system | {_cell(board['statistic'])} | {level} interval | n (samples) | unscored (counted as 0) "
             "| log | open the evidence |",
@@ -258,7 +281,7 @@ def markdown(leaderboard: dict[str, Any], folder: Path) -> str:
             )
         lines += notes.lines()
         if board.get("note"):
-            lines += ["", f"Note: {board['note']}"]
+            lines += ["", _cell(f"Note: {board['note']}")]
         lines += _breakdowns(board["entries"])
         lines += _tests_markdown(board, f"{board['statistic']}, a − b")
     lines += _judges_markdown(leaderboard.get("judge_boards") or [], level, folder)
@@ -267,8 +290,8 @@ def markdown(leaderboard: dict[str, Any], folder: Path) -> str:
         notes = _Footnotes()
         for row in leaderboard["not_ranked"]:
             reasons = _cell("; ".join(row["reasons"]))
-            task = row["task"] or notes.mark(UNREAD_TASK)
-            lines.append(f"| {_cell(row['system'])} | {task} | `{_cell(row['log'])}` | {reasons} |")
+            task = _cell(row["task"]) if row["task"] else notes.mark(UNREAD_TASK)
+            lines.append(f"| {_cell(row['system'])} | {task} | {markdown_code(row['log'])} | {reasons} |")
         lines += notes.lines()
     return "\n".join(lines) + "\n"
 
@@ -299,11 +322,15 @@ def write_outputs(leaderboard: dict[str, Any], out: Path) -> dict[str, Path]:
 
     Raises:
         ValueError: naming each figure that is NaN or infinite (a figure that cannot be computed is null with its
-            reason, never a bare `nan`); nothing is written then.
+            reason, never a bare `nan`), or each place where the leaderboard does not follow its schema
+            (`SCHEMA_FILE`); nothing is written then.
     """
     places = not_numbers(leaderboard)
     if places:
         raise ValueError(f"not a number at {', '.join(places)}: a missing figure is null with its reason")
+    problems = schema_problems(leaderboard)
+    if problems:
+        raise ValueError(f"leaderboard.json would not follow {SCHEMA_FILE}: " + "; ".join(problems))
     out.mkdir(parents=True, exist_ok=True)
     written = {
         "json": out / "leaderboard.json",

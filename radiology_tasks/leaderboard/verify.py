@@ -21,9 +21,10 @@ from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.studies import as_run_used
 from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.core.task_data import DataOptions
-from radiology_tasks.leaderboard.bundle import parsed_answers_of, read_manifest
+from radiology_tasks.leaderboard.bundle import parsed_answers_of
 from radiology_tasks.leaderboard.checks import run_data_options
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
+from radiology_tasks.leaderboard.manifest import read_bundle
 from radiology_tasks.leaderboard.redact import HASH_PREFIX, REDACTION_KEY, redact_log, text_hash
 from radiology_tasks.leaderboard.rescore import rescoring_violations
 
@@ -142,24 +143,23 @@ def verify_bundle(
     """
     if data is None and not originals:
         raise ValueError("give --data (the dataset) or --logs (the original logs), or both: nothing to check against")
-    manifest = read_manifest(bundle)
+    read = read_bundle(bundle)
     by_sha = _originals(originals or [])
     lines = []
-    for entry in manifest["runs"]:
-        log = bundle / entry["log"]
-        prefix = entry["log"]
-        if not log.is_file() or file_sha256(log) != entry["sha256"]:
+    for entry, log in zip(read.manifest.runs, read.logs, strict=True):
+        prefix = entry.log
+        if not log.is_file() or file_sha256(log) != entry.sha256:
             lines.append(f"{prefix}: missing, or not the file the manifest names (SHA-256)")
             continue
         run = read_run(log)
         if data is not None:
             lines += [f"{prefix}: {line}" for line in data_lines(run, data, reports)]
         if originals:
-            source = (entry.get("redaction") or {}).get("source_sha256") or entry["sha256"]
+            source = entry.redaction.source_sha256 if entry.redaction else entry.sha256
             original = by_sha.get(source)
             if original is None:
                 lines.append(f"{prefix}: no original log given has its source SHA-256 {source}")
-            elif entry.get("redaction"):
+            elif entry.redaction:
                 lines += [f"{prefix}: {line}" for line in original_lines(log, original)]
             else:  # bundled whole: the same file, whose answers are read again
                 lines += [f"{prefix}: original: {line}" for line in rescoring_violations(read_run(original))]

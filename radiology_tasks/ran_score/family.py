@@ -21,7 +21,7 @@ class RanScore(Family):
     name = "ran_score"
     tasks_module = "radiology_tasks.ran_score.tasks"
     tasks = ("ran_score",)
-    version = "1.4.0"
+    version = "1.5.0"
     templates = ("ran_score",)
     suite_notes = {
         "ran_score": "ran_score is a corpus macro F1 over labels: run radiology_tasks/ran_score on the same rows and "

@@ -16,9 +16,8 @@ from typing import Literal
 
 from inspect_ai.scorer import Scorer
 
-from radiology_tasks.core import orientation
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.family import SuiteMetric, families
+from radiology_tasks.core.family import SuiteMetric, families, higher_is_better
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.lexical import lexical_baselines
@@ -114,5 +113,5 @@ def choose_metric(
     if ranked not in keys:
         raise InputError(f"-T key={ranked}: metric {name} gives {', '.join(keys)}")
     # `auto`: the direction the score's family declares (`radiology_tasks.core.orientation`).
-    higher = orientation.higher_is_better(ranked) if direction == "auto" else direction == "higher"
+    higher = higher_is_better(ranked) if direction == "auto" else direction == "higher"
     return ChosenMetric(name=name, key=ranked, higher_is_better=higher, judged=judged, build=build, templates=templates)

@@ -22,7 +22,7 @@ class ReportGeneration(Family):
     name = "report_generation"
     tasks_module = "radiology_tasks.report_generation.tasks"
     tasks = ("report_generation",)
-    version = "1.2.0"
+    version = "1.3.0"
 
     def register(self) -> None:
         """Register the family's scorer with Inspect by name."""

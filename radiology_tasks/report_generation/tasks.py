@@ -42,7 +42,14 @@ def report_generation(
     *,
     data: DataOptions,
 ) -> Task:
-    """The model under test writes each study's report from its indication, findings text and images; no judge.
+    """The model under test writes each study's report from what the data gives it; no judge.
+
+    Each study is one request: the instruction for the section(s) the reference holds (the `track` of ReXrank
+    data), the study, the patient's age and sex, indication and comparison as the data states them, findings
+    text, the study's images in the data's order (each introduced with its view where the data names one), and the
+    prior study's report and images, marked as the prior's. Every image is checked to exist before the first
+    request (`missing_images`); each sample records how many images its request held (`generation.images`,
+    `generation.prior_images`) and the log the total (`data.images`).
 
     One sample per study: the data's pairs that share a reference and everything the generator is given are one
     study (several candidates of one study in meta-evaluation data), its sample id the id of its first pair in

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from radiology_tasks.core.agreement import correlate
-from radiology_tasks.core.orientation import higher_is_better
+from radiology_tasks.core.family import higher_is_better
 
 _POS_SUFFIXES = ("-pos", "-para")
 _NEG_SUFFIXES = ("-neg", "-err")

@@ -122,6 +122,40 @@ def test_two_reward_functions_awaited_together_share_one_evaluation(judge, tmp_p
     assert all(isinstance(r, float) and not math.isnan(r) for r in by_bleu)
 
 
+def test_reward_functions_computing_different_scores_have_different_names():
+    lexical = [
+        reward_function("baselines", baselines="rouge_l"),
+        reward_function("baselines", baselines="bleu_rexrank"),
+        reward_function("baselines", baselines="bleu,chrf"),
+        reward_function("baselines", baselines=["bleu_1", "chrf"]),
+        reward_function("baselines", baselines="rouge_l", score="rouge_l"),
+    ]
+    assert [f.__name__ for f in lexical] == [
+        "baselines_rouge_l",
+        "baselines_bleu_rexrank",
+        "baselines_bleu_chrf",
+        "baselines_bleu_1_chrf",
+        "baselines_rouge_l_rouge_l",
+    ]
+    judged = [
+        reward_function("radiology_tasks/vert", prompt="rubric"),
+        reward_function("green", shots=2, judge_retries=0, unscored="exclude"),
+        reward_function("green", score="green_ec"),
+        reward_function("green", judge_retries=0),
+        reward_function("green", name="mine", score="green_ec"),
+    ]
+    # The shared judge and data options say how the judge is called, not what is computed: no part of the name.
+    assert [f.__name__ for f in judged] == ["vert_rubric", "green_shots_2", "green_green_ec", "green", "mine"]
+
+
+def test_trl_logs_a_reward_under_its_name():
+    utils = pytest.importorskip("trl.trainer.utils")
+    rouge = reward_function("baselines", baselines="rouge_l")
+    assert (
+        utils.get_callable_name(rouge) == "baselines_rouge_l" != utils.get_callable_name(reward_function("baselines"))
+    )
+
+
 def test_bad_settings_are_refused_when_the_function_is_made():
     with pytest.raises(InputError, match="unknown metric"):
         reward_function("greenish")

@@ -1,5 +1,5 @@
 """TRL's GRPOTrainer trains two steps of a tiny causal LM with this project's GREEN reward (a scripted judge)
-and a lexical one beside it."""
+and two lexical ones beside it."""
 
 from __future__ import annotations
 
@@ -77,6 +77,7 @@ def test_grpo_trainer_gets_a_reward_per_completion_and_none_for_unscored_ones(ga
     model, tokenizer = _tiny_model()
     green = reward_function("green", judge="openai-api/stubsvc/stub-judge", judge_retries=0, log_dir=tmp_path / "logs")
     rouge = reward_function("baselines", baselines="rouge_l", log_dir=tmp_path / "logs")
+    bleu = reward_function("baselines", baselines="bleu_1", log_dir=tmp_path / "logs")
     received: list[tuple[list[str], list[str], list[float | None]]] = []
 
     async def green_reward(**kwargs: Any) -> list[float | None]:
@@ -102,7 +103,11 @@ def test_grpo_trainer_gets_a_reward_per_completion_and_none_for_unscored_ones(ga
         seed=0,
     )
     trainer = GRPOTrainer(
-        model=model, processing_class=tokenizer, reward_funcs=[green_reward, rouge], args=config, train_dataset=dataset
+        model=model,
+        processing_class=tokenizer,
+        reward_funcs=[green_reward, rouge, bleu],
+        args=config,
+        train_dataset=dataset,
     )
     trainer.train()
 
@@ -121,11 +126,14 @@ def test_grpo_trainer_gets_a_reward_per_completion_and_none_for_unscored_ones(ga
     history = {key for entry in trainer.state.log_history for key in entry}
     assert {
         "rewards/green_reward/mean",
-        "rewards/baselines/mean",
+        "rewards/baselines_rouge_l/mean",
+        "rewards/baselines_bleu_1/mean",
         "green/unscored_share",
         "green/judge_tokens",
     } <= history
-    # The trainer awaits both functions together: each step's two logs come from one Inspect evaluation.
-    assert len(green.logs) == len(rouge.logs) == 2
-    runs = [{read_eval_log(a).eval.run_id, read_eval_log(b).eval.run_id} for a, b in zip(green.logs, rouge.logs)]
+    # The two lexical rewards are told apart by the metric each computes (TRL names a reward by its __name__).
+    assert "rewards/baselines/mean" not in history
+    # The trainer awaits the functions together: each step's three logs come from one Inspect evaluation.
+    assert len(green.logs) == len(rouge.logs) == len(bleu.logs) == 2
+    runs = [{read_eval_log(log).eval.run_id for log in step} for step in zip(green.logs, rouge.logs, bleu.logs)]
     assert [len(r) for r in runs] == [1, 1]

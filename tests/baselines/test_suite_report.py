@@ -122,3 +122,20 @@ def test_the_command_prints_the_reasons(tmp_path: Path, monkeypatch: pytest.Monk
     out = capsys.readouterr().out
     _no_nan(out)
     assert "flat is 0.5 on all 4 samples with both values" in out
+
+
+def test_metric_names_from_the_logs_stay_inert_in_the_markdown_and_the_csv(tmp_path: Path) -> None:
+    # A score key is whatever the log says: it must not become HTML, a new cell, or a spreadsheet formula.
+    html, formula = "<img src=x onerror=alert(1)>|x", '=HYPERLINK("http://x","y")'
+    data = _data()
+    data.values = {html: data.values["bleu"], formula: [0.1, 0.4, 0.2, 0.3]}
+    tables = suite_tables(data, n_resamples=0)
+    text = format_markdown(tables)
+    assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;\\|x" in text
+    header = next(line for line in text.splitlines() if line.startswith("| "))
+    assert header.count(" | ") == 2, "one cell per metric and the corner"
+    write_report(tables, tmp_path)
+    with (tmp_path / "kendall.csv").open(newline="") as handle:
+        table = list(csv.reader(handle))
+    assert table[0][1:3] == [html, "'" + formula] and [row[0] for row in table[1:]] == [html, "'" + formula]
+    assert table[1][1] == "1.0" and table[2][1].startswith("-"), "numbers are kept as numbers, a negative one too"

@@ -11,7 +11,7 @@ import pytest
 from inspect_ai.scorer import SampleScore, Score
 from scipy import stats
 
-from radiology_tasks.core.family import Family, add_family, remove_family
+from radiology_tasks.core.family import Family, add_family, higher_is_better, orientation, remove_family
 from radiology_tasks.core.metrics import (
     ExpertPresence,
     agreement_metrics,
@@ -21,7 +21,7 @@ from radiology_tasks.core.metrics import (
     preference_agreement,
     undefined_reason,
 )
-from radiology_tasks.core.orientation import LOWER_IS_BETTER, Orientation, higher_is_better, orientation
+from radiology_tasks.core.orientation import LOWER_IS_BETTER, Orientation
 from radiology_tasks.core.records import ExpertAnnotation, ReportPair
 
 

@@ -112,9 +112,8 @@ def test_candidates_file_joined_by_id(pairs_file, tmp_path):
     cands.write_text("id,candidate\nr2,Generated two.\nr1,Generated one.\n", encoding="utf-8")
     loaded = load_pairs(str(data), candidates=str(cands), require_candidate=True)
     assert [(p.id, p.candidate) for p in loaded.pairs] == [("r1", "Generated one."), ("r2", "Generated two.")]
-    # The experts scored the data's own candidates (r1's was rated 4), not these: no expert annotation is kept.
-    assert load_pairs(str(pairs_file(GOOD_ROWS))).pairs[0].expert is not None
-    assert [p.expert for p in loaded.pairs] == [None, None]
+    # The data has no candidates of its own: its expert scores are about these, and are kept.
+    assert [p.expert.normalized_score for p in loaded.pairs] == [pytest.approx(0.8), pytest.approx(0.4)]
 
 
 def test_candidates_file_with_unknown_id(pairs_file, tmp_path):

@@ -254,3 +254,21 @@ def test_evals_df_reads_every_figure_through_a_column_of_run_figures(tmp_path: P
         pandas.isna(frame["figure_vert_mean"].iloc[0])
         and frame["figure_vert_mean"].iloc[1] == run_figures(paths[0]).values()["vert_mean"]
     )
+
+
+def test_a_log_s_arguments_and_cells_stay_inert_in_the_markdown() -> None:
+    from radiology_tasks.core.run_report_output import markdown
+
+    figures = run_figures(OLD_LOGS / "vert.eval")
+    hostile = "<img src=x onerror=alert(1)>|`x`"
+    forged = figures.model_copy(
+        update={
+            "task_args": {"data": hostile},
+            "figures": [figures.figures[0].model_copy(update={"name": hostile})],
+        }
+    )
+    text = markdown(forged)
+    assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt;" in text
+    row = next(line for line in text.splitlines() if "onerror" in line and line.startswith("| "))
+    # The pipe and backticks in the name are escaped: the row keeps its cells and opens no code span.
+    assert "&gt;\\|\\`x\\`" in row

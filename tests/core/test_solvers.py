@@ -20,6 +20,7 @@ from radiology_tasks.core.generation_log import PAIR_KEY
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.solvers import REFERENCE_HEADING, REPLAYED_STORY, generate_report, replayed_messages
+from radiology_tasks.core.tables import DataError
 from radiology_tasks.core.task_data import pair_to_sample
 from radiology_tasks.green_vert.tasks import vert
 from tests.conftest import GOOD_ROWS
@@ -123,14 +124,23 @@ def test_generated_reports_are_not_compared_with_experts_of_stored_candidates(pa
     assert not any("kendall_tau" in name for name in log.results.scores[0].metrics)
 
 
-def test_generate_report_missing_image_names_sample_and_field(pairs_file):
+def test_generate_report_missing_image_names_study_and_file_before_any_request(pairs_file, tmp_path):
     path = pairs_file([{"id": "g2", "reference": "Normal.", "images": ["missing.png"]}])
-    generator = get_model("mockllm/model", custom_outputs=[mock_output("Normal.")])
-    (log,) = inspect_eval(
-        vert(data=str(path), generate=True), model=generator, model_roles={"grader": _grader(1)}, display="none"
+    with pytest.raises(DataError) as stopped:
+        vert(data=str(path), generate=True)
+    assert str(stopped.value).startswith(
+        f"{path}, row 1, field 'images': study 'g2': no such image file {tmp_path / 'missing.png'}"
     )
+
+
+def test_an_image_removed_during_the_run_still_stops_its_sample(pairs_file, tmp_path):
+    (tmp_path / "gone.png").write_bytes(PNG)
+    task = vert(data=str(pairs_file([{"id": "g3", "reference": "Normal.", "images": ["gone.png"]}])), generate=True)
+    (tmp_path / "gone.png").unlink()
+    generator = get_model("mockllm/model", custom_outputs=[mock_output("Normal.")])
+    (log,) = inspect_eval(task, model=generator, model_roles={"grader": _grader(1)}, display="none")
     assert log.status == "error"
-    assert "sample 'g2', field 'images': no such file" in log.error.message
+    assert "sample 'g3', field 'images': no such file" in log.error.message
 
 
 # --- the generator path: a bounded report, and failures that cost one sample ---
@@ -177,6 +187,8 @@ def test_default_report_budget_reaches_the_generator(pairs_file, stub_generator)
             "truncated": False,
             "output_tokens": 4,
             "error": None,
+            "images": 0,
+            "prior_images": 0,
         }
 
 
@@ -221,6 +233,8 @@ def test_report_cut_at_its_budget_is_flagged_and_still_judged(pairs_file, stub_g
         "truncated": True,
         "output_tokens": 6,
         "error": None,
+        "images": 0,
+        "prior_images": 0,
     }
     assert sample.scores["report_judge"].value["vert"] == pytest.approx(0.9)
 
@@ -244,6 +258,8 @@ def test_report_at_its_budget_is_flagged_whatever_the_provider_s_stop_reason(pai
         "truncated": True,
         "output_tokens": 8,
         "error": None,
+        "images": 0,
+        "prior_images": 0,
     }
     assert (generation["g2"]["stop_reason"], generation["g2"]["output_tokens"]) == ("unknown", 7)
     assert generation["g2"]["truncated"] is False
@@ -311,6 +327,8 @@ def test_rejected_generator_request_costs_one_sample(
         "truncated": False,
         "output_tokens": None,
         "error": expected_error,
+        "images": 0,
+        "prior_images": 0,
     }
     # unscored, without asking the judge (the grader holds one answer only, for the written report)
     rejected_score = rejected.scores["report_judge"]
@@ -359,6 +377,8 @@ def test_report_cut_by_the_context_window_is_flagged_and_kept(pairs_file):
         "truncated": True,
         "output_tokens": 3,
         "error": None,
+        "images": 0,
+        "prior_images": 0,
     }
 
 
@@ -379,6 +399,8 @@ def test_prompt_too_long_for_the_generator_leaves_no_report(pairs_file):
         "truncated": False,
         "output_tokens": 0,
         "error": f"generator_context_exceeded: {message}",
+        "images": 0,
+        "prior_images": 0,
     }
 
 
@@ -415,6 +437,8 @@ def test_embedded_generator_whose_prompt_overflows_costs_one_sample(pairs_file):
         "truncated": True,
         "output_tokens": 8,
         "error": None,
+        "images": 0,
+        "prior_images": 0,
     }
 
 

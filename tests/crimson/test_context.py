@@ -48,3 +48,19 @@ def test_the_first_sex_column_given_is_used_as_written(columns, sex, column):
 def test_a_blank_indication_is_absent():
     assert patient_context(pair(indication="  "))["indication"] is None
     assert patient_context(pair(indication=" Fever. "))["indication"] == "Fever."
+
+
+def test_the_pairs_own_age_comes_first():
+    # The flat `age` column is read into the pair (ReXrank's context too), not left in its metadata.
+    typed = ReportPair(id="x", reference="R.", candidate="C.", age="50-60", metadata={"PatientAge": "072Y"})
+    assert patient_context(typed) == {
+        "age": "50-60",
+        "age_column": "age",
+        "sex": None,
+        "sex_column": None,
+        "indication": None,
+    }
+    # So is the pair's own sex, before a metadata column.
+    both = ReportPair(id="y", reference="R.", candidate="C.", sex="F", metadata={"PatientSex": "M"})
+    assert (patient_context(both)["sex"], patient_context(both)["sex_column"]) == ("F", "sex")
+    assert patient_context(ReportPair(id="z", reference="R.", metadata={"PatientSex": "M"}))["sex"] == "M"

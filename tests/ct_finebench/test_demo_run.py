@@ -108,7 +108,7 @@ def test_inspect_cli_runs_the_registered_task(tmp_path):
     # YAML reads a bare `off` as false; the task takes it as constrain=off.
     assert all("response_format" not in body for body in server.requests)
     log = read_eval_log(list_eval_logs(str(tmp_path))[0])
-    assert (log.eval.task, log.eval.task_version, log.status) == ("radiology_tasks/ct_finebench", "1.4.0", "success")
+    assert (log.eval.task, log.eval.task_version, log.status) == ("radiology_tasks/ct_finebench", "1.5.0", "success")
     assert [s.scores[SCORER].value["ct_finebench"] for s in log.samples] == [1.0, 1.0]
     # The question breakdown is the report's: the log keeps the summary, the report recomputes the rest from it.
     assert [name for score in log.results.scores for name in score.metrics] == [

@@ -47,7 +47,7 @@ def test_demo_reports_without_questions_are_left_out_and_counted() -> None:
     assert len(task.dataset) == 21
     assert task.metadata["data"]["rows_without_questions"] == 20
     assert task.metadata["questions"] == 126  # 7 CT references, 6 questions each, 3 candidates per reference
-    assert task.version == "1.4.0"
+    assert task.version == "1.5.0"
 
 
 def test_registry_names_carry_the_package_prefix() -> None:

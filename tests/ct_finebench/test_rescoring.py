@@ -96,7 +96,7 @@ def score_of(log: EvalLog, index: int) -> Any:
 
 def test_the_family_names_its_rescoring_and_ranks_the_bounded_mean():
     assert FAMILY.rescoring("ct_finebench") is RESCORING
-    assert FAMILY.version == "1.4.0"
+    assert FAMILY.version == "1.5.0"
     ranked = RESCORING.ranked(read_run_stub())
     assert (ranked.key, ranked.bounded, ranked.corpus) == ("ct_finebench", True, False)
 

@@ -156,18 +156,6 @@ def test_rexrank_prediction_file_runs_as_data(tmp_path: Path, track: str, ids: l
         assert summary["left_out"] == [{"row": 3, "id": "59999999", "reason": "no section_findings (track findings)"}]
 
 
-def test_rexrank_images_are_kept_only_when_they_exist_under_the_image_root(tmp_path: Path) -> None:
-    path = rexrank_file(tmp_path / "predictions.json")
-    root = tmp_path / "MIMIC-CXR-JPG" / "files"
-    (root / "p10/p10046166/s50051329").mkdir(parents=True)
-    (root / "p10/p10046166/s50051329/frontal.jpg").write_bytes(b"jpg")
-    pairs = {p.id: p for p in load_pairs(str(path), image_root=str(root)).pairs}
-    assert pairs["50051329"].images == [str(root.absolute() / "p10/p10046166/s50051329/frontal.jpg")]
-    assert pairs["58765432"].images == []
-    assert pairs["50051329"].indication == "Age:50-60.Gender:M.Indication: Cough.Comparison: None."
-    assert all(p.images == [] for p in load_pairs(str(path)).pairs)
-
-
 def test_rexrank_predictions_as_candidates_join_by_study_id(tmp_path: Path) -> None:
     path = rexrank_file(tmp_path / "predictions.json")
     data = tmp_path / "references.jsonl"

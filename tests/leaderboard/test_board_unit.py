@@ -249,9 +249,14 @@ def test_the_board_checks_runs_with_its_own_unscored_threshold(tmp_path, monkeyp
         ("{not json", "not valid JSON"),
         ('["runs"]', "needs a list under 'runs' \\(found: list\\)"),
         ('{"system": {"name": "A"}}', "needs a list under 'runs' \\(found: system\\)"),
-        ('{"runs": [], "system": "A"}', "'system' must be an object"),
-        ('{"runs": [{"log": "logs/a.eval"}]}', "runs\\[0\\] has no text field 'sha256'"),
-        ('{"runs": [{"sha256": "ab"}, 3]}', "runs\\[0\\] has no text field 'log'"),
+        ('{"runs": [], "system": "A"}', "system: Input should be an object$"),
+        ('{"runs": [{"log": "logs/a.eval"}]}', "runs\\[0\\].sha256: Field required$"),
+        (
+            '{"runs": [{"sha256": "ab"}, 3]}',
+            "runs\\[0\\].log: Field required; "
+            "runs\\[0\\].sha256: String should match pattern '\\^\\[0-9a-f\\]\\{64\\}\\$'; "
+            "runs\\[1\\]: Input should be an object$",
+        ),
     ],
 )
 def test_a_broken_manifest_is_one_line_naming_the_file_and_field(tmp_path, text, message):

@@ -1,9 +1,10 @@
 """Logs written by the code before the day's refactors (tests/fixtures/old_logs) still read and re-score.
 
 The promise kept: task names, `-T` names, score keys, metadata keys and template hash keys did not change, so
-the only thing the leaderboard holds against an old log is that its task version is not the released one.
-Every other check (scores recomputed from the stored judge answers or texts, logged means, the data's SHA-256,
-the prompt-template hashes, the judge's settings) passes on the old logs as they are.
+what the leaderboard holds against an old log is that its task version is not the released one, and that the
+prompt templates changed since (`CHANGED_TEMPLATES`) differ from those it recorded. Every other check (scores
+recomputed from the stored judge answers or texts, logged means, the data's SHA-256, the other prompt-template
+hashes, the judge's settings) passes on the old logs as they are.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
 from radiology_tasks.leaderboard.rescore import rescorable_tasks, rescoring_violations
 
 OLD_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "old_logs"
+
+CHANGED_TEMPLATES = ("generate_report.jinja",)
+"""Templates whose released text changed after the old logs were written: the generation prompt, which every family
+with prompts records, asks for the track's section(s) and shows the context as fields and each image's view
+(report_generation 1.3.0)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,14 +74,15 @@ def _size_line(old: OldLog) -> list[str]:
     return [f"{missing} of the dataset's {old.dataset_samples} samples are missing: "] if missing else []
 
 
-def _assert_lines(lines: list[str], old: OldLog, *, version_line: str | None) -> None:
+def _template_lines(run: RunEvidence) -> list[str]:
+    return [f"prompt template {name} differs from the released one" for name in CHANGED_TEMPLATES if run.templates]
+
+
+def _assert_lines(lines: list[str], old: OldLog, run: RunEvidence, *, version_line: str | None) -> None:
     size = _size_line(old)
-    expected_count = len(size) + (version_line is not None)
-    assert len(lines) == expected_count, lines
     if size:
         assert lines[0].startswith(size[0]), lines
-    if version_line is not None:
-        assert lines[-1] == version_line
+    assert lines[len(size) :] == [*([version_line] if version_line else []), *_template_lines(run)], lines
 
 
 @pytest.mark.parametrize("name", SUBMITTABLE)
@@ -85,11 +92,15 @@ def test_an_old_log_is_refused_only_for_its_task_version(runs, name):
     released = released_version(old.task)
     assert released != old.version, "the fixture must predate the release it is checked against"
     version_line = f"task version {old.version} is not the released {old.task} version {released}"
-    _assert_lines(_checked(run), old, version_line=version_line)
+    _assert_lines(_checked(run), old, run, version_line=version_line)
     # The checks the version line could hide, stated on their own: every score recomputes from what is stored
-    # and the templates the old run recorded are, key for key, the released ones.
+    # and the templates the old run recorded are, key for key, the released ones but those changed since.
     assert rescoring_violations(run) == []
-    assert run.templates == released_templates(old.task)
+    released_now = released_templates(old.task)
+    assert set(run.templates) == set(released_now)
+    assert {k: v for k, v in run.templates.items() if k not in CHANGED_TEMPLATES} == {
+        k: v for k, v in released_now.items() if k not in CHANGED_TEMPLATES
+    }
 
 
 @pytest.mark.parametrize("name", SUBMITTABLE)
@@ -98,7 +109,7 @@ def test_an_old_log_marked_with_the_released_version_passes_every_check(runs, na
     # runs judge one candidate per pair), so nothing but the run's size is left.
     run, old = runs[name], SUBMITTABLE[name]
     relabelled = dataclasses.replace(run, task_version=released_version(old.task))
-    _assert_lines(_checked(relabelled), old, version_line=None)
+    _assert_lines(_checked(relabelled), old, run, version_line=None)
 
 
 def test_the_rescoring_check_is_live_on_an_old_log(runs):
@@ -142,7 +153,7 @@ def test_an_old_per_pair_generation_log_is_refused_as_new_candidates_naming_why(
     )
 
 
-def test_submit_refuses_an_old_log_with_the_version_line_alone(tmp_path):
+def test_submit_refuses_an_old_log_with_the_version_and_changed_template_lines_alone(tmp_path):
     out = tmp_path / "bundle"
     result = subprocess.run(
         [sys.executable, "-m", "radiology_tasks.cli", "submit", str(OLD_LOGS / "ran_score.eval"), "--out", str(out)],
@@ -153,7 +164,8 @@ def test_submit_refuses_an_old_log_with_the_version_line_alone(tmp_path):
     assert result.returncode == 1, result.stderr
     released = released_version("ran_score")
     assert result.stderr.splitlines() == [
-        "radiology-tasks submit: refused, 1 problem(s):",
+        "radiology-tasks submit: refused, 2 problem(s):",
         f"  ran_score.eval: task version 1.2.0 is not the released ran_score version {released}",
+        "  ran_score.eval: prompt template generate_report.jinja differs from the released one",
     ]
     assert not out.exists()

@@ -22,8 +22,10 @@ from radiology_tasks.leaderboard.outputs import (
     markdown,
     page,
     schema,
+    schema_problems,
     write_outputs,
 )
+from tests.leaderboard.hand_built import hand_built
 from tests.leaderboard.memory_runs import VALUES, memory_run, sample, write_pairs
 
 
@@ -326,7 +328,7 @@ def test_csv_rows_carry_the_boards_fields():
 
 
 def test_the_files_written(tmp_path):
-    leaderboard = _leaderboard()
+    leaderboard = hand_built()
     out = tmp_path / "site" / "nested"
     written = write_outputs(leaderboard, out)
     assert written == {
@@ -336,14 +338,33 @@ def test_the_files_written(tmp_path):
         "page": out / "index.html",
     }
     assert json.loads(written["json"].read_text()) == leaderboard
-    assert written["json"].read_text().startswith('{\n  "settings"') and written["json"].read_text().endswith("}\n")
+    assert written["json"].read_text().startswith('{\n  "schema_version"') and written["json"].read_text().endswith(
+        "}\n"
+    )
     with written["csv"].open(newline="") as handle:
         read = list(csv.DictReader(handle))
-    assert list(read[0]) == list(CSV_COLUMNS) and len(read) == 4 and read[3]["system"] == "D"
+    assert list(read[0]) == list(CSV_COLUMNS) and [row["system"] for row in read] == ["System A", "System B"]
     assert written["markdown"].read_text() == markdown(leaderboard, out)
-    assert f"`inspect view --log-dir {tmp_path / 'site'}` |" in written["markdown"].read_text()
+    assert f"`inspect view --log-dir {out / 'logs'}` |" in written["markdown"].read_text()
     assert written["page"].read_text() == page(leaderboard)
     write_outputs(leaderboard, out)  # an existing folder is written again
+
+
+def test_a_leaderboard_that_does_not_follow_its_schema_is_not_written(tmp_path):
+    leaderboard = hand_built()
+    leaderboard["boards"][0]["entries"][1]["system"] = 7
+    del leaderboard["settings"]["seed"]
+    leaderboard["judge_boards"][0]["entries"][0]["log_sha256"] = "not a hash"
+    with pytest.raises(ValueError) as refused:
+        write_outputs(leaderboard, tmp_path / "site")
+    assert str(refused.value) == (
+        "leaderboard.json would not follow leaderboard.schema.json: "
+        "boards[0].entries[1].system: 7 is not of type 'string'; "
+        "judge_boards[0].entries[0].log_sha256: 'not a hash' does not match '^[0-9a-f]{64}$'; "
+        "settings: 'seed' is a required property"
+    )
+    assert not (tmp_path / "site").exists()
+    assert schema_problems(hand_built()) == []
 
 
 def test_no_output_is_written_with_a_figure_that_is_not_a_number(tmp_path):

@@ -14,6 +14,7 @@ from radiology_tasks.core.family import add_family, remove_family
 from radiology_tasks.leaderboard import bundle, checks, comparison, rescore
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence, SampleEvidence
+from radiology_tasks.leaderboard.manifest import read_bundle
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from tests.leaderboard.memory_runs import JUDGE, VALUES, memory_run, sample, write_pairs
 from tests.toy_families import ToyFamily
@@ -488,4 +489,4 @@ def test_task_config_of_a_task_of_no_family_keeps_every_scoring_setting(data):
 def test_a_manifest_without_runs_names_the_keys_it_has(tmp_path):
     (tmp_path / "manifest.json").write_text('{"system": {}, "track": null}')
     with pytest.raises(ValueError, match=r"needs a list under 'runs' \(found: system, track\)$"):
-        bundle.read_manifest(tmp_path)
+        read_bundle(tmp_path)

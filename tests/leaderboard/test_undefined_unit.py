@@ -4,6 +4,7 @@ empty with the reason, and an undefined breakdown figure is null (shown with its
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Iterator
 from dataclasses import replace
@@ -45,7 +46,8 @@ def _leaderboard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, **counts: tupl
     for name, (task, run_counts) in counts.items():
         path = tmp_path / f"{name}.eval"
         path.write_text(name)
-        runs[path.name] = replace(_run(data, run_counts, task=task, sha256=name[0] * 64), path=path)
+        sha256 = hashlib.sha256(name.encode()).hexdigest()
+        runs[path.name] = replace(_run(data, run_counts, task=task, sha256=sha256), path=path)
     monkeypatch.setattr(board_module, "read_run", lambda path: runs[Path(path).name])
     return build_leaderboard([tmp_path / name for name in runs], tmp_path / "site", SETTINGS)
 
