@@ -101,20 +101,29 @@ class Dataset:
 
 @dataclass(frozen=True)
 class RowId:
-    """One row of the table: a per-report metric, and the judge that scored it where a judge did.
+    """One row of the table: a per-report metric, and for a metric an LLM judge scores, the judge and the prompt.
+
+    A judge's prompt can give the scores of another metric from the same answer (the VERT prompt's answer also gives
+    GREEN's counts), which are not what that metric's own prompt gives: such a row is told apart by its prompt.
 
     Attributes:
         key: The metric's score key (``bleu_2``, ``rouge_l``, ...).
         judge: The model in the grader role for a metric an LLM judge scores; None for the others.
+        prompt: The suite metric whose prompt the judge answered, where it is not the key's own (``vert`` for the
+            ``green`` key of a VERT run); None for the key's own prompt and for metrics no judge scores.
     """
 
     key: str
     judge: str | None = None
+    prompt: str | None = None
 
     @property
     def label(self) -> str:
         """The row's heading."""
-        return self.key if self.judge is None else f"{self.key} (judge {self.judge})"
+        if self.judge is None:
+            return self.key
+        prompt = "" if self.prompt is None else f"{self.prompt} prompt, "
+        return f"{self.key} ({prompt}judge {self.judge})"
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Write the agreement table as JSON, CSV, Markdown and one self-contained page.
 
 Metric keys, judge names, dataset names, log paths and reasons come from logs, which anyone can write: the page
-escapes everything (Jinja2's autoescape), Markdown cells escape what could become markup, and CSV text cells
-that a spreadsheet could run as a formula are quoted.
+escapes everything (Jinja2's autoescape); Markdown cells and CSV text cells go through the package's one escaping
+(`radiology_tasks.core.table_cells`): nothing becomes markup, a link or a formula.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -27,12 +26,14 @@ from radiology_tasks.agreement.model import (
     RowId,
     TauFigures,
 )
+from radiology_tasks.core.table_cells import csv_cell, markdown_cell
 
 PAGE_TEMPLATE = "page.html.jinja"
 OUTPUT_FILES = {"json": "agreement.json", "csv": "agreement.csv", "markdown": "agreement.md", "page": "agreement.html"}
 CSV_COLUMNS = (
     "metric",
     "judge",
+    "prompt",
     "dataset",
     "layout",
     "data_sha256",
@@ -62,18 +63,6 @@ CELL_KEY = (
     "unscored and how many had no expert value; or the pairwise preference accuracy, right / (right + wrong) over "
     "the pairs of candidates the experts rated differently, with the metric's ties counted apart."
 )
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|!#~&])")
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def markdown_text(text: str) -> str:
-    """Text from a log made inert in a Markdown table cell: markup characters escaped, no line break."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
-
-
-def csv_text(text: str) -> str:
-    """Text from a log made inert in a spreadsheet: a cell that could start a formula is quoted with '."""
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
 
 
 def number(value: float | None, digits: int = 3) -> str:
@@ -192,7 +181,7 @@ def cell_json(cell: Cell) -> dict[str, Any]:
 
 
 def _row_json(row: RowId) -> dict[str, Any]:
-    return {"key": row.key, "judge": row.judge, "label": row.label}
+    return {"key": row.key, "judge": row.judge, "prompt": row.prompt, "label": row.label}
 
 
 def test_json(test: PairedTest) -> dict[str, Any]:
@@ -255,6 +244,7 @@ def csv_rows(table: AgreementTable) -> list[dict[str, Any]]:
             text = {
                 "metric": row.key,
                 "judge": row.judge or "",
+                "prompt": row.prompt or "",
                 "dataset": group.label,
                 "layout": group.dataset.layout or "",
                 "data_sha256": group.dataset.data or "",
@@ -271,7 +261,7 @@ def csv_rows(table: AgreementTable) -> list[dict[str, Any]]:
             numbers |= {"value": figures["statistic"], "samples": group.dataset.n_samples}
             rows.append(
                 {
-                    **{name: csv_text(value) for name, value in text.items()},
+                    **{name: csv_cell(value) for name, value in text.items()},
                     **{name: "" if value is None else value for name, value in numbers.items()},
                 }
             )
@@ -295,7 +285,7 @@ def _markdown_cell(cell: Cell, notes: Footnotes) -> str:
 
 def _markdown_published(cell: Cell, sources: Footnotes) -> str:
     return "; ".join(
-        f"{markdown_text(published_text(e))} [P{sources.mark(published_source(e))}]" for e in cell.published
+        f"{markdown_cell(published_text(e))} [P{sources.mark(published_source(e))}]" for e in cell.published
     )
 
 
@@ -304,20 +294,20 @@ def markdown_table(table: AgreementTable) -> list[str]:
     notes, sources = Footnotes(), Footnotes()
     header = ["metric"]
     for group in table.groups:
-        header.append(markdown_text(group_heading(group)))
+        header.append(markdown_cell(group_heading(group)))
         if has_published(table, group):
             header.append("published")
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in table.rows:
-        cells = [markdown_text(row.label)]
+        cells = [markdown_cell(row.label)]
         for group in table.groups:
             cell = table.cell(row, group)
             cells.append(_markdown_cell(cell, notes))
             if has_published(table, group):
                 cells.append(_markdown_published(cell, sources))
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", *(f"[{i}] {markdown_text(text)}" for i, text in enumerate(notes.texts, 1))]
-    lines += [f"[P{i}] {markdown_text(text)}" for i, text in enumerate(sources.texts, 1)]
+    lines += ["", *(f"[{i}] {markdown_cell(text)}" for i, text in enumerate(notes.texts, 1))]
+    lines += [f"[P{i}] {markdown_cell(text)}" for i, text in enumerate(sources.texts, 1)]
     return lines
 
 
@@ -328,14 +318,14 @@ def markdown_tests(table: AgreementTable) -> list[str]:
         tests = [test for test in table.tests if test.group == group.id]
         if not tests:
             continue
-        lines += ["", f"### {markdown_text(group_heading(group))}", ""]
+        lines += ["", f"### {markdown_cell(group_heading(group))}", ""]
         lines += ["| first | second | tau(first) - tau(second) | p (paired bootstrap) | n | valid resamples |"]
         lines += ["|---|---|---|---|---|---|"]
         for test in tests:
             difference = number(test.difference) if test.reason is None else f"{NO_VALUE}: {test.reason}"
             lines.append(
-                f"| {markdown_text(test.first.label)} | {markdown_text(test.second.label)} | "
-                f"{markdown_text(difference)} | {number(test.p_value)} | {test.n} | {test.valid} of {test.resamples} |"
+                f"| {markdown_cell(test.first.label)} | {markdown_cell(test.second.label)} | "
+                f"{markdown_cell(difference)} | {number(test.p_value)} | {test.n} | {test.valid} of {test.resamples} |"
             )
     return ["", "## Paired tests of the tau difference", *lines] if lines else []
 
@@ -345,7 +335,7 @@ def markdown(table: AgreementTable) -> str:
     lines = ["# Agreement with radiologists", "", CELL_KEY, ""]
     lines += markdown_table(table)
     lines += markdown_tests(table)
-    lines += ["", "## Logs", "", *(f"- {markdown_text(log)}" for log in table.logs)]
+    lines += ["", "## Logs", "", *(f"- {markdown_cell(log)}" for log in table.logs)]
     return "\n".join(lines) + "\n"
 
 

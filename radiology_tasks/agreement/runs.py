@@ -52,11 +52,29 @@ class AgreementRun:
 
 
 @cache
-def judged_keys() -> frozenset[str]:
-    """The score keys of the LLM-judge metrics the families add to the suite: their rows are split by judge."""
+def key_prompts() -> dict[str, str]:
+    """The suite metric whose prompt gives each score key of the LLM-judge metrics the families add to the suite
+    (its own prompt): their rows are split by judge, and by prompt where another prompt gave them."""
     from radiology_tasks.core.family import families
 
-    return frozenset(key for family in families() for metric in family.suite_metrics().values() for key in metric.keys)
+    return {
+        key: name for family in families() for name, metric in family.suite_metrics().items() for key in metric.keys
+    }
+
+
+def judged_keys() -> frozenset[str]:
+    """The score keys of the LLM-judge metrics the families add to the suite."""
+    return frozenset(key_prompts())
+
+
+def row_of(key: str, task: str, judge: str | None) -> RowId:
+    """The row of `key` in a run of `task`: a judged key's prompt is the task's where the task is itself one of the
+    suite's judge metrics (a `vert` run answers the VERT prompt), else the key's own (a suite of several judges)."""
+    own = key_prompts().get(key)
+    if own is None:
+        return RowId(key)
+    prompt = task if task in key_prompts().values() else own
+    return RowId(key, judge, None if prompt == own else prompt)
 
 
 def score_keys(samples: Sequence[SampleScore]) -> list[str]:
@@ -112,8 +130,7 @@ def run_of(log: EvalLog, report: RunReport) -> AgreementRun:
     if not isinstance(summary, Mapping):
         raise InputError(f"{report.log}: the log records no data summary (metadata 'data'), so its dataset is unknown")
     judge = judge_of(log.eval.model_roles or {}, GRADER_ROLE)
-    judged = judged_keys()
-    rows = tuple(RowId(key, judge if key in judged else None) for key in score_keys(report.samples))
+    rows = tuple(row_of(key, report.task, judge) for key in score_keys(report.samples))
     run = AgreementRun(
         log=report.log,
         task=report.task,

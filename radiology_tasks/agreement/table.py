@@ -125,11 +125,15 @@ def _groups(datasets: list[tuple[Dataset, list[AgreementRun]]]) -> list[tuple[Co
 
 
 def published_for(row: RowId, group: ColumnGroup, published: Sequence[Published]) -> tuple[Published, ...]:
-    """The published figures for the row's metric on the group's dataset (by its layout) under its protocol."""
+    """The published figures for the row's metric on the group's dataset (by its layout) under its protocol; none
+    for a key another prompt gave (the papers' figures are of each metric's own prompt)."""
     return tuple(
         entry
         for entry in published
-        if entry.metric == row.key and entry.dataset == group.dataset.layout and entry.protocol == group.protocol.name
+        if entry.metric == row.key
+        and row.prompt is None
+        and entry.dataset == group.dataset.layout
+        and entry.protocol == group.protocol.name
     )
 
 

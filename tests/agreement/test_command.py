@@ -39,13 +39,18 @@ def test_the_table_holds_every_metric_with_scipys_tau_and_the_published_figures(
         ("RaTE-Eval", "preference", "rate-eval"),
     ]
     group = table.groups[0]
-    judged = [RowId("vert", JUDGE), RowId("green", JUDGE), RowId("green_ec", JUDGE), RowId("green_f1", JUDGE)]
-    assert table.rows == [*(RowId(key) for key in LEXICAL_KEYS), *judged]
+    # The VERT run scores GREEN's keys from its own answers too: those are rows of their own, told apart by the
+    # prompt, not GREEN's (whose own run gives GREEN's rows).
+    by_vert = [RowId("vert", JUDGE), *(RowId(key, JUDGE, "vert") for key in ("green", "green_ec", "green_f1"))]
+    own = [RowId(key, JUDGE) for key in ("green", "green_ec", "green_f1")]
+    assert table.rows == [*(RowId(key) for key in LEXICAL_KEYS), *by_vert, *own]
+    assert by_vert[1].label == f"green (vert prompt, judge {JUDGE})" and own[0].label == f"green (judge {JUDGE})"
     suite, vert_log, green_log = rate_logs
     expected = {RowId(key): (suite, key, 1.0) for key in LEXICAL_KEYS}
-    expected |= {judged[0]: (vert_log, "vert", 1.0), judged[1]: (green_log, "green", 1.0)}
-    expected[judged[2]] = (green_log, "green_ec", -1.0)
-    expected[judged[3]] = (green_log, "green_f1", 1.0)
+    signs = {"green": 1.0, "green_ec": -1.0, "green_f1": 1.0}
+    expected |= {by_vert[0]: (vert_log, "vert", 1.0)}
+    expected |= {row: (vert_log, row.key, signs[row.key]) for row in by_vert[1:]}
+    expected |= {row: (green_log, row.key, signs[row.key]) for row in own}
     for row, (log, key, sign) in expected.items():
         cell = table.cell(row, group)
         tau, n = _scipy_tau(log, key, sign)
@@ -53,11 +58,11 @@ def test_the_table_holds_every_metric_with_scipys_tau_and_the_published_figures(
         assert (cell.figures.n, cell.figures.n_unscored, cell.figures.n_no_expert) == (n, 0, 0)
         assert cell.figures.low <= cell.figures.tau <= cell.figures.high
         assert cell.log == log.location and cell.reason is None
-    # The VERT run scores GREEN's keys from its own answers too: the newer GREEN run is shown, the VERT run listed.
-    for row in judged[1:]:
-        assert table.cell(row, group).differing == (vert_log.location,)
-    assert len(table.cell(judged[0], group).published) == 9
-    assert {p.printed for p in table.cell(judged[3], group).published} >= {"0.3369", "0.4641", "0.3782"}
+        assert cell.differing == (), row
+    assert len(table.cell(by_vert[0], group).published) == 9
+    assert {p.printed for p in table.cell(own[2], group).published} >= {"0.3369", "0.4641", "0.3782"}
+    # The papers' GREEN figures are of GREEN's prompt: none beside the GREEN keys of a VERT run.
+    assert all(table.cell(row, group).published == () for row in by_vert[1:])
     assert table.cell(RowId("chrf"), group).published == ()
 
 

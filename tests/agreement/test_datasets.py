@@ -99,7 +99,8 @@ def test_radpref_tables_every_metric_against_the_mean_rating_and_the_preferences
         ("RadPref", "score", "radpref"),
         ("RadPref", "preference", "radpref"),
     ]
-    judged = [RowId(key, JUDGE) for key in ("vert", "green", "green_ec", "green_f1")]
+    # A VERT run: GREEN's keys come from the VERT prompt's answers.
+    judged = [RowId("vert", JUDGE), *(RowId(key, JUDGE, "vert") for key in ("green", "green_ec", "green_f1"))]
     assert table.rows == [*LEXICAL_ROWS, *judged]
     ratings = {f"{study}-{c}": _mean_rating(f"{study}-{c}") for study in RADPREF_STUDIES for c in ("C1", "C2")}
     score, preference = table.groups

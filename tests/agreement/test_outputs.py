@@ -25,14 +25,10 @@ from radiology_tasks.agreement.outputs import (
     CSV_COLUMNS,
     Footnotes,
     as_json,
-    count,
     csv_rows,
-    csv_text,
     figures_text,
     markdown,
-    markdown_text,
     not_numbers,
-    number,
     page,
     write_outputs,
 )
@@ -62,29 +58,6 @@ def _table():
         return PairedTest(group.id, first[0], second[0], 0.125, 0.04, 8, 100, 97)
 
     return build_table(runs, published, paired=tester, resamples=100, seed=1)
-
-
-def test_text_helpers():
-    assert markdown_text("a|b <i>*x*</i>\n_y_ [z](u) `c` !#~&\\") == (
-        "a\\|b \\<i\\>\\*x\\*\\</i\\> \\_y\\_ \\[z\\](u) \\`c\\` \\!\\#\\~\\&\\\\"
-    )
-    assert [csv_text(t) for t in ("=1+1", "+a", "-b", "@c", "\td", "\re", "ok", "a=b")] == [
-        "'=1+1",
-        "'+a",
-        "'-b",
-        "'@c",
-        "'\td",
-        "'\re",
-        "ok",
-        "a=b",
-    ]
-    assert (number(0.12345), number(None), number(-0.5, 2), count(3), count(None)) == (
-        "0.123",
-        "n/a",
-        "-0.50",
-        "3",
-        "n/a",
-    )
 
 
 def test_figures_text_per_kind():
@@ -163,8 +136,8 @@ def test_paired_tests_are_in_the_json():
     assert data["tests"] == [
         {
             "group": "rate / score",
-            "first": {"key": "bleu_2", "judge": None, "label": "bleu_2"},
-            "second": {"key": "chrf", "judge": None, "label": "chrf"},
+            "first": {"key": "bleu_2", "judge": None, "prompt": None, "label": "bleu_2"},
+            "second": {"key": "chrf", "judge": None, "prompt": None, "label": "chrf"},
             "difference": 0.1,
             "p_value": 0.2,
             "n": 12,
@@ -220,15 +193,15 @@ def test_markdown_has_the_table_notes_sources_tests_and_logs():
     )
     assert header in lines
     assert (
-        "| bleu\\_2 | 0.410 [0.200, 0.600], n 8, unscored 1 [1] | 0.4474 (GPT-4.1 mini) [P1] "
+        "| bleu_2 | 0.410 [0.200, 0.600], n 8, unscored 1 [1] | 0.4474 (GPT-4.1 mini) [P1] "
         "| 0.750 (right 6, wrong 2, ties 1; pairs 9) |" in lines
     )
-    assert "| rouge\\_l | n/a, n 12, unscored 0 [2] |  | n/a [3] |" in lines
+    assert "| rouge_l | n/a, n 12, unscored 0 [2] |  | n/a [3] |" in lines
     assert "[1] y.eval give(s) different figures for this cell; the newest run, x.eval, is shown" in lines
     assert "[2] the experts gave all 8 samples the same value" in lines
-    assert "[3] no run on radpref scored rouge\\_l" in lines
+    assert "[3] no run on radpref scored rouge_l" in lines
     assert '[P1] "A paper", Table 2: tau vs the score.' in lines
-    assert "| bleu\\_2 | rouge\\_l | 0.125 | 0.040 | 8 | 97 of 100 |" not in lines
+    assert "| bleu_2 | rouge_l | 0.125 | 0.040 | 8 | 97 of 100 |" not in lines
     assert "- x.eval" in lines and "- p.eval" in lines
 
 
@@ -242,9 +215,9 @@ def test_markdown_lists_paired_tests_with_their_reasons():
 
     lines = markdown(build_table(runs, paired=tester)).splitlines()
     assert "### rate: tau-b vs the expert score" in lines
-    assert "| bleu\\_2 | chrf | 0.125 | 0.040 | 12 | 97 of 100 |" in lines
+    assert "| bleu_2 | chrf | 0.125 | 0.040 | 12 | 97 of 100 |" in lines
     assert (
-        "| bleu\\_2 | rouge\\_l | n/a: only 1 sample(s) have both metrics and the experts' value "
+        "| bleu_2 | rouge_l | n/a: only 1 sample(s) have both metrics and the experts' value "
         "| n/a | 12 | 0 of 100 |" in lines
     )
     assert "## Paired tests of the tau difference" in lines
@@ -260,7 +233,7 @@ def test_an_interval_reason_gets_its_own_note():
 
 def test_markdown_escapes_what_came_from_logs():
     text = markdown(build_table([run(HOSTILE, tau(HOSTILE, 0.2))]))
-    assert '\\<img src=x onerror="window.\\_\\_pwned=1"\\>=cmd\\|x' in text
+    assert '&lt;img src=x onerror="window.__pwned=1"&gt;=cmd\\|x' in text
     # Every <, > and | left unescaped is the table's own (its column separators).
     bare = re.sub(r"\\.", "", text)
     assert "<" not in bare and ">" not in bare
@@ -337,8 +310,8 @@ SMALL_MARKDOWN = """\
 
 | metric | rate: tau-b vs the expert score | published |
 |---|---|---|
-| bleu\\_2 | 0.400 [0.300, 0.500], n 5, unscored 0 [1] |  |
-| rouge\\_l | 0.200 [0.100, 0.300], n 5, unscored 0 | 0.2 (GPT-4.1 mini) [P1]; 0.3 [P2] |
+| bleu_2 | 0.400 [0.300, 0.500], n 5, unscored 0 [1] |  |
+| rouge_l | 0.200 [0.100, 0.300], n 5, unscored 0 | 0.2 (GPT-4.1 mini) [P1]; 0.3 [P2] |
 
 [1] b.eval, c.eval give(s) different figures for this cell; the newest run, a.eval, is shown
 [P1] "A paper", Table 2: tau vs the score.
@@ -350,7 +323,7 @@ SMALL_MARKDOWN = """\
 
 | first | second | tau(first) - tau(second) | p (paired bootstrap) | n | valid resamples |
 |---|---|---|---|---|---|
-| bleu\\_2 | rouge\\_l | 0.200 | 0.500 | 5 | 9 of 10 |
+| bleu_2 | rouge_l | 0.200 | 0.500 | 5 | 9 of 10 |
 
 ## Logs
 
@@ -431,8 +404,8 @@ def test_the_files_are_written_into_new_folders_as_utf8_with_indented_json(tmp_p
     assert written["json"].read_bytes() == (json.dumps(as_json(table), indent=2) + "\n").encode()
     assert written["markdown"].read_bytes() == markdown(table).encode()
     assert written["page"].read_bytes() == page(table).encode()
-    assert written["csv"].read_bytes().startswith(b"metric,judge,dataset,layout,data_sha256,samples,protocol,")
-    assert b"\r\nbleu_2,,rate,rate-eval,aaaa1111,12,score,kendall_tau,0.4," in written["csv"].read_bytes()
+    assert written["csv"].read_bytes().startswith(b"metric,judge,prompt,dataset,layout,data_sha256,samples,protocol,")
+    assert b"\r\nbleu_2,,,rate,rate-eval,aaaa1111,12,score,kendall_tau,0.4," in written["csv"].read_bytes()
 
 
 def test_every_nan_is_named_in_the_refusal(tmp_path):
@@ -457,4 +430,4 @@ def test_markdown_lists_the_tests_of_every_group_that_has_some():
     lines = markdown(build_table(runs, paired=tester)).splitlines()
     headings = [line for line in lines if line.startswith("### ")]
     assert headings == ["### rate: tau-b vs the expert score", "### radpref: tau-b vs the expert score"]
-    assert lines.count("| bleu\\_2 | chrf | 0.100 | 0.500 | 12 | 10 of 10 |") == 2
+    assert lines.count("| bleu_2 | chrf | 0.100 | 0.500 | 12 | 10 of 10 |") == 2

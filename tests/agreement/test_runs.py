@@ -79,12 +79,14 @@ def test_a_run_gives_its_data_metrics_judge_and_figures(rate_logs):
     assert (suite.dataset.name, suite.dataset.layout, suite.dataset.n_samples) == ("RaTE-Eval", "rate-eval", 12)
     assert suite.figures["chrf_kendall_tau"].value is not None and len(suite.samples) == 12
     judged = read_run(rate_logs[1].location)
+    # A VERT run: its GREEN keys come from the VERT prompt; a GREEN run's are GREEN's own.
     assert judged.rows == (
         RowId("vert", JUDGE),
-        RowId("green", JUDGE),
-        RowId("green_ec", JUDGE),
-        RowId("green_f1", JUDGE),
+        RowId("green", JUDGE, "vert"),
+        RowId("green_ec", JUDGE, "vert"),
+        RowId("green_f1", JUDGE, "vert"),
     )
+    assert read_run(rate_logs[2].location).rows == tuple(RowId(k, JUDGE) for k in ("green", "green_ec", "green_f1"))
     assert judged.dataset.identity == suite.dataset.identity
 
 
