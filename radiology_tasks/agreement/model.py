@@ -103,14 +103,16 @@ class Dataset:
 class RowId:
     """One row of the table: a per-report metric, and for a metric an LLM judge scores, the judge and the prompt.
 
-    A judge's prompt can give the scores of another metric from the same answer (the VERT prompt's answer also gives
-    GREEN's counts), which are not what that metric's own prompt gives: such a row is told apart by its prompt.
+    A judge's prompt can give the scores of another metric from the same answer (one suite metric's prompt may also
+    yield another's error counts), which are not what that metric's own prompt gives: such a row is told apart by its
+    prompt.
 
     Attributes:
         key: The metric's score key (``bleu_2``, ``rouge_l``, ...).
         judge: The model in the grader role for a metric an LLM judge scores; None for the others.
-        prompt: The suite metric whose prompt the judge answered, where it is not the key's own (``vert`` for the
-            ``green`` key of a VERT run); None for the key's own prompt and for metrics no judge scores.
+        prompt: The suite metric whose prompt the judge answered, where it is not the key's own (the task's name
+            when a run of one judge metric also reports another's key); None for the key's own prompt and for
+            metrics no judge scores.
     """
 
     key: str

@@ -69,7 +69,7 @@ def judged_keys() -> frozenset[str]:
 
 def row_of(key: str, task: str, judge: str | None) -> RowId:
     """The row of `key` in a run of `task`: a judged key's prompt is the task's where the task is itself one of the
-    suite's judge metrics (a `vert` run answers the VERT prompt), else the key's own (a suite of several judges)."""
+    suite's judge metrics (such a run answers that metric's prompt), else the key's own (a suite of several judges)."""
     own = key_prompts().get(key)
     if own is None:
         return RowId(key)
