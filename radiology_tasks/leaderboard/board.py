@@ -28,13 +28,14 @@ from radiology_tasks.leaderboard.bundle import (
     mixed_generation_logs,
     read_manifest,
 )
-from radiology_tasks.leaderboard.checks import coverage, data_checked, run_violations, unscored_share
+from radiology_tasks.leaderboard.checks import coverage, run_violations, unscored_share
 from radiology_tasks.leaderboard.comparison import Settings, Submission, comparability, not_comparable, trial_of
 from radiology_tasks.leaderboard.comparison import digest as _digest
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
 from radiology_tasks.leaderboard.redact import checks_made
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
 from radiology_tasks.leaderboard.rules import CorpusStatistic, ExpertAgreement
+from radiology_tasks.leaderboard.run_data import data_checked
 
 if TYPE_CHECKING:
     from radiology_tasks.scorers.leaderboard.significance import Interval, PairedTest
