@@ -40,7 +40,7 @@ from radiology_tasks.leaderboard.run_data import data_checked
 if TYPE_CHECKING:
     from radiology_tasks.scorers.leaderboard.significance import Interval, PairedTest
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 
 class MixedRuns(ValueError):
@@ -148,10 +148,13 @@ def statistic_label(run: RunEvidence) -> str:
 
 
 def expert_points(run: RunEvidence) -> list[list[float]] | None:
-    """(expert score, judge score) per sample where the experts rated the very candidate the judge saw."""
+    """(expert score, judge score) per sample where the experts rated the very candidate the judge saw, the experts'
+    score read from the data (`radiology_tasks.leaderboard.experts`), for a family whose judges can be ranked by
+    agreement; None otherwise."""
+    from radiology_tasks.leaderboard.experts import expert_points as points
+
     rules = rescoring(run)
-    points = [[e, j] for e, j in rules.agreement(run).values()] if isinstance(rules, ExpertAgreement) else []
-    return points or None
+    return points(run, rules.agreement_key(run)) if isinstance(rules, ExpertAgreement) else None
 
 
 def board_note(run: RunEvidence) -> str | None:

@@ -15,9 +15,16 @@ from typing import Any
 
 import pytest
 
-from radiology_tasks.leaderboard.judges import NO_RANDOMIZATION, TAU_LABEL
+from radiology_tasks.leaderboard.judges import (
+    NO_RANDOMIZATION,
+    PREFERENCE,
+    PREFERENCE_LABEL,
+    TAU,
+    TAU_LABEL,
+    TRUTH_LABELS,
+)
 from radiology_tasks.leaderboard.outputs import write_outputs
-from radiology_tasks.leaderboard.redact import HASH_ONLY
+from radiology_tasks.leaderboard.redact import HASH_ONLY, HASH_ONLY_UNCHECKED_DATA
 from tests.leaderboard.boards import build
 from tests.leaderboard.page_checks import check_empty_cells, check_evidence_commands, check_headings_and_columns
 
@@ -177,7 +184,40 @@ def _judge_entry(rank: int, judge: str, measures: dict[str, float | None]) -> di
         "log": f"logs/{judge.replace('/', '-')}.eval",
         "log_sha256": SHA,
         "empty": {m: f"no value: no unit of this run has a {m}" for m, v in measures.items() if v is None},
+        "checks": "judge answers re-read",
     }
+
+
+def truth_boards(agreement: dict[str, Any]) -> list[dict[str, Any]]:
+    """An agreement board against the radiologists' mean errors (ReXVal), and one on data with preferences
+    (RadPref) whose second judge ties every pair and whose first was ranked on its log's own experts."""
+    errors = {
+        **agreement,
+        "id": "judges-vert-vert-rexval-significant_errors",
+        "truth": "significant_errors",
+        "dataset": {**DATASET, "name": "rexval", "layout": "rexval"},
+        "statistic": TRUTH_LABELS["significant_errors"],
+        "measure_labels": {"kendall_tau_b": TRUTH_LABELS["significant_errors"]},
+    }
+    preference = {"value": 0.75, "ci_low": 0.5, "ci_high": 1.0, "n": 5, "right": 3, "wrong": 1, "ties": 1}
+    tied = {"value": 0.1, "ci_low": 0.0, "ci_high": 0.2, "n": 8}
+    radpref = {
+        **agreement,
+        "id": "judges-vert-vert-radpref",
+        "dataset": {**DATASET, "name": "radpref"},
+        "measures": [TAU, PREFERENCE],
+        "measure_labels": {TAU: TAU_LABEL, PREFERENCE: PREFERENCE_LABEL},
+        "measure_units": {TAU: "samples", PREFERENCE: "pairs"},
+        "entries": [
+            {**_judge_entry(1, "openai/close", {TAU: 0.9}), "checks": HASH_ONLY_UNCHECKED_DATA},
+            _judge_entry(2, "openai/tied", {TAU: 0.1}),
+        ],
+        "significance": {"resamples": 100, "seed": 0, "tests": []},
+    }
+    radpref["entries"][0]["measures"][PREFERENCE] = preference
+    radpref["entries"][1]["measures"] = {TAU: tied, PREFERENCE: None}
+    radpref["entries"][1]["empty"] = {PREFERENCE: "no value: the judge's vert ties all 5 pairs"}
+    return [errors, radpref]
 
 
 def hand_built() -> dict[str, Any]:
@@ -230,6 +270,7 @@ def hand_built() -> dict[str, Any]:
     agreement = {
         "id": "judges-vert-vert-demo",
         "kind": "agreement",
+        "truth": "score",
         "task": "vert",
         "score": "vert",
         "measures": ["kendall_tau_b"],
@@ -240,6 +281,7 @@ def hand_built() -> dict[str, Any]:
         "trial": {"samples": 8, "dataset_samples": 41},
         "statistic": TAU_LABEL,
         "measure_labels": {"kendall_tau_b": TAU_LABEL},
+        "measure_units": {"kendall_tau_b": "samples"},
         "note": "tau against experts; intervals resample samples",
         "entries": [
             _judge_entry(1, "openai/close", {"kendall_tau_b": 0.9}),
@@ -251,23 +293,25 @@ def hand_built() -> dict[str, Any]:
         **agreement,
         "id": "judges-judge_sensitivity-balance-demo",
         "kind": "measures",
+        "truth": None,
         "task": "judge_sensitivity",
         "score": "balance",
         "measures": ["balance", "discrimination", "robustness"],
         "statistic": "mean balance over the units",
         "measure_labels": {m: f"mean {m} over the units" for m in ("balance", "discrimination", "robustness")},
+        "measure_units": dict.fromkeys(("balance", "discrimination", "robustness"), "units"),
         "note": None,
         "entries": [_judge_entry(1, "openai/close", {"balance": 0.7, "discrimination": 0.8, "robustness": None})],
         "significance": {"resamples": 100, "seed": 0, "tests": []},
     }
     return {
-        "schema_version": "1.2",
+        "schema_version": "1.3",
         "generated": "2025-01-01T00:00:00+00:00",
         "radiology_tasks_version": "0.0.0",
         "trial": True,
         "settings": {"confidence": 0.95, "resamples": 100, "seed": 0, "max_unscored": 0.1, "unscored": "worst"},
         "boards": [report],
-        "judge_boards": [agreement, measures],
+        "judge_boards": [agreement, measures, *truth_boards(agreement)],
         "not_ranked": [],
     }
 
@@ -303,6 +347,8 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
         page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
         page.on("pageerror", lambda e: problems.append(str(e)))
         page.goto(page_file.as_uri())
+        check_headings_and_columns(page, leaderboard)
+        assert check_empty_cells(page) == 3 + 3 + 2, "robustness, the tied preference, two randomization p"
         board = page.query_selector("section.board")
         assert board.query_selector("p.note").text_content() == leaderboard["boards"][0]["note"]
         assert board.query_selector('table.ranking th[data-key="ci_low"]').text_content().startswith("90% interval")
@@ -334,5 +380,19 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
         reasons = judges[1].eval_on_selector_all("td.empty", "cs => cs.map(c => c.dataset.reason)")
         assert reasons == ["no value: no unit of this run has a robustness"] * 3
         assert judges[1].query_selector("table.judge-tests") is None
+        # Against the radiologists' errors (ReXVal): the board and its columns name the truth.
+        meta = judges[2].query_selector("p.meta").text_content()
+        assert meta.startswith(f"judges ranked by {TRUTH_LABELS['significant_errors']} (of vert)"), meta
+        heads = judges[2].eval_on_selector_all("table.judge-ranking thead th", "hs => hs.map(h => h.textContent)")
+        assert heads[2:5] == [TRUTH_LABELS["significant_errors"], "90% interval (bootstrap)", "n (samples)"]
+        # Preference accuracy beside tau (RadPref): its counts, a tied judge's reason, the unchecked data's label.
+        heads = judges[3].eval_on_selector_all("table.judge-ranking thead th", "hs => hs.map(h => h.textContent)")
+        assert heads[5:8] == [PREFERENCE_LABEL, "90% interval (bootstrap)", "n (pairs)"]
+        first = judges[3].eval_on_selector_all("tbody tr:first-child td", "cs => cs.map(c => c.textContent)")
+        assert first[5:8] == ["0.750", "0.500 \u2013 1.000", "5 (3 right, 1 wrong, 1 tied)"]
+        labels = judges[3].eval_on_selector_all(".checks", "cs => cs.map(c => c.textContent)")
+        assert labels == [HASH_ONLY_UNCHECKED_DATA]
+        reasons = judges[3].eval_on_selector_all("td.empty", "cs => cs.map(c => c.dataset.reason)")
+        assert reasons == ["no value: the judge's vert ties all 5 pairs"] * 3
         browser.close()
     assert problems == []
