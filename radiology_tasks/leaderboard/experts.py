@@ -57,16 +57,15 @@ def rated_candidates(run: RunEvidence) -> bool:
 
 
 def data_experts(run: RunEvidence) -> dict[str, dict[str, Any]]:
-    """The expert fields of every sample the run's data options give, by sample id, loaded again from the data.
+    """The expert fields of every pair the run's data options give, by id, loaded again from the data (the pairs
+    of a run that judged the data's own candidates are its samples: nothing was folded into studies).
 
     Raises:
         Exception: whatever loading the data raises (`DataError`, `InputError`, a hub error).
     """
     from radiology_tasks.core.loading import load_options
-    from radiology_tasks.core.studies import as_run_used
 
-    pairs = as_run_used(load_options(run_data_options(run)).pairs, run.metadata.get("data") or {})
-    return {pair.id: expert_metadata(pair) for pair in pairs}
+    return {pair.id: expert_metadata(pair) for pair in load_options(run_data_options(run)).pairs}
 
 
 def run_experts(run: RunEvidence) -> dict[str, dict[str, Any]]:
@@ -93,16 +92,12 @@ def _same(logged: Any, expected: Any) -> bool:
         )
     numbers = (int, float)
     if isinstance(expected, numbers) and not isinstance(expected, bool):
-        return (
-            isinstance(logged, numbers)
-            and not isinstance(logged, bool)
-            and math.isclose(logged, expected, rel_tol=0, abs_tol=_TOLERANCE)
-        )
+        return isinstance(logged, numbers) and not isinstance(logged, bool) and abs(logged - expected) <= _TOLERANCE
     return bool(logged == expected)
 
 
 def _shown(value: Any) -> str:
-    return "none" if value is None else json.dumps(value, sort_keys=True, default=str)
+    return "none" if value is None else json.dumps(value, sort_keys=True)
 
 
 def _changed(run: RunEvidence) -> bool:

@@ -21,8 +21,8 @@ from radiology_tasks.core.agreement import Preferences
 from radiology_tasks.core.family import add_family, remove_family
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.metrics import expert_metadata
-from radiology_tasks.core.orientation import LOWER_IS_BETTER
-from radiology_tasks.leaderboard.board import Settings, Submission
+from radiology_tasks.core.orientation import LOWER_IS_BETTER, Orientation
+from radiology_tasks.leaderboard.board import Settings, Submission, expert_points
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence, SampleEvidence
 from radiology_tasks.leaderboard.experts import expert_violations
 from radiology_tasks.leaderboard.judges import (
@@ -71,9 +71,11 @@ def toy_families() -> Iterator[None]:
             "toy_count", ("toy_count",), rules={"toy_count": _Judge("count")}, orientations={"count": LOWER_IS_BETTER}
         )
     )
+    coarse = {"grade": Orientation(tie_tolerance=0.05)}
+    add_family(ToyFamily("toy_grade", ("toy_grade",), rules={"toy_grade": _Judge("grade")}, orientations=coarse))
     yield
-    remove_family("toy_truth")
-    remove_family("toy_count")
+    for name in ("toy_truth", "toy_count", "toy_grade"):
+        remove_family(name)
 
 
 def _errors() -> dict[Key, int]:
@@ -405,3 +407,77 @@ def test_a_judge_without_a_scored_pair_of_one_study_has_no_preference_accuracy_a
     }
     _, (row,) = judge_boards([_submission(rexval, "openai/u", dict.fromkeys(IDS))], tmp_path, SETTINGS)
     assert row["reasons"] == [NO_POINTS["significant_errors"], NO_POINTS["total_errors"]]
+
+
+def test_logged_annotations_are_compared_field_by_field_up_to_rounding(tmp_path):
+    data = _radpref(tmp_path)
+    honest = _logged(data)
+    score = honest["r2-a"]["expert_score"]
+    forged = {
+        "r1-a": {"expert_score": honest["r1-a"]["expert_score"] + 1e-12},  # a float's rounding: the same
+        "r2-a": {"expert_score": score + 1e-6},
+        "r3-a": {"expert_raters": True},  # the data says 3; a boolean is not a count
+        "r4-a": {"expert_raters": 3.0},  # a whole float is the count
+        "r5-a": {"expert_score": str(honest["r5-a"]["expert_score"])},
+    }
+    assert expert_violations(_vert_run(data, forged)) == [
+        f"sample r2-a: logged expert_score {score + 1e-6} is not the data's {score}",
+        "sample r3-a: logged expert_raters true is not the data's 3",
+        f'sample r5-a: logged expert_score "{honest["r5-a"]["expert_score"]}" is not the data\'s '
+        f"{honest['r5-a']['expert_score']}",
+    ]
+
+
+def test_counts_are_compared_key_by_key_and_shown_sorted(rexval):
+    honest = _logged(rexval)["0-bleu"]["expert_insignificant"]
+    reordered = dict(reversed(list(honest.items())))
+    assert expert_violations(_vert_run(rexval, {"0-bleu": {"expert_insignificant": reordered}})) == []
+    extra = {"0-bleu": {"expert_insignificant": {**reordered, "g": 0.0}}}
+    shown = '{"a": 0.0, "b": 0.0, "c": 0.0, "d": 0.0, "e": 0.0, "f": 0.5}'
+    assert expert_violations(_vert_run(rexval, extra)) == [
+        f'sample 0-bleu: logged expert_insignificant {shown[:-1]}, "g": 0.0}} is not the data\'s {shown}'
+    ]
+    scalar = {"0-bleu": {"expert_insignificant": 0.5}}
+    assert expert_violations(_vert_run(rexval, scalar)) == [
+        f"sample 0-bleu: logged expert_insignificant 0.5 is not the data's {shown}"
+    ]
+
+
+def test_a_sample_that_failed_or_data_that_changed_since_the_run_is_not_compared(rexval):
+    run = _vert_run(rexval, {"0-radgraph": {"expert_raters": 5}, "1-bleu": {"expert_raters": 5}})
+    failed = replace(run, samples=[replace(s, error="boom") if s.id == "0-radgraph" else s for s in run.samples])
+    assert expert_violations(failed) == ["sample 1-bleu: logged expert_raters 5 is not the data's 6"]
+    grid = rexval / "6_valid_raters_per_rater_error_categories.csv"
+    grid.write_text(grid.read_text().replace(",1\n", ",2\n", 1))
+    assert expert_violations(run) == [], "the data check names the change, not every field it moves"
+
+
+def test_a_judge_score_over_epochs_is_their_mean(tmp_path):
+    data = _radpref(tmp_path)
+    submission = _submission(data, "openai/e", RIGHT)
+    run = submission.run
+    again = [replace(s, epoch=2, values={"vert": 1.0 - s.values["vert"]}) for s in run.samples if s.id == "r1-a"]
+    filled = [replace(s, epoch=3, values={"vert": 0.0}, metadata={**s.metadata, "filled_in": ["vert"]}) for s in again]
+    (board,), _ = judge_boards(
+        [replace(submission, run=replace(run, samples=[*run.samples, *again, *filled]))], tmp_path, SETTINGS
+    )
+    scores = {**RIGHT, "r1-a": (0.9 + 0.1) / 2}  # the filled-in epoch is not the judge's
+    experts = [float((m - 1) / 4) for means in RADPREF.values() for m in means]
+    tau = stats.kendalltau(experts, list(scores.values())).statistic
+    assert board["entries"][0]["score"] == pytest.approx(tau, abs=1e-12) and board["entries"][0]["n"] == 12
+
+
+def test_a_score_s_declared_tie_tolerance_makes_close_scores_a_tie_and_its_plot_shows_scores_as_given(tmp_path):
+    data = _radpref(tmp_path)
+    # r1's candidates 0.03 apart: within grade's tolerance of 0.05, so a tie, not a right preference.
+    grades = {**RIGHT, "r1-a": 0.23}
+    (board,), _ = judge_boards(
+        [_submission(data, "openai/g", grades, task="toy_grade", key="grade")], tmp_path, SETTINGS
+    )
+    figure = board["entries"][0]["measures"][PREFERENCE]
+    assert (figure["right"], figure["wrong"], figure["ties"], figure["value"]) == (2, 1, 2, 2 / 3)
+    # The systems' scatter plot shows a lower-is-better count as the judge gave it, not negated.
+    counts = _submission(data, "openai/c", {i: 10 * v for i, v in RIGHT.items()}, task="toy_count", key="count")
+    points = expert_points(counts.run)
+    assert [judge for _, judge in points] == pytest.approx([10 * v for v in RIGHT.values()])
+    assert [expert for expert, _ in points] == pytest.approx([(m - 1) / 4 for ms in RADPREF.values() for m in ms])
