@@ -18,7 +18,12 @@ from radiology_tasks.lm_eval_tasks import config_dir
 from radiology_tasks.templates import template_names
 
 PACKAGE = Path(radiology_tasks.__file__).parent
-SHARED = [PACKAGE / "leaderboard", PACKAGE / "cli.py", *(PACKAGE / f.name for f in families() if f.shared_host)]
+SHARED = [
+    PACKAGE / "leaderboard",
+    PACKAGE / "agreement",
+    PACKAGE / "cli.py",
+    *(PACKAGE / f.name for f in families() if f.shared_host),
+]
 
 
 def _family_words() -> dict[str, re.Pattern[str]]:

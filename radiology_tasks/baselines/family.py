@@ -20,7 +20,7 @@ class Baselines(Family):
     name = "baselines"
     tasks_module = "radiology_tasks.baselines.tasks"
     tasks = ("baselines",)
-    version = "1.4.0"
+    version = "1.5.0"
     side_args = ("baselines",)
 
     def rescoring(self, task: str) -> Rescoring | None:

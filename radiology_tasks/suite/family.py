@@ -22,7 +22,7 @@ class Suite(Family):
     name = "suite"
     tasks_module = "radiology_tasks.suite.tasks"
     tasks = ("metric_suite",)
-    version = "1.4.0"
+    version = "1.5.0"
     shared_host = True
     mutation_tested = ("metrics.py",)
 

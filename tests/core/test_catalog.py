@@ -39,7 +39,8 @@ def test_a_family_ships_its_own_data_set_and_a_name_declared_twice_is_refused() 
         twin = ToyFamily("toy_twin", ())
         twin.datasets = {"catalog-test-set": toy.datasets["catalog-test-set"]}
         add_family(twin)
-        with pytest.raises(ValueError, match="bundled dataset catalog-test-set is declared twice \\(family toy_twin\\)"):
+        declared_twice = "bundled dataset catalog-test-set is declared twice \\(family toy_twin\\)"
+        with pytest.raises(ValueError, match=declared_twice):
             bundled()
     finally:
         remove_family("catalog_test_family")
