@@ -2,9 +2,9 @@
 
 Everything the toy family needs is in this file: its task, its scorer (the share of the reference's words the
 candidate repeats, no judge), its rules for re-scoring a stored log and its descriptor, a `Family` subclass.
-`add_family` stands in for the one line a family adds to `radiology_tasks/families.py`. That no shared module is
-edited is checked too: the toy family is also written as a package in a temporary folder and added through a
-copy of `radiology_tasks/families.py` with one line more, and the repository's shared modules are read for it.
+`add_family` stands in for the one line a family adds to `radiology_tasks/families.py`. That no shared file is
+edited is checked too: the same family, laid out in its own folders (tests/fixtures/toy_family), is copied into a
+copy of the repository with one line more in `radiology_tasks/families.py`, and the shared tests pass there.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
-from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import FunctionRescoring, RankedScore, Rescoring
 from tests.leaderboard.runs import edited
 
 KEY = "overlap"
@@ -72,20 +72,12 @@ def toy_overlap(*, data: DataOptions) -> Task:
     )
 
 
-class ToyRescoring(Rescoring):
-    """How the leaderboard re-scores a toy log: the overlap again, from the texts the log stores."""
+def _expected(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+    return {KEY: word_overlap(sample.candidate or "", sample.target or "")}
 
-    def ranked(self, run: RunEvidence) -> RankedScore:
-        return RankedScore(KEY)
 
-    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
-        return {KEY: word_overlap(sample.candidate or "", sample.target or "")}
-
-    def answers(self, sample: SampleEvidence) -> list[str]:
-        return []
-
-    def needs_judge(self) -> bool:
-        return False
+# How the leaderboard re-scores a toy log: the overlap again, from the texts the log stores; no judge answers.
+RULES = FunctionRescoring(ranked=RankedScore(KEY), expected=_expected, answers=lambda sample: [], needs_judge=False)
 
 
 class Toy(Family):
@@ -97,7 +89,7 @@ class Toy(Family):
     version = "0.1.0"
 
     def rescoring(self, task: str) -> Rescoring | None:
-        return ToyRescoring()
+        return RULES
 
 
 TOY = Toy()
