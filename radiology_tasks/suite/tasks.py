@@ -16,7 +16,7 @@ import logging
 from collections.abc import Mapping
 
 from inspect_ai import Task, task
-from inspect_ai.scorer import Scorer
+from inspect_ai.scorer import Metric, Scorer
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import SuiteJudge, SuiteMetric
@@ -107,6 +107,12 @@ def _scorer(lexical: list[str], radeval: list[str], judges: list[str], options: 
     )
 
 
+def _headline(keys: list[str], pairs: list[ReportPair], lexical: list[str], sensitivity: str | None) -> list[Metric]:
+    """The run's summary metrics, for the experts the loaded rows carry."""
+    experts = ExpertPresence.of_pairs(pairs)
+    return suite_metrics(keys, experts=experts, lexical=bool(lexical), sensitivity=sensitivity).headline
+
+
 @task
 @shared_parameters(
     data=shared(DataOptions, without=["generate", "report_max_tokens", "images", "missing_images"]),
@@ -158,12 +164,11 @@ def metric_suite(
     dataset, summary, pairs = suite_dataset(data, sensitivity)
     chosen = _checked_judges([available[name] for name in judges], pairs, sensitivity)
     options = SuiteJudge(judge, qa_mode)
-    experts = ExpertPresence.of_pairs(pairs)
     return Task(
         dataset=dataset,
         solver=[replay_candidate(), *(metric.solver(options) for metric in chosen if metric.solver is not None)],
         scorer=_scorer(lexical, plan.runnable, judges, options),
-        metrics=suite_metrics(keys, experts=experts, lexical=bool(lexical), sensitivity=sensitivity).headline,
+        metrics=[*_headline(keys, pairs, lexical, sensitivity)],
         metadata={"data": summary, "keys": keys, "skipped_metrics": plan.skipped, "sensitivity": sensitivity},
         version=TASK_VERSION,
     )
