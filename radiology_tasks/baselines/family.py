@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.family import Family, ReportMetrics
+from radiology_tasks.core.family import ReportMetrics
+from radiology_tasks.rescored import RescoredFamily
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from inspect_ai.scorer import SampleScore
 
-    from radiology_tasks.leaderboard.rules import Rescoring
 
-
-class Baselines(Family):
+class Baselines(RescoredFamily):
     """The baselines family."""
 
     name = "baselines"
@@ -22,12 +21,7 @@ class Baselines(Family):
     tasks = ("baselines",)
     version = "1.5.0"
     side_args = ("baselines",)
-
-    def rescoring(self, task: str) -> Rescoring | None:
-        """The leaderboard's rules for the family's task."""
-        from radiology_tasks.baselines.rescoring import RESCORING
-
-        return RESCORING
+    rescoring_module = "radiology_tasks.baselines.rescoring"
 
     def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
         """The run's summary and report metrics, for the score keys its samples hold (in the order scored)."""

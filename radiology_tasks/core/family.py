@@ -3,10 +3,11 @@
 A family (GREEN/VERT, CT-FineBench, Ran Score, ...) lives in its own package and defines a subclass of `Family`
 in a `family.py` module there, with one instance named ``FAMILY``: its tasks, their released version, the
 template folders they hash, what it adds to `metric_suite`, its lm-eval configs, its data layouts and its own
-subcommands. A family whose logs can be submitted also implements the leaderboard's
-`radiology_tasks.leaderboard.rules.Submittable`. `radiology_tasks.families` lists the family modules, one line
-per family. The leaderboard, the metric suite, the command line and the layout registry look families up here
-and never name one.
+subcommands, mostly as class attributes naming its own modules, which the base class imports when asked. A family
+whose logs can be submitted also implements the leaderboard's `radiology_tasks.leaderboard.rules.Submittable`
+(`radiology_tasks.rescored.RescoredFamily` does, from the family's re-scoring module). `radiology_tasks.families`
+lists the family modules, one line per family. The leaderboard, the metric suite, the command line and the layout
+registry look families up here and never name one.
 
 Descriptors must stay light to import (every `inspect` process imports the task registry): a family's methods
 import the modules they need when called, never at module level.
@@ -124,6 +125,11 @@ class Family:
         mutation_tested: Modules of the family's package that hold logic the tests must guard, as file patterns
             relative to its folder (``layouts/*.py``); `bench/mutation.py` mutates them beside the shared modules
             pyproject.toml lists (the family's re-scoring, scorers and solvers are in those already).
+        scorer_modules: The modules whose scorers and solvers Inspect must know by name; `register` imports them.
+        suite_module: The module whose ``SUITE`` maps each metric the family adds to `metric_suite` to its
+            `SuiteMetric`; None: none. `suite_metrics` imports it when asked.
+        commands_module: The module whose ``add_commands(commands)`` adds the family's own `radiology-tasks`
+            subcommands; None: none. `add_commands` imports it when the parser is built.
         shared_host: True for a shared host (the metric suite): registered like a family, for its tasks, but its
             package is shared code that asks the families for what it runs, names none of them, and that families
             may import. False for a family, whose folders nothing outside them imports.
@@ -142,6 +148,9 @@ class Family:
     datasets: Mapping[str, BundledData] = {}
     generation_tasks: tuple[str, ...] = ()
     mutation_tested: tuple[str, ...] = ()
+    scorer_modules: tuple[str, ...] = ()
+    suite_module: str | None = None
+    commands_module: str | None = None
     shared_host: bool = False
 
     @property
@@ -155,11 +164,16 @@ class Family:
         return {name: getattr(module, name) for name in self.tasks}
 
     def register(self) -> None:
-        """Import the modules whose scorers and solvers Inspect must know by name (nothing by default)."""
+        """Import the modules whose scorers and solvers Inspect must know by name (`scorer_modules`)."""
+        for module in self.scorer_modules:
+            importlib.import_module(module)
 
     def suite_metrics(self) -> Mapping[str, SuiteMetric]:
-        """The metrics the family adds to `metric_suite`, by name (none by default)."""
-        return {}
+        """The metrics the family adds to `metric_suite`, by name: its `suite_module`'s ``SUITE`` (none without)."""
+        if self.suite_module is None:
+            return {}
+        suite: Mapping[str, SuiteMetric] = importlib.import_module(self.suite_module).SUITE
+        return suite
 
     def orientations(self) -> Mapping[str, Orientation]:
         """The family's score keys that are not higher-is-better with the default tie tolerance, each with its
@@ -168,7 +182,9 @@ class Family:
         return {}
 
     def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-        """Add the family's own subcommands to the `radiology-tasks` parser (none by default)."""
+        """Add the family's own subcommands to the `radiology-tasks` parser: its `commands_module`'s (none without)."""
+        if self.commands_module is not None:
+            importlib.import_module(self.commands_module).add_commands(commands)
 
     def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
         """The headline and secondary metrics of a run of `task`, chosen from its `-T` arguments and its samples.

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 from radiology_tasks.core.family import Family, ReportMetrics
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Sequence
 
     from inspect_ai.scorer import SampleScore
@@ -25,10 +24,8 @@ class Suite(Family):
     version = "1.5.0"
     shared_host = True
     mutation_tested = ("metrics.py",)
-
-    def register(self) -> None:
-        """Register the suite's RadEval scorer with Inspect by name."""
-        import radiology_tasks.suite.radeval  # noqa: F401
+    scorer_modules = ("radiology_tasks.suite.radeval",)
+    commands_module = "radiology_tasks.suite.commands"
 
     def orientations(self) -> Mapping[str, Orientation]:
         """The RadEval scores where lower is better (RadCliQ estimates errors), as each RadEval metric declares."""
@@ -42,12 +39,6 @@ class Suite(Family):
         from radiology_tasks.suite.run_metrics import sample_metrics
 
         return sample_metrics(samples, sensitivity=task_args.get("sensitivity"))
-
-    def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-        """`suite-report`, the suite's tables from logs."""
-        from radiology_tasks.suite.commands import add_commands
-
-        add_commands(commands)
 
 
 FAMILY = Suite()
