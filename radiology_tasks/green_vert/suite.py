@@ -2,26 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from inspect_ai.scorer import Scorer
 
-from radiology_tasks.core.family import SuiteMetric
+from radiology_tasks.core.family import SuiteJudge, SuiteMetric
 from radiology_tasks.report_judge.scorer import report_judge
 from radiology_tasks.scorers.report_judge.reading import JudgePrompt
 
 
-def _judge(prompt: JudgePrompt) -> Callable[[Mapping[str, Any]], Scorer]:
-    """A scorer factory for one prompt, reading the settings `metric_suite` passes to every judge."""
+def _judge(prompt: JudgePrompt) -> Callable[[SuiteJudge], Scorer]:
+    """A scorer factory for one prompt, under the judge settings `metric_suite` gives every judge."""
 
-    def build(settings: Mapping[str, Any]) -> Scorer:
+    def build(suite: SuiteJudge) -> Scorer:
+        judge = suite.judge
         return report_judge(
             prompt,
-            constrain=settings["constrain"],
-            judge_retries=settings["judge_retries"],
-            unscored=settings["unscored"],
-            max_tokens=settings["judge_max_tokens"],
+            constrain=judge.constrain,
+            judge_retries=judge.judge_retries,
+            unscored=judge.unscored,
+            max_tokens=judge.judge_max_tokens,
         )
 
     return build

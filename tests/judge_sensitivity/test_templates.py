@@ -68,3 +68,16 @@ def test_the_first_pass_shows_both_reports_between_their_tags() -> None:
     text = render("judge_sensitivity/differences", reference="REF", candidate="CAND", max_differences=12)
     assert "<reference_report>\nREF\n</reference_report>" in text and "<candidate_report>\nCAND\n" in text
     assert "at most 12 differences" in text
+
+
+def test_the_family_s_prompt_templates_are_these():
+    from radiology_tasks.templates import template_names
+
+    assert [name for name in template_names() if name.startswith("judge_sensitivity/")] == [
+        "judge_sensitivity/classify",
+        "judge_sensitivity/differences",
+        "judge_sensitivity/inject",
+        "judge_sensitivity/paraphrase",
+        "judge_sensitivity/paraphrase_check",
+        "judge_sensitivity/plausibility",
+    ]
