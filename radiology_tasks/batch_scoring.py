@@ -141,7 +141,8 @@ async def _scored_sample(
     """Run the solver and scorers on one sample and record it as Inspect's sample loop records it, but for the
     transcript."""
     started, clock = _now(), time.monotonic()
-    sample = copy.deepcopy(sample)  # as Inspect's loop does: a solver's changes stay out of the dataset
+    # Inspect's loop copies the sample first so that a solver's changes stay out of a dataset run again; the
+    # task given to `score_in_batch` is used once, so its samples are not copied.
     target = Target(sample.target)
     state = TaskState(
         model=ModelName(model),
