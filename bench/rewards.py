@@ -21,7 +21,10 @@ the bare client's run of the same requests.
 1 and 2, no embedded judge). ``--setting lexical`` times ``reward_function("baselines", baselines=M)`` for ROUGE-L,
 BLEU and chrF on ``--completions`` distinct completions (512 by default there), each beside the same metric computed
 directly (rouge-score's scorer, sacrebleu's sentence scores) on the same pairs in the same run, and checks that the
-rewards equal the direct values.
+rewards equal the direct values; then ROUGE-L once more through Inspect's sample loop, as a reward call ran before.
+
+From a git worktree, add ``bench/worktree_site`` to ``PYTHONPATH`` to time what an installed package costs (see its
+docstring).
 
 Usage::
 
@@ -225,6 +228,13 @@ def lexical(count: int) -> None:
                 f" metric directly {count / direct_wall:8.0f}/s ({direct_wall:.2f} s);"
                 f" reward / metric {reward_wall / direct_wall:.2f}x wall; values equal"
             )
+        # The same reward through Inspect's sample loop (an eval argument outside `BATCH_EVAL_ARGS`, at its default).
+        looped = reward_function("baselines", baselines="rouge_l", log_dir=logs, eval_args={"fail_on_error": True})
+        asyncio.run(looped(prompts=[""] * 8, completions=warm_completions, reference=warm_references))
+        start = time.perf_counter()
+        asyncio.run(looped(prompts=[""] * count, completions=completions, reference=references))
+        wall = time.perf_counter() - start
+        print(f"rouge_l through Inspect's sample loop: {count / wall:8.0f}/s ({wall:.2f} s)")
 
 
 def green(args: argparse.Namespace) -> None:
