@@ -157,6 +157,21 @@ def pair_rows(
         InputError: lists of different lengths or no pairs, a report that is not text, a row without its
             reference or with its own candidate, ids that are blank or repeated.
     """
+    _check_lists(references, candidates, ids)
+    rows = [
+        _pair_row(index, reference, candidate, ids)
+        for index, (reference, candidate) in enumerate(zip(references, candidates))
+    ]
+    seen: dict[str, int] = {}
+    for index, row in enumerate(rows):
+        if row["id"] in seen:
+            raise InputError(f"ids[{index}] {row['id']!r} repeats ids[{seen[row['id']]}]")
+        seen[row["id"]] = index
+    return rows
+
+
+def _check_lists(references: Sequence[Reference], candidates: Sequence[str], ids: Sequence[str] | None) -> None:
+    """Refuse lists that are not lists, of different lengths, or empty."""
     for name, value in (("references", references), ("candidates", candidates), ("ids", ids)):
         if value is not None and (isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence)):
             raise InputError(f"{name} must be a list, got {type(value).__name__}")
@@ -166,30 +181,26 @@ def pair_rows(
         raise InputError("no pairs to score: references and candidates are empty")
     if ids is not None and len(ids) != len(references):
         raise InputError(f"{len(ids)} ids for {len(references)} pairs")
-    rows = []
-    for index, (reference, candidate) in enumerate(zip(references, candidates)):
-        if isinstance(reference, Mapping):
-            row = dict(reference)
-            if "candidate" in row:
-                raise InputError(f"references[{index}] has a 'candidate' column: give candidates in their own list")
-            if "reference" not in row:
-                raise InputError(f"references[{index}] has no 'reference' column")
-        else:
-            row = {"reference": reference}
-        if not isinstance(row["reference"], str):
-            raise InputError(f"references[{index}]: expected the report text, got {type(row['reference']).__name__}")
-        if not isinstance(candidate, str):
-            raise InputError(f"candidates[{index}]: expected the report text, got {type(candidate).__name__}")
-        given = ids[index] if ids is not None else row.get("id", str(index + 1))
-        if not isinstance(given, str | int) or isinstance(given, bool) or not str(given).strip():
-            raise InputError(f"ids[{index}]: expected a non-blank text id, got {given!r}")
-        rows.append({**row, "id": str(given), "candidate": candidate})
-    seen: dict[str, int] = {}
-    for index, row in enumerate(rows):
-        if row["id"] in seen:
-            raise InputError(f"ids[{index}] {row['id']!r} repeats ids[{seen[row['id']]}]")
-        seen[row["id"]] = index
-    return rows
+
+
+def _pair_row(index: int, reference: Reference, candidate: str, ids: Sequence[str] | None) -> dict[str, Any]:
+    """Pair `index` as a flat row: the reference (text, or a row of columns), its id and the candidate."""
+    if isinstance(reference, Mapping):
+        row = dict(reference)
+        if "candidate" in row:
+            raise InputError(f"references[{index}] has a 'candidate' column: give candidates in their own list")
+        if "reference" not in row:
+            raise InputError(f"references[{index}] has no 'reference' column")
+    else:
+        row = {"reference": reference}
+    if not isinstance(row["reference"], str):
+        raise InputError(f"references[{index}]: expected the report text, got {type(row['reference']).__name__}")
+    if not isinstance(candidate, str):
+        raise InputError(f"candidates[{index}]: expected the report text, got {type(candidate).__name__}")
+    given = ids[index] if ids is not None else row.get("id", str(index + 1))
+    if not isinstance(given, str | int) or isinstance(given, bool) or not str(given).strip():
+        raise InputError(f"ids[{index}]: expected a non-blank text id, got {given!r}")
+    return {**row, "id": str(given), "candidate": candidate}
 
 
 @dataclass(frozen=True)

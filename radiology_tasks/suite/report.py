@@ -12,7 +12,10 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from inspect_ai.scorer import Score
 
 from radiology_tasks.core.table_cells import csv_cell, markdown_cell
 from radiology_tasks.core.undefined import correlation_undefined, interval_undefined
@@ -110,33 +113,44 @@ def read_suite(paths: Sequence[str], keys: Sequence[str] | None = None) -> Suite
             if extra.get("kind") in ("pos", "neg") and extra.get("source_id") is not None:
                 data.kinds[row], data.sources[row] = str(extra["kind"]), str(extra["source_id"])
             for scorer_name, score in (sample.scores or {}).items():
-                where = (position, f"{path} ({scorer_name})")
-                metadata = score.metadata or {}
-                expert = _number(metadata.get("expert_score"))
-                if expert is not None:
-                    if data.expert[row] is not None and not math.isclose(data.expert[row], expert):  # type: ignore[arg-type]
-                        raise ValueError(f"sample '{sample.id}': the logs disagree on its expert score")
-                    data.expert[row] = expert
-                value = score.value if isinstance(score.value, dict) else {scorer_name: score.value}
-                for key, number in value.items():
-                    if keys is not None and key not in keys:
-                        continue
-                    if isinstance(number, bool) or not isinstance(number, int | float):
-                        continue
-                    if key not in data.values:
-                        data.values[key] = [None] * len(data.ids)
-                        data.origin[key] = where
-                    elif data.origin[key] != where:
-                        raise ValueError(
-                            f"score '{key}' is given by {data.origin[key][1]} and by {where[1]}; pass --keys"
-                        )
-                    data.values[key][row] = None if is_filled_in(metadata, key) else _number(number)
+                _read_score(data, row, str(sample.id), scorer_name, score, (position, f"{path} ({scorer_name})"), keys)
     missing = [key for key in keys or [] if key not in data.values]
     if missing:
         raise ValueError(f"no log gives the score(s) {', '.join(missing)}")
     if keys is not None:
         data.values = {key: data.values[key] for key in keys}
     return data
+
+
+def _read_score(
+    data: SuiteData,
+    row: int,
+    sample_id: str,
+    scorer_name: str,
+    score: Score,
+    where: tuple[int, str],
+    keys: Sequence[str] | None,
+) -> None:
+    """Add one scorer's score of a sample to `data`: its expert score and each numeric key asked for."""
+    metadata = score.metadata or {}
+    expert = _number(metadata.get("expert_score"))
+    if expert is not None:
+        known = data.expert[row]
+        if known is not None and not math.isclose(known, expert):
+            raise ValueError(f"sample '{sample_id}': the logs disagree on its expert score")
+        data.expert[row] = expert
+    value = score.value if isinstance(score.value, dict) else {scorer_name: score.value}
+    for key, number in value.items():
+        if keys is not None and key not in keys:
+            continue
+        if isinstance(number, bool) or not isinstance(number, int | float):
+            continue
+        if key not in data.values:
+            data.values[key] = [None] * len(data.ids)
+            data.origin[key] = where
+        elif data.origin[key] != where:
+            raise ValueError(f"score '{key}' is given by {data.origin[key][1]} and by {where[1]}; pass --keys")
+        data.values[key][row] = None if is_filled_in(metadata, key) else _number(number)
 
 
 def suite_tables(
