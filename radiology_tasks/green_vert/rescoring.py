@@ -7,15 +7,15 @@ from typing import TYPE_CHECKING, Any
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
 from radiology_tasks.core.unscored import is_filled_in
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
-from radiology_tasks.report_judge.rescoring import expected_scores, parsed_answer
-from radiology_tasks.scorers.report_judge.reading import score_keys
+from radiology_tasks.report_judge.rescoring import expected_scores, logged_prompt, parsed_answer
+from radiology_tasks.scorers.report_judge.reading import JudgePrompt, score_keys
 
 if TYPE_CHECKING:
     from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 
 
-def _prompt(run: RunEvidence) -> str:
-    return "green" if run.short_task == "green" else str(run.task_args.get("prompt") or "vert")
+def _prompt(run: RunEvidence) -> JudgePrompt:
+    return "green" if run.short_task == "green" else logged_prompt(run.task_args)
 
 
 def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
@@ -31,7 +31,7 @@ def expected_values(run: RunEvidence, sample: SampleEvidence) -> dict[str, float
 
 def ranked(run: RunEvidence) -> RankedScore:
     """The prompt's main score: `green` for GREEN, `vert` (or the chosen prompt's) for VERT."""
-    return RankedScore(score_keys(_prompt(run))[0])  # type: ignore[arg-type]
+    return RankedScore(score_keys(_prompt(run))[0])
 
 
 def error_profile(run: RunEvidence) -> dict[str, dict[str, float]] | None:

@@ -8,6 +8,8 @@ from typing import Any
 from inspect_ai.scorer import Scorer
 
 from radiology_tasks.core.family import SuiteMetric
+from radiology_tasks.core.judge_options import JudgeOptions
+from radiology_tasks.core.task_options import logged_options
 from radiology_tasks.report_judge.scorer import report_judge
 from radiology_tasks.scorers.report_judge.reading import JudgePrompt
 
@@ -16,13 +18,7 @@ def _judge(prompt: JudgePrompt) -> Callable[[Mapping[str, Any]], Scorer]:
     """A scorer factory for one prompt, reading the settings `metric_suite` passes to every judge."""
 
     def build(settings: Mapping[str, Any]) -> Scorer:
-        return report_judge(
-            prompt,
-            constrain=settings["constrain"],
-            judge_retries=settings["judge_retries"],
-            unscored=settings["unscored"],
-            max_tokens=settings["judge_max_tokens"],
-        )
+        return report_judge(prompt, judge=logged_options(JudgeOptions, settings))
 
     return build
 

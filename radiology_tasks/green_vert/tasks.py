@@ -53,14 +53,7 @@ def judge_task(
     # other reports than the model under test writes), so no agreement with experts is computed.
     dataset, summary, pairs = report_dataset(data, require_candidate=True)
     require_judge()
-    shown = few_shot_examples(
-        examples.shots,
-        with_score=prompt != "green",
-        shot_pool=examples.shot_pool,
-        shot_seed=examples.shot_seed,
-        curated=examples.curated,
-        evaluated=pairs,
-    )
+    shown = few_shot_examples(examples, with_score=prompt != "green", evaluated=pairs)
     metadata: dict[str, Any] = {
         "data": summary,
         "few_shot_examples": len(shown),
@@ -68,16 +61,7 @@ def judge_task(
     }
     scorer = add_baselines(
         report_judge(
-            prompt,
-            examples=shown,
-            error_descriptions=examples.error_descriptions,
-            constrain=judge.constrain,
-            zero_matched=reading.zero_matched,
-            missing_categories=reading.missing_categories,
-            detail=reading.detail,
-            judge_retries=judge.judge_retries,
-            unscored=judge.unscored,
-            max_tokens=judge.judge_max_tokens,
+            prompt, judge=judge, reading=reading, examples=shown, error_descriptions=examples.error_descriptions
         ),
         beside.baselines,
         unscored=judge.unscored,

@@ -18,18 +18,18 @@ from inspect_ai.scorer import SampleScore, Score
 from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness, judged_variants
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
-from radiology_tasks.report_judge.rescoring import expected_scores, parsed_answer
+from radiology_tasks.report_judge.rescoring import expected_scores, logged_prompt, parsed_answer
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.sensitivity import balance, discrimination, robustness
-from radiology_tasks.scorers.report_judge.reading import score_keys
+from radiology_tasks.scorers.report_judge.reading import JudgePrompt, score_keys
 
 _RUN_FIGURES = ("discrimination", "robustness", "balance", "discrimination_n", "robustness_n")
 _REPORT_FIGURES = ("discrimination_n", "robustness_n")
 _TOLERANCE = 1e-9
 
 
-def _prompt(run: RunEvidence) -> str:
-    return str(run.task_args.get("prompt") or "vert")
+def _prompt(run: RunEvidence) -> JudgePrompt:
+    return logged_prompt(run.task_args)
 
 
 def _compare_scores(run: RunEvidence) -> bool:
@@ -43,7 +43,7 @@ def _excluded(sample: SampleEvidence) -> bool:
 
 def ranked(run: RunEvidence) -> RankedScore:
     """The judge prompt's main score (``vert``, ``green``, ...), kept in [0, 1]."""
-    return RankedScore(score_keys(_prompt(run))[0])  # type: ignore[arg-type]
+    return RankedScore(score_keys(_prompt(run))[0])
 
 
 def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
@@ -58,7 +58,7 @@ def expected(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
     prompt = _prompt(run)
     if _excluded(sample):
         # A variant that could not be made is never judged: every value is missing, none filled in.
-        return dict.fromkeys(score_keys(prompt), math.nan)  # type: ignore[arg-type]
+        return dict.fromkeys(score_keys(prompt), math.nan)
     return expected_scores(run, sample, prompt)
 
 

@@ -18,20 +18,22 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from radiology_tasks.core.constrain import ConstrainMode, constrained_config
+from radiology_tasks.core.constrain import constrained_config
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, judge_explanation
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls
 from radiology_tasks.core.records import ErrorCounts, ReportPair
-from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
+from radiology_tasks.core.unscored import judged_score
 from radiology_tasks.judge_sensitivity.metrics import variant_exclusions
 from radiology_tasks.judge_sensitivity.solvers import VARIANT
-from radiology_tasks.report_judge.scorer import TEMPLATES, ZeroMatched, judge_contract, report_judge
+from radiology_tasks.report_judge.options import ReadingOptions
+from radiology_tasks.report_judge.scorer import JUDGE_TEMPERATURE, TEMPLATES, judge_contract, report_judge
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, JsonReading, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT, MAX_DIFFERENCES
 from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, Detail
-from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError, MissingCategories
-from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
+from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError
+from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, ScoreReading, score_keys
 from radiology_tasks.scorers.untrusted import neutralize_candidate
 from radiology_tasks.templates import render
 
@@ -117,14 +119,8 @@ def sensitivity_judge(
     prompt: SensitivityPrompt = "vert",
     *,
     passes: int = 1,
-    constrain: ConstrainMode = "auto",
-    zero_matched: ZeroMatched = "perfect_if_no_errors",
-    missing_categories: MissingCategories = "zero",
-    detail: Detail = "full",
-    judge_retries: int = 1,
-    unscored: UnscoredPolicy = "worst",
-    max_tokens: int | None = None,
-    temperature: float = 0.0,
+    judge: JudgeOptions | None = None,
+    reading: ReadingOptions | None = None,
 ) -> Scorer:
     """Score each variant against its reference with the `grader` model, as GREEN/VERT do.
 
@@ -132,51 +128,40 @@ def sensitivity_judge(
         prompt: ``green``, ``vert``, ``formula`` or ``rubric`` (as in the ``green`` and ``vert`` tasks).
         passes: 1: the GREEN/VERT prompt alone; 2: first list the differences, then classify each one's
             clinical significance with the GREEN/VERT prompt.
-        constrain: How to constrain the judge's answers.
-        zero_matched: GREEN's value when no finding matched (as in ``green``).
-        missing_categories: How terse answers read (as in ``green``).
-        detail: ``full`` or ``brief`` answers (as in ``green``).
-        judge_retries: Re-asks of an unreadable answer, per pass.
-        unscored: ``worst`` or ``exclude``: what a score the judge did not give counts as in its value (the
-            sensitivity metrics never use a filled-in value).
-        max_tokens: Budget of the GREEN/VERT answer; None sends its contract's budget.
-        temperature: Judge sampling temperature.
+        judge: How the judge is asked (retries are per pass; the budget is the GREEN/VERT answer's) and what a
+            score it did not give counts as (the sensitivity metrics never use a filled-in value); None: the
+            defaults.
+        reading: How its GREEN/VERT answer is asked for and read (as in ``green``); None: the defaults.
     """
     if prompt not in SENSITIVITY_PROMPTS:
         raise InputError(f"prompt must be one of {', '.join(SENSITIVITY_PROMPTS)}; got {prompt!r}")
     if passes not in (1, 2):
         raise InputError(f"-T passes must be 1 or 2, got {passes!r}")
-    one_pass = report_judge(
-        prompt,
-        constrain=constrain,
-        zero_matched=zero_matched,
-        missing_categories=missing_categories,
-        detail=detail,
-        judge_retries=judge_retries,
-        unscored=unscored,
-        max_tokens=max_tokens,
-        temperature=temperature,
-    )
-    policy = check_policy(unscored)
+    asking = judge or JudgeOptions()
+    read_as = reading or ReadingOptions()
+    one_pass = report_judge(prompt, judge=asking, reading=read_as)
+    policy = asking.unscored
     keys = score_keys(prompt)
-    contract = judge_contract(prompt, detail)
-    budget = contract.max_tokens if max_tokens is None else max_tokens
+    contract = judge_contract(prompt, read_as.detail)
+    budget = contract.max_tokens if asking.judge_max_tokens is None else asking.judge_max_tokens
 
     async def two_pass(state: TaskState) -> Score:
         pair = state.metadata_as(ReportPair)
         candidate = state.output.completion
-        judge = grader_model()
-        listing = constrained_config(judge, DIFFERENCES_CONTRACT, constrain)
+        model = grader_model()
+        listing = constrained_config(model, DIFFERENCES_CONTRACT, asking.constrain)
         first: JudgeResult[JsonReading[Differences]] = await ask_judge(
-            judge,
+            model,
             differences_prompt(reference=pair.reference, candidate=candidate),
-            listing.config.merge(GenerateConfig(max_tokens=DIFFERENCES_CONTRACT.max_tokens, temperature=temperature)),
+            listing.config.merge(
+                GenerateConfig(max_tokens=DIFFERENCES_CONTRACT.max_tokens, temperature=JUDGE_TEMPERATURE)
+            ),
             lambda answer: read_json_answer(answer, Differences),
-            retries=judge_retries,
+            retries=asking.judge_retries,
         )
         found = first.reading.value if first.reading is not None else None
         metadata: dict[str, Any] = {
-            "judge": str(judge),
+            "judge": str(model),
             "differences": found.differences if found else None,
             "differences_constraint": listing.description,
             "differences_attempts": [a.as_dict() for a in first.attempts],
@@ -191,31 +176,29 @@ def sensitivity_judge(
                 answer=candidate,
                 metadata=metadata | _cost(first),
             )
-        classifying = constrained_config(judge, contract, constrain)
+        classifying = constrained_config(model, contract, asking.constrain)
         second = await ask_judge(
-            judge,
+            model,
             classify_prompt(
-                prompt, reference=pair.reference, candidate=candidate, differences=found.differences, detail=detail
-            ),
-            classifying.config.merge(GenerateConfig(max_tokens=budget, temperature=temperature)),
-            lambda answer: read_scores(
-                answer,
-                prompt=prompt,
+                prompt,
+                reference=pair.reference,
                 candidate=candidate,
-                missing_categories=missing_categories,
-                zero_matched=zero_matched,
+                differences=found.differences,
+                detail=read_as.detail,
             ),
-            retries=judge_retries,
+            classifying.config.merge(GenerateConfig(max_tokens=budget, temperature=JUDGE_TEMPERATURE)),
+            lambda answer: read_as.read(answer, prompt=prompt, candidate=candidate),
+            retries=asking.judge_retries,
         )
-        reading = second.reading
+        read = second.reading
         metadata |= {
             "constraint": classifying.description,
             **second.metadata(),
             **_cost(first, second),
-            **_counts(reading),
+            **_counts(read),
         }
         return judged_score(
-            reading.values if reading else dict.fromkeys(keys),
+            read.values if read else dict.fromkeys(keys),
             _missing(second, keys),
             policy=policy,
             bounded=BOUNDED_KEYS,

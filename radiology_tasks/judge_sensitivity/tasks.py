@@ -164,17 +164,7 @@ def judge_sensitivity(
         )
         for rewriter in (inject_errors, paraphrase)
     ]
-    scorer = sensitivity_judge(
-        prompt,
-        passes=passes,
-        constrain=judge.constrain,
-        zero_matched=reading.zero_matched,
-        missing_categories=reading.missing_categories,
-        detail=reading.detail,
-        judge_retries=judge.judge_retries,
-        unscored=judge.unscored,
-        max_tokens=judge.judge_max_tokens,
-    )
+    scorer = sensitivity_judge(prompt, passes=passes, judge=judge, reading=reading)
     samples = _samples(data, plan=plan, generation=generation)
     metadata = {
         **samples.summary,

@@ -6,29 +6,45 @@ which keeps no answer text, the values and problems the scorer read from the ans
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from radiology_tasks.core.judge import stored_unreadable_reason
+from radiology_tasks.core.judge_options import JudgeOptions
+from radiology_tasks.core.task_options import logged_options
 from radiology_tasks.core.unscored import judged_score
 from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
-from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
+from radiology_tasks.report_judge.options import ReadingOptions
+from radiology_tasks.scorers.report_judge.reading import (
+    BOUNDED_KEYS,
+    JUDGE_PROMPTS,
+    JudgePrompt,
+    ScoreReading,
+    score_keys,
+)
 
 if TYPE_CHECKING:
     from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 
 
-def read_answer(run: RunEvidence, sample: SampleEvidence, answer: str, prompt: str) -> ScoreReading:
-    """The scores the scorer reads from `answer` to `prompt`, under the run's settings."""
-    return read_scores(
-        answer,
-        prompt=prompt,  # type: ignore[arg-type]
-        candidate=sample.candidate,
-        missing_categories=run.task_args.get("missing_categories") or "zero",
-        zero_matched=run.task_args.get("zero_matched") or "perfect_if_no_errors",
-    )
+def logged_prompt(task_args: Mapping[str, Any]) -> JudgePrompt:
+    """The judge prompt a run asked, as its log records ``-T prompt`` (``vert`` when it records none).
+
+    Raises:
+        ValueError: for a prompt the judge does not have.
+    """
+    prompt = task_args.get("prompt") or "vert"
+    if prompt not in JUDGE_PROMPTS:
+        raise ValueError(f"-T prompt={prompt!r} is not a judge prompt ({', '.join(JUDGE_PROMPTS)})")
+    return cast(JudgePrompt, prompt)
 
 
-def parsed_answer(run: RunEvidence, sample: SampleEvidence, prompt: str) -> dict[str, Any]:
+def read_answer(run: RunEvidence, sample: SampleEvidence, answer: str, prompt: JudgePrompt) -> ScoreReading:
+    """The scores the scorer reads from `answer` to `prompt`, under the run's reading options."""
+    return logged_options(ReadingOptions, run.task_args).read(answer, prompt=prompt, candidate=sample.candidate)
+
+
+def parsed_answer(run: RunEvidence, sample: SampleEvidence, prompt: JudgePrompt) -> dict[str, Any]:
     """What the scorer read from the stored judge answer: each score's value and, for one it could not read, why
     (kept by a redacted log in place of the answer's text); {} for a sample without an answer."""
     answer = sample.metadata.get("judge_answer")
@@ -48,10 +64,10 @@ def kept_reading(sample: SampleEvidence) -> tuple[dict[str, float | None], dict[
     return dict(values), dict(problems) if isinstance(problems, dict) else {}
 
 
-def expected_scores(run: RunEvidence, sample: SampleEvidence, prompt: str) -> dict[str, float]:
+def expected_scores(run: RunEvidence, sample: SampleEvidence, prompt: JudgePrompt) -> dict[str, float]:
     """The value dict the judge's scorer gives for the sample's stored answer to `prompt`, under the run's settings
     (for a redacted run, for the scores it keeps as read from that answer)."""
-    keys = score_keys(prompt)  # type: ignore[arg-type]
+    keys = score_keys(prompt)
     answer = sample.metadata.get("judge_answer")
     if answer is None:
         logged_reasons = sample.metadata.get("unscored") or {}
@@ -67,5 +83,5 @@ def expected_scores(run: RunEvidence, sample: SampleEvidence, prompt: str) -> di
         # The reason the scorer gave: `truncated` when the kept answer was counted as cut at its budget.
         code = stored_unreadable_reason(sample.metadata)
         missing = {key: (code, problem) for key, problem in problems.items()}
-    policy = run.task_args.get("unscored") or "worst"
+    policy = logged_options(JudgeOptions, run.task_args).unscored
     return dict(judged_score(values, missing, policy=policy, bounded=BOUNDED_KEYS).value)  # type: ignore[arg-type]

@@ -2,41 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Any
 
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from radiology_tasks.core.constrain import ConstrainMode, constrained_config
+from radiology_tasks.core.constrain import constrained_config
 from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, judge_explanation
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import expert_metadata, judge_calls, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
+from radiology_tasks.core.unscored import judged_score
+from radiology_tasks.report_judge.options import ReadingOptions
 from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, SCORE_ONLY_CONTRACT, Detail, assessment_contract
-from radiology_tasks.scorers.report_judge.parse import MISSING_CATEGORIES, AssessmentFormatError, MissingCategories
+from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError
 from radiology_tasks.scorers.report_judge.reading import (
     BOUNDED_KEYS,
     JUDGE_PROMPTS,
     JudgePrompt,
     ScoreReading,
-    read_scores,
     score_keys,
 )
 from radiology_tasks.scorers.untrusted import neutralize_candidate
 from radiology_tasks.templates import render
 
-ZeroMatched = Literal["perfect_if_no_errors", "original"]
-DETAILS: tuple[Detail, ...] = get_args(Detail)
+JUDGE_TEMPERATURE = 0.0
+"""The judge samples greedily (a re-ask of an unreadable answer raises it, `radiology_tasks.core.judge`)."""
+
 # The score-only prompt is the one `radiology-tasks export-sft` trains fine-tuned judges on.
 TEMPLATES: dict[JudgePrompt, str] = {p: f"green_vert/{p}" for p in JUDGE_PROMPTS} | {"score": "green_vert/sft_judge"}
 
 __all__ = [
     "JUDGE_PROMPTS",
     "JudgePrompt",
-    "ZeroMatched",
     "judge_contract",
     "judge_prompt",
     "report_judge",
@@ -107,16 +108,10 @@ def judge_prompt(
 def report_judge(
     prompt: JudgePrompt = "vert",
     *,
+    judge: JudgeOptions | None = None,
+    reading: ReadingOptions | None = None,
     examples: list[dict[str, str]] | None = None,
     error_descriptions: bool = False,
-    constrain: ConstrainMode = "auto",
-    zero_matched: ZeroMatched = "perfect_if_no_errors",
-    missing_categories: MissingCategories = "zero",
-    detail: Detail = "full",
-    judge_retries: int = 1,
-    unscored: UnscoredPolicy = "worst",
-    max_tokens: int | None = None,
-    temperature: float = 0.0,
 ) -> Scorer:
     """Judge the candidate report against the reference with the `grader` model.
 
@@ -124,35 +119,23 @@ def report_judge(
         prompt: `green` (error counts, GREEN computed from them), `vert` (direct overall score),
             `formula` (judge computes M / (M + 2S + 0.5I)), `rubric` (five score bands) or `score`
             (the score-only prompt that fine-tuned judges learn from `radiology-tasks export-sft`).
+        judge: How the judge is asked and its missing scores counted (constraint, budget, retries, unscored
+            policy); None: the defaults.
+        reading: How its answer is asked for and read (detail, terse answers, GREEN with nothing matched); None:
+            the defaults.
         examples: Few-shot examples placed in the prompt: `{reference, candidate, answer}` (an answer in the
             contract's form) or `{reference, candidate, expert_rating}` (an expert's score, shown as such).
         error_descriptions: Add the team's description of each error category (a)-(f).
-        constrain: How to constrain the judge's output (`auto` picks what the backend understands).
-        zero_matched: GREEN when no findings match: `perfect_if_no_errors` gives 1.0 if there are no
-            significant errors either, `original` gives 0 like the original GREEN code.
-        missing_categories: `zero` reads terse answers as GREEN's reference parser does; `strict` refuses them.
-        detail: `full` (the paper's answer) or `brief` (counts and score, a few words per description).
-        judge_retries: Re-asks for an answer that leaves a score unreadable.
-        unscored: `worst` counts a score the judge did not give as 0 in the means; `exclude` leaves it out.
-        max_tokens: Upper bound on the judge's answer length; None sends the contract's budget.
-        temperature: Judge sampling temperature.
     """
     if prompt not in JUDGE_PROMPTS:
         raise InputError(f"prompt must be one of {', '.join(JUDGE_PROMPTS)}; got {prompt!r}")
-    for name, value, allowed in (
-        ("constrain", constrain, get_args(ConstrainMode)),
-        ("zero_matched", zero_matched, get_args(ZeroMatched)),
-        ("missing_categories", missing_categories, MISSING_CATEGORIES),
-        ("detail", detail, DETAILS),
-    ):
-        if value not in allowed:
-            raise InputError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-    if judge_retries < 0:
-        raise InputError(f"judge_retries must be >= 0, got {judge_retries}")
-    policy = check_policy(unscored)
+    asking = judge or JudgeOptions()
+    read_as = reading or ReadingOptions()
+    policy = asking.unscored
+    detail = read_as.detail
     keys = score_keys(prompt)
     contract = judge_contract(prompt, detail)
-    budget = contract.max_tokens if max_tokens is None else max_tokens
+    budget = contract.max_tokens if asking.judge_max_tokens is None else asking.judge_max_tokens
     # Every report text is neutralised, not only the candidate: a reference or an example that contains a
     # delimiter tag would otherwise break the prompt's structure just as well.
     shots = [
@@ -185,11 +168,11 @@ def report_judge(
                 metadata=metadata,
             )
 
-        judge = grader_model()
-        constrained = constrained_config(judge, contract, constrain)
-        config = constrained.config.merge(GenerateConfig(max_tokens=budget, temperature=temperature))
+        model = grader_model()
+        constrained = constrained_config(model, contract, asking.constrain)
+        config = constrained.config.merge(GenerateConfig(max_tokens=budget, temperature=JUDGE_TEMPERATURE))
         result = await ask_judge(
-            judge,
+            model,
             judge_prompt(
                 prompt,
                 reference=pair.reference,
@@ -199,30 +182,24 @@ def report_judge(
                 detail=detail,
             ),
             config,
-            lambda answer: read_scores(
-                answer,
-                prompt=prompt,
-                candidate=candidate,
-                missing_categories=missing_categories,
-                zero_matched=zero_matched,
-            ),
-            retries=judge_retries,
+            lambda answer: read_as.read(answer, prompt=prompt, candidate=candidate),
+            retries=asking.judge_retries,
         )
-        reading = result.reading
+        read = result.reading
         metadata |= {
-            "judge": str(judge),
+            "judge": str(model),
             "constraint": constrained.description,
             **result.metadata(),
-            **(_parts_metadata(reading) if reading else {}),
+            **(_parts_metadata(read) if read else {}),
         }
-        values = reading.values if reading else dict.fromkeys(keys)
+        values = read.values if read else dict.fromkeys(keys)
         return judged_score(
             values,
             _missing(result, keys),
             policy=policy,
             bounded=BOUNDED_KEYS,
             answer=candidate,
-            explanation=judge_explanation(result, judge=str(judge)),
+            explanation=judge_explanation(result, judge=str(model)),
             metadata=metadata,
         )
 

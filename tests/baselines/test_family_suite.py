@@ -15,6 +15,7 @@ import radiology_tasks.green_vert.suite as green_vert_suite
 from radiology_tasks.baselines.tasks import judge_metrics, metric_suite, refused_metrics
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import SuiteMetric, add_family, family_of, remove_family
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.green_vert.suite import SUITE
 from radiology_tasks.scorers.lexical import lexical_scores
@@ -144,7 +145,8 @@ def test_green_and_vert_build_their_judge_from_the_suite_settings(monkeypatch, n
     calls: list[tuple[Any, ...]] = []
     monkeypatch.setattr(green_vert_suite, "report_judge", lambda *args, **kwargs: calls.append((args, kwargs)))
     SUITE[name].scorer(SETTINGS)
-    assert calls == [((name,), {"constrain": "off", "judge_retries": 3, "unscored": "exclude", "max_tokens": 77})]
+    judge = JudgeOptions(constrain="off", judge_retries=3, unscored="exclude", judge_max_tokens=77)
+    assert calls == [((name,), {"judge": judge})]
     assert SUITE[name].solver is None and SUITE[name].check is None
 
 

@@ -102,6 +102,19 @@ def test_fixed_answers_give_exact_scores_and_exact_unscored_reasons(monkeypatch,
     assert metrics["vert_mean"] == pytest.approx((0.45 + 0.6 + 0.9) / 3)
     assert metrics["green_mean"] == pytest.approx((0.5 + 0.5) / 2)
     assert len(server.requests) == 6
+    # The log's header records the options the judge was given, field by field.
+    (recorded,) = log.eval.scorers or []
+    assert recorded.options["judge"] == {
+        "constrain": "auto",
+        "judge_max_tokens": None,
+        "judge_retries": 1,
+        "unscored": "exclude",
+    }
+    assert recorded.options["reading"] == {
+        "zero_matched": "perfect_if_no_errors",
+        "missing_categories": "zero",
+        "detail": "full",
+    }
 
 
 def test_unscored_worst_counts_unreadable_answers_at_the_bottom(monkeypatch, pairs_file):
