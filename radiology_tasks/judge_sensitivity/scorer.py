@@ -12,28 +12,33 @@ filled in, so it is counted (`variant_exclusions`) but enters no other metric.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal, get_args
 
-from inspect_ai.model import GenerateConfig
+from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from radiology_tasks.core.constrain import constrained_config
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, judge_explanation
+from radiology_tasks.core.judge import JudgeResult, grader_model, judge_explanation
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls
-from radiology_tasks.core.records import ErrorCounts, ReportPair
-from radiology_tasks.core.unscored import judged_score
+from radiology_tasks.core.records import ReportPair
 from radiology_tasks.judge_sensitivity.metrics import variant_exclusions
 from radiology_tasks.judge_sensitivity.solvers import VARIANT
 from radiology_tasks.report_judge.options import ReadingOptions
-from radiology_tasks.report_judge.scorer import JUDGE_TEMPERATURE, TEMPLATES, judge_contract, report_judge
+from radiology_tasks.report_judge.scorer import (
+    TEMPLATES,
+    Asked,
+    JudgeSetup,
+    counts_metadata,
+    judge_report,
+    missing_scores,
+)
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, JsonReading, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT, MAX_DIFFERENCES
 from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, Detail
-from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError
-from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, ScoreReading, score_keys
+from radiology_tasks.scorers.report_judge.reading import JudgePrompt
 from radiology_tasks.scorers.untrusted import neutralize_candidate
 from radiology_tasks.templates import render
 
@@ -47,30 +52,8 @@ VARIANT_EXCLUDED = "variant_excluded"
 
 _SUMMARY = ("kind", "category", "n_errors", "source_id", "excluded", "exclusion_detail", "injector_calls")
 
-
-def _missing(result: JudgeResult[Any], keys: list[str], part: str = "") -> dict[str, tuple[str, str]]:
-    """Reason code and detail for each score the kept answer does not give (the shared convention)."""
-    reading = result.reading
-    if reading is None:
-        return {key: (str(result.failure), result.failure_detail or "") for key in keys}
-    code = result.unreadable_reason
-    return {key: (code, f"{part}{problem}") for key, problem in reading.problems.items()}
-
-
-def _counts(reading: ScoreReading | None) -> dict[str, Any]:
-    """The judge's counts as read, under the keys the GREEN/VERT scorer uses."""
-    if reading is None or reading.parts is None:
-        return {}
-    parts = reading.parts
-
-    def counts(part: ErrorCounts | AssessmentFormatError) -> dict[str, int] | None:
-        return None if isinstance(part, AssessmentFormatError) else part.as_dict()
-
-    return {
-        "predicted_significant": counts(parts.significant),
-        "predicted_insignificant": counts(parts.insignificant),
-        "matched": None if isinstance(parts.matched, AssessmentFormatError) else parts.matched,
-    }
+Judged = Callable[[JudgeSetup, TaskState], Awaitable[Score]]
+"""Judges one variant with a setup: in one pass (`judge_report`) or in two (`judge_in_two_passes`)."""
 
 
 def _cost(*results: JudgeResult[Any]) -> dict[str, Any]:
@@ -95,7 +78,7 @@ def differences_prompt(*, reference: str, candidate: str) -> str:
 
 
 def classify_prompt(
-    prompt: SensitivityPrompt, *, reference: str, candidate: str, differences: list[str], detail: Detail = "full"
+    prompt: JudgePrompt, *, reference: str, candidate: str, differences: list[str], detail: Detail = "full"
 ) -> str:
     """The second pass: the GREEN/VERT prompt `prompt` with the first pass's `differences` to classify.
 
@@ -112,6 +95,60 @@ def classify_prompt(
         detail=detail,
         differences=[neutralize_candidate(d) for d in differences],
     )
+
+
+async def _list_differences(
+    setup: JudgeSetup, model: Model, reference: str, candidate: str
+) -> Asked[JsonReading[Differences]]:
+    """The first pass: the judge lists the differences between the reports."""
+    return await setup.ask_for(
+        model,
+        differences_prompt(reference=reference, candidate=candidate),
+        DIFFERENCES_CONTRACT,
+        lambda answer: read_json_answer(answer, Differences),
+    )
+
+
+async def judge_in_two_passes(setup: JudgeSetup, state: TaskState) -> Score:
+    """List the differences between the reports, then classify them with the setup's GREEN/VERT prompt; a first
+    pass that lists nothing readable leaves every score missing for its reason."""
+    pair = state.metadata_as(ReportPair)
+    candidate = state.output.completion
+    model = grader_model()
+    listing = await _list_differences(setup, model, pair.reference, candidate)
+    first = listing.result
+    found = first.reading.value if first.reading is not None else None
+    metadata: dict[str, Any] = {
+        "judge": str(model),
+        "differences": found.differences if found else None,
+        "differences_constraint": listing.constraint,
+        "differences_attempts": [a.as_dict() for a in first.attempts],
+    }
+    if found is None:
+        (why,) = missing_scores(first, ["answer"], "differences: ").values()
+        return setup.unjudged(why, metadata | _cost(first), answer=candidate)
+    text = classify_prompt(
+        setup.prompt,
+        reference=pair.reference,
+        candidate=candidate,
+        differences=found.differences,
+        detail=setup.reading.detail,
+    )
+    classifying = await setup.ask(model, text, candidate)
+    second = classifying.result
+    metadata |= {
+        "constraint": classifying.constraint,
+        **second.metadata(),
+        **_cost(first, second),
+        **counts_metadata(second.reading, checks=False),
+    }
+    return setup.scored(second, metadata, candidate=candidate, explanation=judge_explanation(second))
+
+
+def _excluded(setup: JudgeSetup, variant: dict[str, Any], context: dict[str, Any]) -> Score:
+    """A variant the injector could not make: every score missing, never filled in, so no metric but
+    `variant_exclusions` counts it."""
+    return setup.unjudged((VARIANT_EXCLUDED, variant["exclusion_detail"]), context, policy="exclude")
 
 
 @scorer(metrics=[variant_exclusions(), judge_calls()])
@@ -137,91 +174,15 @@ def sensitivity_judge(
         raise InputError(f"prompt must be one of {', '.join(SENSITIVITY_PROMPTS)}; got {prompt!r}")
     if passes not in (1, 2):
         raise InputError(f"-T passes must be 1 or 2, got {passes!r}")
-    asking = judge or JudgeOptions()
-    read_as = reading or ReadingOptions()
-    one_pass = report_judge(prompt, judge=asking, reading=read_as)
-    policy = asking.unscored
-    keys = score_keys(prompt)
-    contract = judge_contract(prompt, read_as.detail)
-    budget = contract.max_tokens if asking.judge_max_tokens is None else asking.judge_max_tokens
-
-    async def two_pass(state: TaskState) -> Score:
-        pair = state.metadata_as(ReportPair)
-        candidate = state.output.completion
-        model = grader_model()
-        listing = constrained_config(model, DIFFERENCES_CONTRACT, asking.constrain)
-        first: JudgeResult[JsonReading[Differences]] = await ask_judge(
-            model,
-            differences_prompt(reference=pair.reference, candidate=candidate),
-            listing.config.merge(
-                GenerateConfig(max_tokens=DIFFERENCES_CONTRACT.max_tokens, temperature=JUDGE_TEMPERATURE)
-            ),
-            lambda answer: read_json_answer(answer, Differences),
-            retries=asking.judge_retries,
-        )
-        found = first.reading.value if first.reading is not None else None
-        metadata: dict[str, Any] = {
-            "judge": str(model),
-            "differences": found.differences if found else None,
-            "differences_constraint": listing.description,
-            "differences_attempts": [a.as_dict() for a in first.attempts],
-        }
-        if found is None:
-            (why,) = _missing(first, ["answer"], "differences: ").values()
-            return judged_score(
-                dict.fromkeys(keys),
-                dict.fromkeys(keys, why),
-                policy=policy,
-                bounded=BOUNDED_KEYS,
-                answer=candidate,
-                metadata=metadata | _cost(first),
-            )
-        classifying = constrained_config(model, contract, asking.constrain)
-        second = await ask_judge(
-            model,
-            classify_prompt(
-                prompt,
-                reference=pair.reference,
-                candidate=candidate,
-                differences=found.differences,
-                detail=read_as.detail,
-            ),
-            classifying.config.merge(GenerateConfig(max_tokens=budget, temperature=JUDGE_TEMPERATURE)),
-            lambda answer: read_as.read(answer, prompt=prompt, candidate=candidate),
-            retries=asking.judge_retries,
-        )
-        read = second.reading
-        metadata |= {
-            "constraint": classifying.description,
-            **second.metadata(),
-            **_cost(first, second),
-            **_counts(read),
-        }
-        return judged_score(
-            read.values if read else dict.fromkeys(keys),
-            _missing(second, keys),
-            policy=policy,
-            bounded=BOUNDED_KEYS,
-            answer=candidate,
-            explanation=judge_explanation(second),
-            metadata=metadata,
-        )
+    setup = JudgeSetup(prompt, judge or JudgeOptions(), reading or ReadingOptions())
+    judged: Judged = judge_report if passes == 1 else judge_in_two_passes
 
     async def score(state: TaskState, target: Target) -> Score:
         variant = state.metadata[VARIANT]
         context = {"prompt": prompt, "passes": passes, "variant": {key: variant[key] for key in _SUMMARY}}
         if variant["text"] is None:
-            reason = (VARIANT_EXCLUDED, variant["exclusion_detail"])
-            return judged_score(
-                dict.fromkeys(keys),
-                dict.fromkeys(keys, reason),
-                policy="exclude",
-                bounded=BOUNDED_KEYS,
-                metadata=context,
-            )
-        result = await (one_pass(state, target) if passes == 1 else two_pass(state))
-        if result is None:  # Inspect's scorer type allows None; the GREEN/VERT judge always returns a score
-            raise RuntimeError("the GREEN/VERT judge returned no score")
+            return _excluded(setup, variant, context)
+        result = await judged(setup, state)
         result.metadata = {**(result.metadata or {}), **context}
         return result
 
