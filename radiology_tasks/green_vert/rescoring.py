@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
 from radiology_tasks.core.unscored import is_filled_in
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.report_judge.records import JudgeRecord
 from radiology_tasks.report_judge.rescoring import expected_scores, logged_prompt, parsed_answer
 from radiology_tasks.scorers.report_judge.reading import JudgePrompt, score_keys
 
@@ -36,7 +37,8 @@ def ranked(run: RunEvidence) -> RankedScore:
 
 def error_profile(run: RunEvidence) -> dict[str, dict[str, float]] | None:
     """Mean clinically significant errors per report in each category (a)-(f), as the judge counted them."""
-    counted = [s.metadata["predicted_significant"] for s in run.samples if s.metadata.get("predicted_significant")]
+    records = (JudgeRecord.read(s.metadata) for s in run.samples)
+    counted = [record.predicted_significant for record in records if record.predicted_significant]
     if not counted:
         return None
     profile = {

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from radiology_tasks.core.unscored import is_filled_in
+from radiology_tasks.judge_sensitivity.records import SensitivityRecord
 from radiology_tasks.scorers.judge_sensitivity.sensitivity import (
     JudgedVariant,
     balance,
@@ -47,24 +48,25 @@ def judged_variants(scores: Sequence[SampleScore], main_key: str | None) -> list
         scores: The samples' scores.
         main_key: The prompt's main score key (``vert``, ``green``, ...); None when no metric needs the score.
     """
-    variants = []
-    for sample in scores:
-        metadata = sample.score.metadata or {}
-        variant = metadata["variant"]
-        significant = _number(sample, SIGNIFICANT_KEY)
-        variants.append(
-            JudgedVariant(
-                source_id=variant["source_id"],
-                kind=variant["kind"],
-                category=variant["category"],
-                n_errors=variant["n_errors"],
-                excluded=variant["excluded"],
-                significant=None if significant is None else int(significant),
-                score=_number(sample, main_key) if main_key else None,
-                predicted=metadata.get("predicted_significant"),
-            )
-        )
-    return variants
+    return [_judged(sample, main_key) for sample in scores]
+
+
+def _judged(sample: SampleScore, main_key: str | None) -> JudgedVariant:
+    record = SensitivityRecord.read(sample.score.metadata)
+    variant = record.variant
+    if variant is None:
+        raise ValueError(f"sample {sample.sample_id}: its score records no variant")
+    significant = _number(sample, SIGNIFICANT_KEY)
+    return JudgedVariant(
+        source_id=variant.source_id,
+        kind=variant.kind,
+        category=variant.category,
+        n_errors=variant.n_errors,
+        excluded=variant.excluded,
+        significant=None if significant is None else int(significant),
+        score=_number(sample, main_key) if main_key else None,
+        predicted=record.predicted_significant,
+    )
 
 
 @metric

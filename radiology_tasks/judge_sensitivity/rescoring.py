@@ -16,6 +16,7 @@ from typing import Any
 from inspect_ai.scorer import SampleScore, Score
 
 from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness, judged_variants
+from radiology_tasks.judge_sensitivity.records import SensitivityRecord
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from radiology_tasks.report_judge.rescoring import expected_scores, logged_prompt, parsed_answer
@@ -37,8 +38,12 @@ def _compare_scores(run: RunEvidence) -> bool:
     return _prompt(run) != "green"
 
 
+def _record(sample: SampleEvidence) -> SensitivityRecord:
+    return SensitivityRecord.read(sample.metadata)
+
+
 def _excluded(sample: SampleEvidence) -> bool:
-    return (sample.metadata.get("variant") or {}).get("excluded") is not None
+    return _record(sample).excluded
 
 
 def ranked(run: RunEvidence) -> RankedScore:
@@ -62,21 +67,9 @@ def expected(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
     return expected_scores(run, sample, prompt)
 
 
-def _attempts(sample: SampleEvidence) -> list[dict[str, Any]]:
-    metadata = sample.metadata
-    return [*(metadata.get("differences_attempts") or []), *(metadata.get("judge_attempts") or [])]
-
-
 def answers(sample: SampleEvidence) -> list[str]:
     """Every judge answer the sample stores: the kept one, and each attempt's of one or both passes."""
-    found = []
-    if isinstance(sample.metadata.get("judge_answer"), str):
-        found.append(sample.metadata["judge_answer"])
-    for attempt in _attempts(sample):
-        # An attempt the provider rejected has no answer from the judge.
-        if attempt.get("stop_reason") != "error" and isinstance(attempt.get("answer"), str):
-            found.append(attempt["answer"])
-    return found
+    return _record(sample).answers()
 
 
 def _sample_scores(run: RunEvidence) -> list[SampleScore]:
@@ -84,7 +77,7 @@ def _sample_scores(run: RunEvidence) -> list[SampleScore]:
     return [
         SampleScore(score=Score(value=dict(s.values), metadata=s.metadata), sample_id=s.id)
         for s in run.samples
-        if s.error is None and "variant" in s.metadata
+        if s.error is None and _record(s).variant is not None
     ]
 
 
@@ -100,12 +93,13 @@ def _shown(value: Any) -> str:
 
 def _differences_lines(sample: SampleEvidence) -> list[str]:
     """A two-pass sample's stored differences must be what its kept first-pass answer lists."""
-    kept = next((a for a in sample.metadata.get("differences_attempts") or [] if a.get("problem") is None), None)
+    record = _record(sample)
+    kept = next((a for a in record.differences_attempts if a.problem is None), None)
     if kept is None:
         return []
-    reading = read_json_answer(str(kept.get("answer") or ""), Differences)
+    reading = read_json_answer(kept.answer or "", Differences)
     listed = reading.value.differences if reading.value is not None else None
-    if listed != sample.metadata.get("differences"):
+    if listed != record.differences:
         return [f"sample {sample.id}: the stored differences are not what its first-pass judge answer lists"]
     return []
 

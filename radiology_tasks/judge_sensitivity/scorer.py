@@ -25,6 +25,7 @@ from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.judge_sensitivity.metrics import variant_exclusions
+from radiology_tasks.judge_sensitivity.records import SensitivityRecord, VariantSummary
 from radiology_tasks.judge_sensitivity.solvers import VARIANT
 from radiology_tasks.report_judge.options import ReadingOptions
 from radiology_tasks.report_judge.scorer import (
@@ -50,10 +51,9 @@ SENSITIVITY_PROMPTS: tuple[SensitivityPrompt, ...] = get_args(SensitivityPrompt)
 VARIANT_EXCLUDED = "variant_excluded"
 """Unscored reason of a variant the injector could not make."""
 
-_SUMMARY = ("kind", "category", "n_errors", "source_id", "excluded", "exclusion_detail", "injector_calls")
-
-Judged = Callable[[JudgeSetup, TaskState], Awaitable[Score]]
-"""Judges one variant with a setup: in one pass (`judge_report`) or in two (`judge_in_two_passes`)."""
+Judged = Callable[[JudgeSetup, TaskState, SensitivityRecord], Awaitable[Score]]
+"""Judges one variant with a setup, recording what the opened record holds: in one pass (`judge_report`) or in two
+(`judge_in_two_passes`)."""
 
 
 def _cost(*results: JudgeResult[Any]) -> dict[str, Any]:
@@ -109,7 +109,7 @@ async def _list_differences(
     )
 
 
-async def judge_in_two_passes(setup: JudgeSetup, state: TaskState) -> Score:
+async def judge_in_two_passes(setup: JudgeSetup, state: TaskState, opened: SensitivityRecord) -> Score:
     """List the differences between the reports, then classify them with the setup's GREEN/VERT prompt; a first
     pass that lists nothing readable leaves every score missing for its reason."""
     pair = state.metadata_as(ReportPair)
@@ -118,7 +118,7 @@ async def judge_in_two_passes(setup: JudgeSetup, state: TaskState) -> Score:
     listing = await _list_differences(setup, model, pair.reference, candidate)
     first = listing.result
     found = first.reading.value if first.reading is not None else None
-    metadata: dict[str, Any] = {
+    fields: dict[str, Any] = {
         "judge": str(model),
         "differences": found.differences if found else None,
         "differences_constraint": listing.constraint,
@@ -126,7 +126,7 @@ async def judge_in_two_passes(setup: JudgeSetup, state: TaskState) -> Score:
     }
     if found is None:
         (why,) = missing_scores(first, ["answer"], "differences: ").values()
-        return setup.unjudged(why, metadata | _cost(first), answer=candidate)
+        return setup.unjudged(why, opened.extended(**fields, **_cost(first)), answer=candidate)
     text = classify_prompt(
         setup.prompt,
         reference=pair.reference,
@@ -136,19 +136,14 @@ async def judge_in_two_passes(setup: JudgeSetup, state: TaskState) -> Score:
     )
     classifying = await setup.ask(model, text, candidate)
     second = classifying.result
-    metadata |= {
+    fields |= {
         "constraint": classifying.constraint,
         **second.metadata(),
         **_cost(first, second),
         **counts_metadata(second.reading, checks=False),
     }
-    return setup.scored(second, metadata, candidate=candidate, explanation=judge_explanation(second))
-
-
-def _excluded(setup: JudgeSetup, variant: dict[str, Any], context: dict[str, Any]) -> Score:
-    """A variant the injector could not make: every score missing, never filled in, so no metric but
-    `variant_exclusions` counts it."""
-    return setup.unjudged((VARIANT_EXCLUDED, variant["exclusion_detail"]), context, policy="exclude")
+    explanation = judge_explanation(second)
+    return setup.scored(second, opened.extended(**fields), candidate=candidate, explanation=explanation)
 
 
 @scorer(metrics=[variant_exclusions(), judge_calls()])
@@ -178,12 +173,12 @@ def sensitivity_judge(
     judged: Judged = judge_report if passes == 1 else judge_in_two_passes
 
     async def score(state: TaskState, target: Target) -> Score:
-        variant = state.metadata[VARIANT]
-        context = {"prompt": prompt, "passes": passes, "variant": {key: variant[key] for key in _SUMMARY}}
-        if variant["text"] is None:
-            return _excluded(setup, variant, context)
-        result = await judged(setup, state)
-        result.metadata = {**(result.metadata or {}), **context}
-        return result
+        outcome = state.metadata[VARIANT]
+        variant = VariantSummary.of(outcome)
+        opened = SensitivityRecord(prompt=prompt, passes=passes, variant=variant)
+        if outcome["text"] is None:
+            # Never judged, every score missing and never filled in: counted by `variant_exclusions` alone.
+            return setup.unjudged((VARIANT_EXCLUDED, variant.exclusion_detail or ""), opened, policy="exclude")
+        return await judged(setup, state, opened)
 
     return score

@@ -25,6 +25,7 @@ from radiology_tasks.core.metrics import expert_metadata, judge_calls, parse_fai
 from radiology_tasks.core.records import ErrorCounts, ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, judged_score
 from radiology_tasks.report_judge.options import ReadingOptions
+from radiology_tasks.report_judge.records import JudgeRecord
 from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, SCORE_ONLY_CONTRACT, Detail, assessment_contract
 from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError
 from radiology_tasks.scorers.report_judge.reading import (
@@ -205,12 +206,13 @@ class JudgeSetup:
     def unjudged(
         self,
         why: tuple[str, str],
-        metadata: dict[str, Any],
+        record: JudgeRecord,
         *,
         answer: str | None = None,
         policy: UnscoredPolicy | None = None,
     ) -> Score:
-        """Every score missing for one reason (code, detail), counted by `policy` (the judge options' by default)."""
+        """Every score missing for one reason (code, detail), counted by `policy` (the judge options' by default);
+        the record in its metadata."""
         keys = self.keys
         return judged_score(
             dict.fromkeys(keys),
@@ -218,13 +220,14 @@ class JudgeSetup:
             policy=policy or self.judge.unscored,
             bounded=BOUNDED_KEYS,
             answer=answer,
-            metadata=metadata,
+            metadata=record.metadata(),
         )
 
     def scored(
-        self, result: JudgeResult[ScoreReading], metadata: dict[str, Any], *, candidate: str, explanation: str
+        self, result: JudgeResult[ScoreReading], record: JudgeRecord, *, candidate: str, explanation: str
     ) -> Score:
-        """The score the judge's kept answer gives, each score it does not give missing with its reason."""
+        """The score the judge's kept answer gives, each score it does not give missing with its reason; the record
+        in its metadata."""
         reading = result.reading
         return judged_score(
             reading.values if reading else dict.fromkeys(self.keys),
@@ -233,35 +236,35 @@ class JudgeSetup:
             bounded=BOUNDED_KEYS,
             answer=candidate,
             explanation=explanation,
-            metadata=metadata,
+            metadata=record.metadata(),
         )
 
 
-async def judge_report(setup: JudgeSetup, state: TaskState) -> Score:
-    """Judge a sample's candidate against its reference in one pass; a candidate that failed to generate, or is
-    empty, is unscored without asking the judge."""
+async def judge_report(setup: JudgeSetup, state: TaskState, opened: JudgeRecord) -> Score:
+    """Judge a sample's candidate against its reference in one pass, recording what `opened` holds and what the
+    judging gives; a candidate that failed to generate, or is empty, is unscored without asking the judge."""
     pair = state.metadata_as(ReportPair)
-    metadata: dict[str, Any] = {"prompt": setup.prompt, "detail": setup.reading.detail, **expert_metadata(pair)}
+    fields: dict[str, Any] = {"detail": setup.reading.detail, **expert_metadata(pair)}
     generation = state.metadata.get("generation")
     if generation is not None:
-        metadata["generation"] = generation
+        fields["generation"] = generation
     if generation is not None and generation.get("error"):
         code, _, detail = str(generation["error"]).partition(": ")
-        return setup.unjudged((code, detail), metadata)
+        return setup.unjudged((code, detail), opened.extended(**fields))
     candidate = state.output.completion if state.output else ""
     if not candidate.strip():
-        return setup.unjudged(("no_response", "the candidate is empty"), metadata)
+        return setup.unjudged(("no_response", "the candidate is empty"), opened.extended(**fields))
     model = grader_model()
     asked = await setup.ask(model, setup.prompt_for(pair.reference, candidate), candidate)
     result = asked.result
-    metadata |= {
+    fields |= {
         "judge": str(model),
         "constraint": asked.constraint,
         **result.metadata(),
         **counts_metadata(result.reading),
     }
     explanation = judge_explanation(result, judge=str(model))
-    return setup.scored(result, metadata, candidate=candidate, explanation=explanation)
+    return setup.scored(result, opened.extended(**fields), candidate=candidate, explanation=explanation)
 
 
 @scorer(metrics=[parse_failure_rate(), judge_calls()])
@@ -292,6 +295,6 @@ def report_judge(
     )
 
     async def score(state: TaskState, target: Target) -> Score:
-        return await judge_report(setup, state)
+        return await judge_report(setup, state, JudgeRecord(prompt=setup.prompt))
 
     return score

@@ -15,12 +15,21 @@ from radiology_tasks.core.catalog import bundled_path
 from radiology_tasks.core.judge import attempt_answers
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.green_vert.tasks import green, vert
+from radiology_tasks.report_judge.records import JudgeRecord
 from tests.conftest import GOOD_ROWS
 from tests.judge_answers import assessment
 from tests.openai_stub import StubReply, openai_stub
 from tests.report_values import report_values
 
 SCORER = "report_judge"
+JUDGED_KEYS = {
+    *("prompt", "detail", "judge", "constraint", "matched", "formula_check", "filled_categories", "quoted_sections"),
+    *("expert_score", "expert_significant", "expert_insignificant", "expert_raters", "expert_group"),
+    *("judge_answer", "judge_answer_attempt", "judge_attempts", "judge_retried", "judge_truncated"),
+    *("judge_calls", "judge_input_tokens", "judge_output_tokens"),
+    *("predicted_significant", "predicted_insignificant", "unscored", "unscored_detail", "filled_in"),
+}
+"""The keys a judged sample records, as every release wrote them (`JudgeRecord`'s fields)."""
 CANDIDATE = re.compile(r"<candidate_report>\n(.*?)\n</candidate_report>", re.S)
 
 
@@ -102,6 +111,9 @@ def test_fixed_answers_give_exact_scores_and_exact_unscored_reasons(monkeypatch,
     assert metrics["vert_mean"] == pytest.approx((0.45 + 0.6 + 0.9) / 3)
     assert metrics["green_mean"] == pytest.approx((0.5 + 0.5) / 2)
     assert len(server.requests) == 6
+    for score in scores.values():
+        assert set(score.metadata) == JUDGED_KEYS
+        assert JudgeRecord.read(score.metadata).metadata() == score.metadata
     # The log's header records the options the judge was given, field by field.
     (recorded,) = log.eval.scorers or []
     assert recorded.options["judge"] == {
