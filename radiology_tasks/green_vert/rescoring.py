@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
 from radiology_tasks.core.unscored import is_filled_in
@@ -19,7 +19,7 @@ def _prompt(run: RunEvidence) -> JudgePrompt:
     return "green" if run.short_task == "green" else logged_prompt(run.task_args)
 
 
-def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
+def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, object]:
     """What the scorer read from the stored judge answer (kept by a redacted log in place of its text)."""
     return parsed_answer(run, sample, _prompt(run))
 
@@ -75,7 +75,7 @@ class GreenVertRescoring(Rescoring):
     def breakdown(self, run: RunEvidence) -> dict[str, dict[str, float]] | None:
         return error_profile(run)
 
-    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
+    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, object]:
         return parsed_answers(run, sample)
 
     def agreement(self, run: RunEvidence) -> dict[str, tuple[float, float]]:

@@ -11,7 +11,7 @@ arXiv 2405.03595).
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from inspect_ai import Task, task
 
@@ -54,7 +54,7 @@ def judge_task(
     dataset, summary, pairs = report_dataset(data, require_candidate=True)
     require_judge()
     shown = few_shot_examples(examples, with_score=prompt != "green", evaluated=pairs)
-    metadata: dict[str, Any] = {
+    metadata: dict[str, object] = {
         "data": summary,
         "few_shot_examples": len(shown),
         "templates": template_hashes("green_vert"),

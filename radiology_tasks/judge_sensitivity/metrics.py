@@ -69,6 +69,19 @@ def _judged(sample: SampleScore, main_key: str | None) -> JudgedVariant:
     )
 
 
+def discrimination_values(
+    scores: Sequence[SampleScore], main_key: str, *, compare_scores: bool, brief: bool = False
+) -> dict[str, float]:
+    """What `discrimination_robustness` gives on these samples (its arguments as there)."""
+    variants = judged_variants(scores, main_key)
+    d, d_n = discrimination(variants, compare_scores=compare_scores)
+    r, r_n = robustness(variants)
+    shares = {"discrimination": d, "robustness": r, "balance": balance(d, r)}
+    if brief:
+        return {name: share for name, share in shares.items() if not math.isnan(share)}
+    return {**shares, "discrimination_n": float(d_n), "robustness_n": float(r_n)}
+
+
 @metric
 def discrimination_robustness(main_key: str, *, compare_scores: bool, brief: bool = False) -> Metric:
     """Discrimination (error variants penalised), robustness (paraphrases left alone) and their balance.
@@ -85,19 +98,7 @@ def discrimination_robustness(main_key: str, *, compare_scores: bool, brief: boo
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        variants = judged_variants(scores, main_key)
-        d, d_n = discrimination(variants, compare_scores=compare_scores)
-        r, r_n = robustness(variants)
-        if brief:
-            shares = {"discrimination": d, "robustness": r, "balance": balance(d, r)}
-            return {name: share for name, share in shares.items() if not math.isnan(share)}
-        return {
-            "discrimination": d,
-            "robustness": r,
-            "balance": balance(d, r),
-            "discrimination_n": float(d_n),
-            "robustness_n": float(r_n),
-        }
+        return discrimination_values(scores, main_key, compare_scores=compare_scores, brief=brief)
 
     return compute
 

@@ -8,7 +8,6 @@ through `SensitivityRecord.read`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -40,7 +39,7 @@ class VariantSummary(BaseModel):
     injector_calls: int = 0
 
     @classmethod
-    def of(cls, outcome: Mapping[str, Any]) -> VariantSummary:
+    def of(cls, outcome: Mapping[str, object]) -> VariantSummary:
         """The summary of a variant outcome as the solvers keep it (`VariantOutcome.metadata`)."""
         return cls.model_validate(outcome)
 

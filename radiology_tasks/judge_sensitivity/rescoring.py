@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any
 
 from inspect_ai.scorer import SampleScore, Score
 
-from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness, judged_variants
+from radiology_tasks.judge_sensitivity.metrics import discrimination_values, judged_variants
 from radiology_tasks.judge_sensitivity.records import SensitivityRecord
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
@@ -51,7 +50,7 @@ def ranked(run: RunEvidence) -> RankedScore:
     return RankedScore(score_keys(_prompt(run))[0])
 
 
-def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
+def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, object]:
     """What the scorer read from the kept judge answer (kept by a redacted log in place of its text); {} for a
     variant that was never judged."""
     return {} if _excluded(sample) else parsed_answer(run, sample, _prompt(run))
@@ -81,13 +80,13 @@ def _sample_scores(run: RunEvidence) -> list[SampleScore]:
     ]
 
 
-def _same(logged: Any, recomputed: float) -> bool:
+def _same(logged: object, recomputed: float) -> bool:
     if not isinstance(logged, int | float) or math.isnan(logged):
         return math.isnan(recomputed)
     return not math.isnan(recomputed) and abs(logged - recomputed) <= _TOLERANCE
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     return "missing" if not isinstance(value, int | float) or math.isnan(value) else f"{value:.6g}"
 
 
@@ -113,11 +112,9 @@ def run_checks(run: RunEvidence) -> list[str]:
             lines.append(f"sample {sample.id}: the variant is marked excluded but the judge was asked about it")
         if not run.redacted:  # a redacted log keeps hashes of the first-pass answers, not their lists
             lines += _differences_lines(sample)
-    metric = discrimination_robustness(ranked(run).key, compare_scores=_compare_scores(run))
-    recomputed = metric(_sample_scores(run))  # type: ignore[arg-type]
-    assert isinstance(recomputed, dict)
+    recomputed = discrimination_values(_sample_scores(run), ranked(run).key, compare_scores=_compare_scores(run))
     for name in _RUN_FIGURES:
-        logged, value = run.results.get(name), float(recomputed[name])  # type: ignore[arg-type]
+        logged, value = run.results.get(name), float(recomputed[name])
         # From version 1.5.0 the variant counts are the report's, not the log's: compared only where logged.
         if name in _REPORT_FIGURES and name not in run.results:
             continue
@@ -193,7 +190,7 @@ class JudgeSensitivityRescoring(Rescoring):
     def left_out(self, sample: SampleEvidence) -> bool:
         return _excluded(sample)
 
-    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
+    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, object]:
         return parsed_answers(run, sample)
 
 

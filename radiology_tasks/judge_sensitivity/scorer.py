@@ -56,7 +56,7 @@ Judged = Callable[[JudgeSetup, TaskState, SensitivityRecord], Awaitable[Score]]
 (`judge_in_two_passes`)."""
 
 
-def _cost(*results: JudgeResult[Any]) -> dict[str, Any]:
+def _cost(*results: JudgeResult[Any]) -> dict[str, int | bool]:
     """The judge's calls and tokens over both passes, under the keys `judge_calls` reads."""
     return {
         "judge_calls": sum(len(r.attempts) for r in results),
@@ -118,7 +118,7 @@ async def judge_in_two_passes(setup: JudgeSetup, state: TaskState, opened: Sensi
     listing = await _list_differences(setup, model, pair.reference, candidate)
     first = listing.result
     found = first.reading.value if first.reading is not None else None
-    fields: dict[str, Any] = {
+    fields: dict[str, object] = {
         "judge": str(model),
         "differences": found.differences if found else None,
         "differences_constraint": listing.constraint,

@@ -9,7 +9,7 @@ are the keys earlier releases wrote; every field a later release added has a def
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue, StrictInt
 
@@ -124,7 +124,7 @@ class JudgeRecord(ExpertFields):
     parsed_answers: ParsedAnswers | None = None
 
     @classmethod
-    def read(cls: type[R], metadata: Mapping[str, Any] | None) -> R:
+    def read(cls: type[R], metadata: Mapping[str, object] | None) -> R:
         """The record a score's metadata holds (as a log stores it).
 
         Raises:
@@ -132,11 +132,11 @@ class JudgeRecord(ExpertFields):
         """
         return cls.model_validate(dict(metadata or {}))
 
-    def metadata(self) -> dict[str, Any]:
+    def metadata(self) -> dict[str, object]:
         """The fields set for this sample, as `Score.metadata` holds them."""
         return self.model_dump(exclude_unset=True)
 
-    def extended(self: R, **fields: Any) -> R:
+    def extended(self: R, **fields: object) -> R:
         """This record with `fields` set as well, each checked as the record's fields are.
 
         Raises:

@@ -7,7 +7,7 @@ which keeps no answer text, the values and problems the scorer read from the ans
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.task_options import logged_options
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 
 
-def logged_prompt(task_args: Mapping[str, Any]) -> JudgePrompt:
+def logged_prompt(task_args: Mapping[str, object]) -> JudgePrompt:
     """The judge prompt a run asked, as its log records ``-T prompt`` (``vert`` when it records none).
 
     Raises:
@@ -35,7 +35,7 @@ def logged_prompt(task_args: Mapping[str, Any]) -> JudgePrompt:
     prompt = task_args.get("prompt") or "vert"
     if prompt not in JUDGE_PROMPTS:
         raise ValueError(f"-T prompt={prompt!r} is not a judge prompt ({', '.join(JUDGE_PROMPTS)})")
-    return cast(JudgePrompt, prompt)
+    return prompt
 
 
 def read_answer(run: RunEvidence, sample: SampleEvidence, answer: str, prompt: JudgePrompt) -> ScoreReading:
@@ -43,7 +43,7 @@ def read_answer(run: RunEvidence, sample: SampleEvidence, answer: str, prompt: J
     return logged_options(ReadingOptions, run.task_args).read(answer, prompt=prompt, candidate=sample.candidate)
 
 
-def parsed_answer(run: RunEvidence, sample: SampleEvidence, prompt: JudgePrompt) -> dict[str, Any]:
+def parsed_answer(run: RunEvidence, sample: SampleEvidence, prompt: JudgePrompt) -> dict[str, object]:
     """What the scorer read from the stored judge answer: each score's value and, for one it could not read, why
     (kept by a redacted log in place of the answer's text); {} for a sample without an answer."""
     answer = JudgeRecord.read(sample.metadata).judge_answer

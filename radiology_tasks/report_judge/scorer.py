@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from inspect_ai.model import GenerateConfig, Model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
@@ -101,7 +101,7 @@ def missing_scores(result: JudgeResult[R], keys: Sequence[str], part: str = "") 
     return {key: (code, f"{part}{problem}") for key, problem in reading.problems.items()}
 
 
-def counts_metadata(reading: ScoreReading | None, *, checks: bool = True) -> dict[str, Any]:
+def counts_metadata(reading: ScoreReading | None, *, checks: bool = True) -> dict[str, object]:
     """The judge's counts as read, for the per-category metrics and the log viewer; with `checks`, also the formula
     check, the categories read as 0 and the sections ignored as quotations."""
     parts = reading.parts if reading is not None else None
@@ -111,7 +111,7 @@ def counts_metadata(reading: ScoreReading | None, *, checks: bool = True) -> dic
     def counts(part: ErrorCounts | AssessmentFormatError) -> dict[str, int] | None:
         return None if isinstance(part, AssessmentFormatError) else part.as_dict()
 
-    found: dict[str, Any] = {
+    found: dict[str, object] = {
         "matched": None if isinstance(parts.matched, AssessmentFormatError) else parts.matched,
         "predicted_significant": counts(parts.significant),
         "predicted_insignificant": counts(parts.insignificant),
@@ -244,7 +244,7 @@ async def judge_report(setup: JudgeSetup, state: TaskState, opened: JudgeRecord)
     """Judge a sample's candidate against its reference in one pass, recording what `opened` holds and what the
     judging gives; a candidate that failed to generate, or is empty, is unscored without asking the judge."""
     pair = state.metadata_as(ReportPair)
-    fields: dict[str, Any] = {"detail": setup.reading.detail, **expert_metadata(pair)}
+    fields: dict[str, object] = {"detail": setup.reading.detail, **expert_metadata(pair)}
     generation = state.metadata.get("generation")
     if generation is not None:
         fields["generation"] = generation

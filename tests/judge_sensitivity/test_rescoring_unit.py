@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from radiology_tasks.judge_sensitivity import rescoring as js
+from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness
 from radiology_tasks.judge_sensitivity.rescoring import RESCORING
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence, SampleEvidence
 from tests.judge_answers import assessment
@@ -59,7 +60,7 @@ def _run(samples: list[SampleEvidence], *, results: dict[str, float] | None = No
         samples=samples,
     )
     if results is None:
-        recomputed = js.discrimination_robustness(js.ranked(run).key, compare_scores=js._compare_scores(run))
+        recomputed = discrimination_robustness(js.ranked(run).key, compare_scores=js._compare_scores(run))
         run = replace(run, results=dict(recomputed(js._sample_scores(run))))
     return run
 
