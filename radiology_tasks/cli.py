@@ -127,6 +127,14 @@ def _report(args: argparse.Namespace) -> int:
     return report_command(args.log, args.out, as_json=args.json)
 
 
+def _agreement(args: argparse.Namespace) -> int:
+    from radiology_tasks.agreement.command import agreement_command
+
+    return agreement_command(
+        args.logs, args.out, resamples=args.resamples, seed=args.seed, paired_tests=args.paired_tests
+    )
+
+
 def _verify(args: argparse.Namespace) -> int:
     from radiology_tasks.leaderboard.commands import verify_command
 
@@ -201,6 +209,28 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the figures as JSON instead of Markdown; write the files only with --out",
     )
     report.set_defaults(run=_report)
+
+    agreement = commands.add_parser(
+        "agreement",
+        help="every metric's agreement with radiologists, per dataset and protocol, from runs' logs: JSON, CSV, "
+        "Markdown (printed) and a page",
+    )
+    agreement.add_argument(
+        "logs", nargs="+", help="Inspect eval logs of radiology tasks on data with expert judgements"
+    )
+    agreement.add_argument("--out", required=True, help="directory for agreement.json/.csv/.md and agreement.html")
+    agreement.add_argument(
+        "--resamples", type=positive_int, default=1000, help="bootstrap resamples of the paired tests (default 1000)"
+    )
+    agreement.add_argument("--seed", type=int, default=0, help="seed of the paired tests (default 0)")
+    agreement.add_argument(
+        "--paired-tests",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="test every two metrics' tau difference in each column group (default: on; each test resamples its "
+        "samples --resamples times, seconds each on hundreds of samples)",
+    )
+    agreement.set_defaults(run=_agreement)
 
     submit = commands.add_parser("submit", help="check eval logs and write them as a leaderboard submission bundle")
     submit.add_argument("logs", nargs="+", help="Inspect eval logs of one system")

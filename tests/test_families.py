@@ -19,7 +19,7 @@ from radiology_tasks.templates import template_names
 from tests.test_import_graph import ROOT, import_graph
 
 PACKAGE = Path(radiology_tasks.__file__).parent
-SHARED = [PACKAGE / "leaderboard", PACKAGE / "baselines", PACKAGE / "cli.py"]
+SHARED = [PACKAGE / "leaderboard", PACKAGE / "baselines", PACKAGE / "agreement", PACKAGE / "cli.py"]
 
 
 def _family_words() -> dict[str, re.Pattern[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from radiology_tasks.core.family import Family, SuiteMetric
+from radiology_tasks.core.orientation import Orientation
 from radiology_tasks.leaderboard.rules import Rescoring
 
 
@@ -19,12 +20,14 @@ class ToyFamily(Family):
         rules: Mapping[str, Rescoring] | None = None,
         suite: Mapping[str, SuiteMetric] | None = None,
         suite_notes: Mapping[str, str] | None = None,
+        orientations: Mapping[str, Orientation] | None = None,
         tasks_module: str = __name__,
         version: str = "1.0.0",
     ) -> None:
         self.name, self.tasks, self.tasks_module, self.version = name, tasks, tasks_module, version
         self._rules = dict(rules or {})
         self._suite = dict(suite or {})
+        self._orientations = dict(orientations or {})
         self.suite_notes = dict(suite_notes or {})
 
     def rescoring(self, task: str) -> Rescoring | None:
@@ -34,3 +37,7 @@ class ToyFamily(Family):
     def suite_metrics(self) -> Mapping[str, SuiteMetric]:
         """The suite metrics given."""
         return self._suite
+
+    def orientations(self) -> Mapping[str, Orientation]:
+        """The orientations given."""
+        return self._orientations

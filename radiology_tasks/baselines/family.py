@@ -23,7 +23,7 @@ class Baselines(Family):
     name = "baselines"
     tasks_module = "radiology_tasks.baselines.tasks"
     tasks = ("baselines", "metric_suite")
-    version = "1.4.0"
+    version = "1.5.0"
     side_args = ("baselines",)
 
     def register(self) -> None:

@@ -13,7 +13,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from radiology_tasks.core.judge import stored_unreadable_reason
-from radiology_tasks.core.unscored import check_policy, is_filled_in
+from radiology_tasks.core.unscored import check_policy
 from radiology_tasks.crimson.parsed import kept_answer
 from radiology_tasks.crimson.scorer import crimson_score
 from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, RankedScore, Rescoring
@@ -102,17 +102,6 @@ def sample_checks(run: RunEvidence, sample: SampleEvidence) -> list[str]:
     return lines
 
 
-def expert_agreement(run: RunEvidence) -> dict[str, tuple[float, float]]:
-    """(expert score, judge score) per sample, where the experts rated the very candidate the judge saw."""
-    pairs: dict[str, tuple[float, float]] = {}
-    for sample in run.samples:
-        expert, judged = sample.metadata.get("expert_score"), sample.values.get(MAIN_KEY)
-        if expert is None or judged is None or is_filled_in(sample.metadata, MAIN_KEY):
-            continue
-        pairs[sample.id] = (float(expert), float(judged))
-    return pairs
-
-
 def error_profile(run: RunEvidence) -> dict[str, dict[str, float]] | None:
     """Mean weighted false and missing findings and attribute errors per scored report, worked out again from the
     stored answers (for a redacted run, the parsed answers)."""
@@ -142,8 +131,8 @@ class CrimsonRescoring(Rescoring):
     def breakdown(self, run: RunEvidence) -> dict[str, dict[str, float]] | None:
         return error_profile(run)
 
-    def agreement(self, run: RunEvidence) -> dict[str, tuple[float, float]]:
-        return expert_agreement(run)
+    def agreement_key(self, run: RunEvidence) -> str:
+        return MAIN_KEY
 
     def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
         return parsed_answers(run, sample)

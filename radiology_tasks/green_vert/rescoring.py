@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
-from radiology_tasks.core.unscored import is_filled_in
 from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
 from radiology_tasks.report_judge.records import JudgeRecord
 from radiology_tasks.report_judge.rescoring import expected_scores, logged_prompt, parsed_answer
@@ -48,21 +47,6 @@ def error_profile(run: RunEvidence) -> dict[str, dict[str, float]] | None:
     return {"Clinically significant errors per report, by category": profile}
 
 
-def expert_agreement(run: RunEvidence) -> dict[str, tuple[float, float]]:
-    """(expert score, judge score) per sample, where the experts rated the very candidate the judge saw."""
-    args = run.task_args
-    if args.get("candidates") or args.get("generate") in (True, "true"):
-        return {}
-    key = ranked(run).key
-    pairs: dict[str, tuple[float, float]] = {}
-    for sample in run.samples:
-        expert, judged = sample.metadata.get("expert_score"), sample.values.get(key)
-        if expert is None or judged is None or is_filled_in(sample.metadata, key):
-            continue
-        pairs[sample.id] = (float(expert), float(judged))
-    return pairs
-
-
 class GreenVertRescoring(Rescoring):
     """The re-scoring rules above, as the leaderboard calls them."""
 
@@ -78,8 +62,8 @@ class GreenVertRescoring(Rescoring):
     def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, object]:
         return parsed_answers(run, sample)
 
-    def agreement(self, run: RunEvidence) -> dict[str, tuple[float, float]]:
-        return expert_agreement(run)
+    def agreement_key(self, run: RunEvidence) -> str:
+        return ranked(run).key
 
 
 RESCORING = GreenVertRescoring()

@@ -22,7 +22,7 @@ class JudgeSensitivity(Family):
     name = "judge_sensitivity"
     tasks_module = "radiology_tasks.judge_sensitivity.tasks"
     tasks = ("judge_sensitivity",)
-    version = "1.5.0"
+    version = "1.6.0"
     templates = ("judge_sensitivity", "green_vert")
 
     def register(self) -> None:

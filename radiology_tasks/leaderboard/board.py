@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from radiology_tasks.core.unscored import WORST
 from radiology_tasks.leaderboard import JUDGES_TRACK
 from radiology_tasks.leaderboard.bundle import default_system_name, mixed_generation_logs
-from radiology_tasks.leaderboard.checks import coverage, data_checked, run_violations, unscored_share
+from radiology_tasks.leaderboard.checks import coverage, run_violations, unscored_share
 from radiology_tasks.leaderboard.comparison import Settings, Submission, comparability, not_comparable, trial_of
 from radiology_tasks.leaderboard.comparison import digest as _digest
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence, read_run
@@ -32,11 +32,12 @@ from radiology_tasks.leaderboard.manifest import read_bundle
 from radiology_tasks.leaderboard.redact import checks_made
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring
 from radiology_tasks.leaderboard.rules import CorpusStatistic, ExpertAgreement
+from radiology_tasks.leaderboard.run_data import data_checked
 
 if TYPE_CHECKING:
     from radiology_tasks.scorers.leaderboard.significance import Interval, PairedTest
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 
 
 class MixedRuns(ValueError):
@@ -145,10 +146,13 @@ def statistic_label(run: RunEvidence) -> str:
 
 
 def expert_points(run: RunEvidence) -> list[list[float]] | None:
-    """(expert score, judge score) per sample where the experts rated the very candidate the judge saw."""
+    """(expert score, judge score) per sample where the experts rated the very candidate the judge saw, the experts'
+    score read from the data (`radiology_tasks.leaderboard.experts`), for a family whose judges can be ranked by
+    agreement; None otherwise."""
+    from radiology_tasks.leaderboard.experts import expert_points as points
+
     rules = rescoring(run)
-    points = [[e, j] for e, j in rules.agreement(run).values()] if isinstance(rules, ExpertAgreement) else []
-    return points or None
+    return points(run, rules.agreement_key(run)) if isinstance(rules, ExpertAgreement) else None
 
 
 def board_note(run: RunEvidence) -> str | None:

@@ -41,6 +41,8 @@ SYSTEM_ARGS = frozenset(
         "on_bad_rows",
         "generate",
         "report_max_tokens",
+        "images",
+        "missing_images",
     }
 )
 

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
-from typing import Any
 
-from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.family import family_of
-from radiology_tasks.core.hub import HubError
 from radiology_tasks.core.layouts import all_layouts
-from radiology_tasks.core.loading import load_options, resolve_data
+from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.studies import as_run_used
 from radiology_tasks.core.task_data import DataOptions, data_fingerprint
 from radiology_tasks.leaderboard import DEFAULT_MAX_UNSCORED
 from radiology_tasks.leaderboard.evidence import RunEvidence
 from radiology_tasks.leaderboard.rescore import ranked_score, rescoring, rescoring_violations, task_family
 from radiology_tasks.leaderboard.rules import LeavesOut
+from radiology_tasks.leaderboard.run_data import data_absence, run_data_options
 
 _SHOWN_IDS = 5
 
@@ -49,14 +46,6 @@ def _ids(ids: list[str]) -> str:
     return shown + (f" and {len(ids) - _SHOWN_IDS} more" if len(ids) > _SHOWN_IDS else "")
 
 
-def run_data_options(run: RunEvidence) -> DataOptions:
-    """The data options of the run, as its `-T` arguments gave them."""
-    args = run.task_args
-    names = ("candidates", "reports", "revision", "layout", "track", "image_root", "expert_scale")
-    given: dict[str, Any] = {name: args.get(name) for name in names}
-    return DataOptions(run.data_name, **given, on_bad_rows=args.get("on_bad_rows") or "error")
-
-
 def dataset_ids(run: RunEvidence) -> list[str]:
     """The ids of every sample of the run's dataset, loaded again from the data the run names (one per study when
     the run records that it folded the pairs into studies, as generated runs do).
@@ -73,25 +62,6 @@ def dataset_ids(run: RunEvidence) -> list[str]:
 
 
 TRIAL_HINT = "a run on part of the data is ranked only on a trial page: radiology-tasks leaderboard --trial"
-
-
-def data_absence(run: RunEvidence) -> str | None:
-    """Why the run's data is not on this machine (its file or folder does not exist, or its hub copy cannot be
-    fetched: offline and not in the hub cache), or None when it is found, whether or not it then loads."""
-    options = run_data_options(run)
-    try:
-        resolve_data(options.data, layout=options.layout, revision=options.revision)
-    except HubError as error:
-        return str(error)
-    except InputError as error:
-        return None if Path(str(options.data)).expanduser().exists() else str(error)
-    return None
-
-
-def data_checked(run: RunEvidence) -> bool:
-    """Whether the board checks the run against its data here: a run that is not redacted always is (without its
-    data it is refused), a redacted one when its data is found (else it is checked as its log recorded it)."""
-    return not run.redacted or data_absence(run) is None
 
 
 def coverage(run: RunEvidence) -> tuple[int, int]:

@@ -187,7 +187,7 @@ def _judges_markdown(boards: list[dict[str, Any]], level: str, folder: Path) -> 
     for board in boards:
         measures = board["measures"]
         labels = board["measure_labels"]
-        unit = "samples" if board.get("kind") == "agreement" else "units"
+        units = board["measure_units"]
         notes = _Footnotes()
         lines += [
             "",
@@ -199,7 +199,7 @@ def _judges_markdown(boards: list[dict[str, Any]], level: str, folder: Path) -> 
             ),
             "",
             "| rank | judge | "
-            + " | ".join(f"{_cell(labels[m])} | {level} interval | n ({unit})" for m in measures)
+            + " | ".join(f"{_cell(labels[m])} | {level} interval | n ({units[m]})" for m in measures)
             + " | log | open the evidence |",
             "|---:|---|" + "---:|---|---:|" * len(measures) + "---|---|",
         ]
@@ -211,13 +211,22 @@ def _judges_markdown(boards: list[dict[str, Any]], level: str, folder: Path) -> 
                     marker = notes.mark((e.get("empty") or {}).get(name) or f"no value of {name}")
                     cells.append(" | ".join([marker] * 3))
                     continue
-                cells.append(f"{m['value']:.3f} | {m['ci_low']:.3f} – {m['ci_high']:.3f} | {m['n']}")
+                cells.append(f"{m['value']:.3f} | {m['ci_low']:.3f} – {m['ci_high']:.3f} | {_judge_n(m)}")
             lines.append(
-                f"| {e['rank']} | {_cell(e['system'])} | " + " | ".join(cells) + f" | {_evidence(e['log'], folder)} |"
+                f"| {e['rank']} | {_cell(_system_cell(e))} | "
+                + " | ".join(cells)
+                + f" | {_evidence(e['log'], folder)} |"
             )
         lines += notes.lines()
         lines += _tests_markdown(board, f"{board['statistic']}, a − b")
     return lines
+
+
+def _judge_n(figure: dict[str, Any]) -> str:
+    """A judge's measure's n, with the right, wrong and tied pairs of a preference accuracy."""
+    if "right" not in figure:
+        return str(figure["n"])
+    return f"{figure['n']} ({figure['right']} right, {figure['wrong']} wrong, {figure['ties']} tied)"
 
 
 def _tests_markdown(board: dict[str, Any], difference: str) -> list[str]:

@@ -12,7 +12,7 @@ import math
 
 from radiology_tasks.core.family import Family, families, family_of
 from radiology_tasks.leaderboard.evidence import RunEvidence
-from radiology_tasks.leaderboard.rules import RankedScore, Rescoring, Submittable
+from radiology_tasks.leaderboard.rules import ExpertAgreement, RankedScore, Rescoring, Submittable
 
 _TOLERANCE = 1e-9
 
@@ -73,7 +73,9 @@ def rescoring_violations(run: RunEvidence) -> list[str]:
     """One line for each sample whose logged score is not what its stored answers give, then run-level lines.
 
     Also checks that every stored judge answer is one the judge's model events actually returned (when the log
-    keeps its events), so an answer rewritten to match a forged score is caught as well.
+    keeps its events), so an answer rewritten to match a forged score is caught as well, and, for a task whose
+    judges are ranked by agreement with the experts, that the experts' annotations it logs are the data's
+    (`radiology_tasks.leaderboard.experts.expert_violations`).
     """
     try:
         rules = rescoring(run)
@@ -91,4 +93,8 @@ def rescoring_violations(run: RunEvidence) -> list[str]:
         returned = {call.completion for call in sample.judge_calls}
         if sample.has_events and any(answer not in returned for answer in rules.answers(sample)):
             lines.append(f"sample {sample.id}: the stored judge answer is not one the judge returned in this run")
+    if isinstance(rules, ExpertAgreement):
+        from radiology_tasks.leaderboard.experts import expert_violations
+
+        lines += expert_violations(run)
     return lines + rules.run_checks(run)

@@ -100,10 +100,14 @@ class CorpusStatistic(Protocol):
 
 @runtime_checkable
 class ExpertAgreement(Protocol):
-    """A task whose judges are ranked on the judges' track by agreement with experts."""
+    """A task whose judges are ranked on the judges' track by agreement with the experts.
 
-    def agreement(self, run: RunEvidence) -> dict[str, tuple[float, float]]:
-        """Per sample id, (expert score, judge score) where experts rated the very candidate the judge saw."""
+    The family only names the score its judge gives; the leaderboard pairs it with every expert truth the data
+    carries, read from the data (`radiology_tasks.leaderboard.experts`), so no family keeps a copy of that code.
+    """
+
+    def agreement_key(self, run: RunEvidence) -> str:
+        """The per-sample score compared with the experts (the ranked key, for the tasks here)."""
         ...
 
 

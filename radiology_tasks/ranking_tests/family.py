@@ -20,7 +20,7 @@ class Ranking(Family):
     name = "ranking_tests"
     tasks_module = "radiology_tasks.ranking_tests.tasks"
     tasks = ("ranking_tests",)
-    version = "1.0.0"
+    version = "1.1.0"
     # The prompts of the judges whose runs the leaderboard re-scores (GREEN and VERT); a run records the template
     # hashes of the metric it tests.
     templates = ("green_vert",)

@@ -1,5 +1,6 @@
 """Statistics for ranking judges by their agreement with experts: Kendall's tau-b with a bootstrap interval,
-and a paired bootstrap test of the difference in tau between two judges on the same samples.
+a paired bootstrap test of the difference in tau between two judges on the same samples, and pairwise preference
+accuracy with a bootstrap interval over studies.
 
 "VERT: Reliable LLM Judges for Radiology Report Evaluation" (section 5.1) compares judges by Kendall's tau
 against radiologists' scores; these functions add what a ranking needs on top of the point estimate. Every
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from radiology_tasks.core.agreement import (
+    Preferences,
     bootstrap_distribution,
     interval_of_draws,
     paired_p_value,
@@ -155,3 +157,65 @@ def tau_difference_test(a: Sequence[Pair], b: Sequence[Pair], *, resamples: int 
     differences = _resampled(first, resamples, seed)[1] - _resampled(second, resamples, seed)[1]
     p = paired_p_value(differences, observed)
     return TauDifference(observed, p, len(first), resamples, int((~np.isnan(differences)).sum()))
+
+
+@dataclass(frozen=True)
+class PreferenceInterval:
+    """Pairwise preference accuracy over studies, with its percentile bootstrap interval over studies.
+
+    Attributes:
+        accuracy: right / (right + wrong) over all the studies' pairs.
+        low: Lower end of the interval.
+        high: Upper end of the interval.
+        pairs: Pairs with an expert preference whose candidates were both scored (right + wrong + ties).
+        right: Pairs ordered as the experts ordered them.
+        wrong: Pairs ordered the other way.
+        ties: Pairs the score rates equal (no preference, counted apart).
+        studies: Studies resampled (those with at least one such pair).
+    """
+
+    accuracy: float
+    low: float
+    high: float
+    pairs: int
+    right: int
+    wrong: int
+    ties: int
+    studies: int
+
+
+def preference_interval(
+    studies: Sequence[Preferences], *, confidence: float = 0.95, resamples: int = 1000, seed: int = 0
+) -> PreferenceInterval:
+    """Preference accuracy of the studies' pairs taken together, with a percentile bootstrap interval that resamples
+    studies (a study's pairs share its reference and candidates, so they are drawn together).
+
+    A resample on which the accuracy is undefined (every pair in it tied) counts at the bounds, 0 for the low end
+    and 1 for the high end (`UNDEFINED_RESAMPLE_RULE`). With one study, every resample is that study.
+
+    Raises:
+        ValueError: when no pair of any study is ordered either way (no study, or every pair tied).
+    """
+    import numpy as np
+
+    right = np.array([study.right for study in studies], dtype=float)
+    wrong = np.array([study.wrong for study in studies], dtype=float)
+    decided = right.sum() + wrong.sum()
+    if decided == 0:
+        raise ValueError("preference_interval: no pair is ordered either way (no study, or every pair tied)")
+    accuracy = float(right.sum() / decided)
+    low = high = accuracy
+    if len(studies) > 1:
+
+        def on_rows(rows: NDArray[np.int64]) -> NDArray[np.float64]:
+            r, w = right[rows].sum(axis=-1), wrong[rows].sum(axis=-1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                shares: NDArray[np.float64] = np.where(r + w > 0, r / (r + w), np.nan)
+            return shares
+
+        draws = bootstrap_distribution(len(studies), on_rows, n_resamples=resamples, seed=seed)
+        low, high = interval_of_draws(draws, confidence=confidence, bounds=(0.0, 1.0))
+    ties = sum(study.ties for study in studies)
+    return PreferenceInterval(
+        accuracy, low, high, int(decided) + ties, int(right.sum()), int(wrong.sum()), ties, len(studies)
+    )

@@ -22,6 +22,8 @@ def test_the_refused_parameters_are_the_data_options_but_the_expert_scale() -> N
         "image_root",
         "generate",
         "report_max_tokens",
+        "images",
+        "missing_images",
     }
 
 

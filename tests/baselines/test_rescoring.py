@@ -63,7 +63,7 @@ def test_an_honest_run_gives_no_line_and_is_ranked_on_its_first_key(honest):
     assert len(run.samples) == 4 and lines(run) == []
     assert RESCORING.ranked(run) == RankedScore("bleu_2", bounded=True, corpus=False)
     assert not RESCORING.needs_judge()
-    assert run.templates == {} and run.task_version == FAMILY.version == "1.4.0"
+    assert run.templates == {} and run.task_version == FAMILY.version == "1.5.0"
     sample = run.samples[0]
     expected, _ = lexical_scores(sample.target, sample.candidate, ["bleu_2", "rouge_l"])
     assert RESCORING.expected(run, sample) == pytest.approx(expected)

@@ -10,7 +10,7 @@ from inspect_ai.log import EvalLog
 from radiology_tasks.core.family import family_of
 from radiology_tasks.crimson.family import FAMILY
 from radiology_tasks.crimson.rescoring import RESCORING
-from radiology_tasks.leaderboard.board import Settings, build_leaderboard
+from radiology_tasks.leaderboard.board import Settings, build_leaderboard, expert_points
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.evidence import read_run
 from radiology_tasks.leaderboard.rescore import rescoring_violations
@@ -43,9 +43,12 @@ def test_an_honest_log_is_re_scored_to_its_own_values_and_ranked(log_path, tmp_p
     evidence = read_run(log_path)
     assert {s.id: RESCORING.expected(evidence, s)["crimson"] for s in evidence.samples} == pytest.approx(READABLE)
     assert rescoring_violations(evidence) == []
-    agreement = RESCORING.agreement(evidence)
-    expected = {"a": (1.0, 1.0), "b": (0.6, 2 / 3), "c": (0.8, 0.5), "d": (0.2, 0.0)}
-    assert {key: pytest.approx(value) for key, value in expected.items()} == agreement
+    # The judges' track pairs the CRIMSON score with the experts' score of each candidate (samples a-d in order).
+    assert RESCORING.agreement_key(evidence) == "crimson"
+    points = expert_points(evidence)
+    assert [tuple(point) for point in points] == [
+        pytest.approx(p) for p in [(1.0, 1.0), (0.6, 2 / 3), (0.8, 0.5), (0.2, 0.0)]
+    ]
     profile = RESCORING.breakdown(evidence)
     assert profile == {
         "Weighted errors per report": pytest.approx(

@@ -59,7 +59,7 @@ def two_pass(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def test_the_family_declares_its_rescoring_and_records_what_the_leaderboard_needs(one_pass):
     assert family_of("judge_sensitivity").rescoring("judge_sensitivity") is RESCORING
     run = read_run(one_pass)
-    assert run.task_version == FAMILY.version == "1.5.0"
+    assert run.task_version == FAMILY.version == "1.6.0"
     assert run.fingerprint["data_sha256"] and run.templates
     assert RESCORING.ranked(run).key == "vert"
     scored = [s.values["vert"] for s in run.samples if s.values.get("vert") is not None]

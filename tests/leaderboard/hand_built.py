@@ -3,10 +3,18 @@ both kinds of judges' board."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-from radiology_tasks.leaderboard.judges import NO_RANDOMIZATION, TAU_LABEL
-from radiology_tasks.leaderboard.redact import HASH_ONLY
+from radiology_tasks.leaderboard.judges import (
+    NO_RANDOMIZATION,
+    PREFERENCE,
+    PREFERENCE_LABEL,
+    TAU,
+    TAU_LABEL,
+    TRUTH_LABELS,
+)
+from radiology_tasks.leaderboard.redact import HASH_ONLY, HASH_ONLY_UNCHECKED_DATA
 
 SHA = "ab" * 32
 JUDGE = {"model": "openai/judge", "temperatures": [0.0], "seeded": False}
@@ -67,7 +75,40 @@ def _judge_entry(rank: int, judge: str, measures: dict[str, float | None]) -> di
         "log": f"logs/{judge.replace('/', '-')}.eval",
         "log_sha256": SHA,
         "empty": {m: f"no value: no unit of this run has a {m}" for m, v in measures.items() if v is None},
+        "checks": "judge answers re-read",
     }
+
+
+def truth_boards(agreement: dict[str, Any]) -> list[dict[str, Any]]:
+    """An agreement board against the radiologists' mean errors (ReXVal), and one on data with preferences
+    (RadPref) whose second judge ties every pair and whose first was ranked on its log's own experts."""
+    errors = {
+        **copy.deepcopy(agreement),
+        "id": "judges-vert-vert-rexval-significant_errors",
+        "truth": "significant_errors",
+        "dataset": {**DATASET, "name": "rexval", "layout": "rexval"},
+        "statistic": TRUTH_LABELS["significant_errors"],
+        "measure_labels": {"kendall_tau_b": TRUTH_LABELS["significant_errors"]},
+    }
+    preference = {"value": 0.75, "ci_low": 0.5, "ci_high": 1.0, "n": 5, "right": 3, "wrong": 1, "ties": 1}
+    tied = {"value": 0.1, "ci_low": 0.0, "ci_high": 0.2, "n": 8}
+    radpref = {
+        **copy.deepcopy(agreement),
+        "id": "judges-vert-vert-radpref",
+        "dataset": {**DATASET, "name": "radpref"},
+        "measures": [TAU, PREFERENCE],
+        "measure_labels": {TAU: TAU_LABEL, PREFERENCE: PREFERENCE_LABEL},
+        "measure_units": {TAU: "samples", PREFERENCE: "pairs"},
+        "entries": [
+            {**_judge_entry(1, "openai/close", {TAU: 0.9}), "checks": HASH_ONLY_UNCHECKED_DATA},
+            _judge_entry(2, "openai/tied", {TAU: 0.1}),
+        ],
+        "significance": {"resamples": 100, "seed": 0, "tests": []},
+    }
+    radpref["entries"][0]["measures"][PREFERENCE] = preference
+    radpref["entries"][1]["measures"] = {TAU: tied, PREFERENCE: None}
+    radpref["entries"][1]["empty"] = {PREFERENCE: "no value: the judge's vert ties all 5 pairs"}
+    return [errors, radpref]
 
 
 def hand_built() -> dict[str, Any]:
@@ -120,6 +161,7 @@ def hand_built() -> dict[str, Any]:
     agreement = {
         "id": "judges-vert-vert-demo",
         "kind": "agreement",
+        "truth": "score",
         "task": "vert",
         "score": "vert",
         "measures": ["kendall_tau_b"],
@@ -130,6 +172,7 @@ def hand_built() -> dict[str, Any]:
         "trial": {"samples": 8, "dataset_samples": 41},
         "statistic": TAU_LABEL,
         "measure_labels": {"kendall_tau_b": TAU_LABEL},
+        "measure_units": {"kendall_tau_b": "samples"},
         "note": "tau against experts; intervals resample samples",
         "entries": [
             _judge_entry(1, "openai/close", {"kendall_tau_b": 0.9}),
@@ -141,22 +184,24 @@ def hand_built() -> dict[str, Any]:
         **agreement,
         "id": "judges-judge_sensitivity-balance-demo",
         "kind": "measures",
+        "truth": None,
         "task": "judge_sensitivity",
         "score": "balance",
         "measures": ["balance", "discrimination", "robustness"],
         "statistic": "mean balance over the units",
         "measure_labels": {m: f"mean {m} over the units" for m in ("balance", "discrimination", "robustness")},
+        "measure_units": dict.fromkeys(("balance", "discrimination", "robustness"), "units"),
         "note": None,
         "entries": [_judge_entry(1, "openai/close", {"balance": 0.7, "discrimination": 0.8, "robustness": None})],
         "significance": {"resamples": 100, "seed": 0, "tests": []},
     }
     return {
-        "schema_version": "1.2",
+        "schema_version": "1.3",
         "generated": "2025-01-01T00:00:00+00:00",
         "radiology_tasks_version": "0.0.0",
         "trial": True,
         "settings": {"confidence": 0.95, "resamples": 100, "seed": 0, "max_unscored": 0.1, "unscored": "worst"},
         "boards": [report],
-        "judge_boards": [agreement, measures],
+        "judge_boards": [agreement, measures, *truth_boards(agreement)],
         "not_ranked": [],
     }

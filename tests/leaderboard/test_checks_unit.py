@@ -259,19 +259,26 @@ def test_default_system_names(data_file):
 
 
 def test_ranked_values_profiles_and_expert_points(data_file):
+    # The experts' scores come from the data (s3 has none), not from the samples' metadata.
+    rated = data_file.with_name("rated.jsonl")
+    rows = [json.loads(line) for line in data_file.read_text().splitlines()]
+    for row, expert in zip(rows, [0.5, 0.25, 1.0, None], strict=True):
+        row["expert_score"] = expert
+    rated.write_text("".join(json.dumps(row) + "\n" for row in rows))
     samples = [
-        _sample("s0", predicted_significant={"a": 2, "b": 1}, expert_score=0.5),
-        _sample("s1", values={**VALUES, "vert": None}, predicted_significant={"a": 0}, expert_score=0.25),
-        _sample("s2", values={**VALUES, "vert": 0.0}, filled_in=["vert"], expert_score=1.0),
+        _sample("s0", predicted_significant={"a": 2, "b": 1}, expert_score=0.9),
+        _sample("s1", values={**VALUES, "vert": None}, predicted_significant={"a": 0}),
+        _sample("s2", values={**VALUES, "vert": 0.0}, filled_in=["vert"]),
         _sample("s3"),
     ]
-    run = _run(data_file, samples)
+    run = _run(rated, samples)
     assert board.ranked_values(run, "vert") == {"s0": 0.7, "s1": 0.0, "s2": 0.0, "s3": 0.7}
     (profile,) = error_profile(run).values()
     assert list(profile.values()) == [1.0, 0.5, 0.0, 0.0, 0.0, 0.0]
     assert board.expert_points(run) == [[0.5, 0.7]], "filled-in and missing scores are not the judge's"
-    assert board.expert_points(_run(data_file, samples, task_args={"candidates": "b.jsonl"})) is None
-    assert board.expert_points(_run(data_file, samples, task_args={"generate": True})) is None
+    assert board.expert_points(_run(rated, samples, task_args={"candidates": "b.jsonl"})) is None
+    assert board.expert_points(_run(rated, samples, task_args={"generate": True})) is None
+    assert board.expert_points(_run(data_file, samples)) is None, "the data has no expert scores"
     assert error_profile(_run(data_file)) is None, "no counts recorded"
 
 

@@ -1,7 +1,11 @@
-"""The judges' boards from runs built in memory, ranked through toy families' `Rescoring` hooks."""
+"""The judges' boards from runs built in memory, ranked through toy families' `Rescoring` hooks.
+
+The experts' scores are in the data file (`data`), where the leaderboard reads them; the samples log the same.
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -22,10 +26,6 @@ EXPERT = [0.1, 0.4, 0.2, 0.9, 0.6, 0.8, 0.3, 0.7]
 SETTINGS = Settings(resamples=300, seed=1)
 
 
-def _agreement(run: RunEvidence) -> dict[str, tuple[float, float]]:
-    return {s.id: (float(s.metadata["expert_score"]), float(s.values["vert"] or 0.0)) for s in run.samples}
-
-
 def _measures(run: RunEvidence) -> dict[str, dict[str, float]]:
     scores = {s.id: float(s.values["vert"] or 0.0) for s in run.samples}
     return {"balance": scores, "doubled": {k: 2 * v for k, v in scores.items()}}
@@ -44,8 +44,8 @@ class _Plain(Rescoring):
 
 
 class _Agree(_Plain):
-    def agreement(self, run: RunEvidence) -> dict[str, tuple[float, float]]:
-        return _agreement(run)
+    def agreement_key(self, run: RunEvidence) -> str:
+        return "vert"
 
 
 class _Measures(_Plain):
@@ -81,9 +81,11 @@ def judged(data: Path, task: str, scores: list[float], judge: str, *, name: str,
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
     path = tmp_path / "pairs.jsonl"
-    path.write_text(
-        "".join(f'{{"id": "s{i}", "reference": "R {i}.", "candidate": "candidate s{i}"}}\n' for i in range(8))
-    )
+    rows = [
+        {"id": f"s{i}", "reference": f"R {i}.", "candidate": f"candidate s{i}", "expert_score": EXPERT[i]}
+        for i in range(8)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     return path
 
 

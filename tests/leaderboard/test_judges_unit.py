@@ -162,17 +162,9 @@ def test_judges_track_runs_go_to_the_judges_boards_and_their_refusals_to_not_ran
     assert result["generated"].endswith("+00:00")
 
 
-# Agreement with experts: (expert score, judge score) per sample, NaN where the judge gave none.
-def _agreement(run: RunEvidence) -> dict[str, tuple[float, float]]:
-    return {
-        s.id: (float(s.metadata["expert_score"]), float("nan") if s.values["vert"] is None else float(s.values["vert"]))
-        for s in run.samples
-    }
-
-
 class _Agree(_Toy):
-    def agreement(self, run: RunEvidence) -> dict[str, tuple[float, float]]:
-        return _agreement(run)
+    def agreement_key(self, run: RunEvidence) -> str:
+        return "vert"
 
 
 AGREE = _Agree()
@@ -186,12 +178,25 @@ def agree_family() -> Iterator[None]:
     remove_family("toy_agree_unit")
 
 
+def _expert_data(folder: Path, expert: list[float]) -> Path:
+    """The six pairs of `data` with the experts' scores, in a file named by them (runs on other scores differ)."""
+    path = folder / f"experts-{'-'.join(map(str, expert))}.jsonl"
+    rows = [
+        {"id": f"s{i}", "reference": f"R {i}.", "candidate": f"c{i}", "expert_score": e} for i, e in enumerate(expert)
+    ]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
 def _judged(data: Path, judge: str, scores: list[float | None], expert: list[float] = EXPERT) -> Submission:
+    """A judges-track run whose judge gave s<i> scores[i], on the pairs of `data` with the experts' scores `expert`
+    (the samples log them too)."""
     samples = [
         replace(sample(f"s{i}", values={"vert": v}, expert_score=e), judge_calls=[JudgeCall(judge, 0.0, None, "")])
         for i, (v, e) in enumerate(zip(scores, expert, strict=True))
     ]
-    run = memory_run(data, samples, task="radiology_tasks/toy_agree_unit", judge=judge, sha256=judge[-1] * 64)
+    rated = _expert_data(data.parent, expert)
+    run = memory_run(rated, samples, task="radiology_tasks/toy_agree_unit", judge=judge, sha256=judge[-1] * 64)
     return Submission(
         {"name": f"as {judge}", "institution": "I"}, "judges", data.parent / "logs" / f"{judge[-1]}.eval", run
     )
@@ -205,6 +210,7 @@ def test_the_agreement_board_whole(data, tmp_path, agree_family):
     (board,), not_ranked = judge_boards([b, a], tmp_path / "site", SETTINGS)
     assert not_ranked == []
     run = a.run
+    rated = _expert_data(data.parent, EXPERT)
     interval = tau_interval(
         list(zip(EXPERT, [0.15, 0.35, 0.25, 0.95, 0.55, 0.85], strict=True)), confidence=0.8, resamples=120, seed=5
     )
@@ -232,17 +238,19 @@ def test_the_agreement_board_whole(data, tmp_path, agree_family):
             "kendall_tau_b": {"value": interval.tau, "ci_low": interval.low, "ci_high": interval.high, "n": 6}
         },
         "empty": {},
+        "checks": "judge answers re-read",
         "rank": 1,
     }
     assert board["entries"][0] == top
     assert {k: v for k, v in board.items() if k != "entries"} == {
-        "id": f"judges-toy_agree_unit-vert-{data}",
+        "id": f"judges-toy_agree_unit-vert-{rated}",
         "kind": "agreement",
+        "truth": "score",
         "task": "toy_agree_unit",
         "score": "vert",
         "measures": ["kendall_tau_b"],
         "dataset": {
-            "name": str(data),
+            "name": str(rated),
             "layout": run.fingerprint.get("layout"),
             "data_sha256": run.fingerprint["data_sha256"],
             "revision": run.fingerprint.get("revision"),
@@ -255,6 +263,7 @@ def test_the_agreement_board_whole(data, tmp_path, agree_family):
         "trial": None,
         "statistic": "Kendall's tau-b against the experts",
         "measure_labels": {"kendall_tau_b": "Kendall's tau-b against the experts"},
+        "measure_units": {"kendall_tau_b": "samples"},
         "significance": {
             "resamples": 120,
             "seed": 5,
@@ -291,6 +300,7 @@ def test_a_measures_board_says_how_it_is_ranked(data, tmp_path):
     )
     assert board["statistic"] == "mean first over the units" and board["trial"] is None
     assert board["measure_labels"] == {m: f"mean {m} over the units" for m in ("first", "gap", "last")}
+    assert board["measure_units"] == dict.fromkeys(("first", "gap", "last"), "units") and board["truth"] is None
 
 
 def test_tau_needs_two_distinct_scores_on_each_side(data, tmp_path, agree_family):

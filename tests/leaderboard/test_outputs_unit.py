@@ -25,6 +25,7 @@ from radiology_tasks.leaderboard.outputs import (
     schema_problems,
     write_outputs,
 )
+from radiology_tasks.leaderboard.redact import HASH_ONLY_UNCHECKED_DATA
 from tests.leaderboard.hand_built import hand_built
 from tests.leaderboard.memory_runs import VALUES, memory_run, sample, write_pairs
 
@@ -112,6 +113,7 @@ def _leaderboard() -> dict[str, Any]:
         "measures": ["balance", "robustness"],
         "statistic": "mean balance over the units",
         "measure_labels": {"balance": "mean balance over the units", "robustness": "mean robustness over the units"},
+        "measure_units": {"balance": "units", "robustness": "units"},
         "entries": [
             {
                 "rank": 1,
@@ -279,8 +281,9 @@ def test_a_judges_board_of_agreement_counts_samples_and_names_the_judged_score()
     leaderboard = _leaderboard()
     judges = leaderboard["judge_boards"][0]
     judges |= {"kind": "agreement", "score": "vert", "statistic": "Kendall's tau-b against the experts"}
+    judges["measure_units"] = {"balance": "samples", "robustness": "pairs"}
     text = markdown(leaderboard, FOLDER)
-    assert "| 90% interval | n (samples) | mean robustness over the units | 90% interval | n (samples) |" in text
+    assert "| 90% interval | n (samples) | mean robustness over the units | 90% interval | n (pairs) |" in text
     assert "Judges ranked by Kendall's tau-b against the experts (of vert), task version 1.3.0" in text
     assert "| a | b | Kendall's tau-b against the experts, a − b | paired bootstrap p |" in text
 
@@ -551,3 +554,16 @@ def test_a_full_leaderboard_does_not_rank_a_run_on_part_of_the_data_and_says_how
         "2 of the dataset's 4 samples are missing: s2, s3 (a run on part of the data is ranked only on a trial "
         "page: radiology-tasks leaderboard --trial)"
     ]
+
+
+def test_a_preference_measure_shows_its_counts_and_a_redacted_judge_its_checks():
+    leaderboard = _leaderboard()
+    entry = leaderboard["judge_boards"][0]["entries"][0]
+    entry["measures"]["robustness"] = {"value": 0.75, "ci_low": 0.5, "ci_high": 1.0, "n": 5, "right": 3, "wrong": 1}
+    entry["measures"]["robustness"]["ties"] = 1
+    entry["checks"] = HASH_ONLY_UNCHECKED_DATA
+    text = markdown(leaderboard, FOLDER)
+    assert (
+        f"| 1 | judge\\|1 ({HASH_ONLY_UNCHECKED_DATA}) | 0.700 | 0.600 – 0.800 | 7 | 0.750 | 0.500 – 1.000 "
+        "| 5 (3 right, 1 wrong, 1 tied) |"
+    ) in text

@@ -15,8 +15,12 @@ from typing import Any
 
 import pytest
 
+from radiology_tasks.leaderboard.judges import (
+    PREFERENCE_LABEL,
+    TRUTH_LABELS,
+)
 from radiology_tasks.leaderboard.outputs import write_outputs
-from radiology_tasks.leaderboard.redact import HASH_ONLY
+from radiology_tasks.leaderboard.redact import HASH_ONLY, HASH_ONLY_UNCHECKED_DATA
 from tests.leaderboard.boards import build
 from tests.leaderboard.hand_built import hand_built
 from tests.leaderboard.page_checks import check_empty_cells, check_evidence_commands, check_headings_and_columns
@@ -149,6 +153,8 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
         page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
         page.on("pageerror", lambda e: problems.append(str(e)))
         page.goto(page_file.as_uri())
+        check_headings_and_columns(page, leaderboard)
+        assert check_empty_cells(page) == 3 + 3 + 2, "robustness, the tied preference, two randomization p"
         board = page.query_selector("section.board")
         assert board.query_selector("p.note").text_content() == leaderboard["boards"][0]["note"]
         assert board.query_selector('table.ranking th[data-key="ci_low"]').text_content().startswith("90% interval")
@@ -180,5 +186,19 @@ def test_the_page_shows_breakdowns_notes_and_the_judges_boards(tmp_path):
         reasons = judges[1].eval_on_selector_all("td.empty", "cs => cs.map(c => c.dataset.reason)")
         assert reasons == ["no value: no unit of this run has a robustness"] * 3
         assert judges[1].query_selector("table.judge-tests") is None
+        # Against the radiologists' errors (ReXVal): the board and its columns name the truth.
+        meta = judges[2].query_selector("p.meta").text_content()
+        assert meta.startswith(f"judges ranked by {TRUTH_LABELS['significant_errors']} (of vert)"), meta
+        heads = judges[2].eval_on_selector_all("table.judge-ranking thead th", "hs => hs.map(h => h.textContent)")
+        assert heads[2:5] == [TRUTH_LABELS["significant_errors"], "90% interval (bootstrap)", "n (samples)"]
+        # Preference accuracy beside tau (RadPref): its counts, a tied judge's reason, the unchecked data's label.
+        heads = judges[3].eval_on_selector_all("table.judge-ranking thead th", "hs => hs.map(h => h.textContent)")
+        assert heads[5:8] == [PREFERENCE_LABEL, "90% interval (bootstrap)", "n (pairs)"]
+        first = judges[3].eval_on_selector_all("tbody tr:first-child td", "cs => cs.map(c => c.textContent)")
+        assert first[5:8] == ["0.750", "0.500 \u2013 1.000", "5 (3 right, 1 wrong, 1 tied)"]
+        labels = judges[3].eval_on_selector_all(".checks", "cs => cs.map(c => c.textContent)")
+        assert labels == [HASH_ONLY_UNCHECKED_DATA]
+        reasons = judges[3].eval_on_selector_all("td.empty", "cs => cs.map(c => c.dataset.reason)")
+        assert reasons == ["no value: the judge's vert ties all 5 pairs"] * 3
         browser.close()
     assert problems == []

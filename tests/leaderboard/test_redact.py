@@ -16,10 +16,11 @@ from inspect_ai.log import EvalLog, read_eval_log
 from radiology_tasks.core.tables import file_sha256
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
-from radiology_tasks.leaderboard.checks import data_absence, data_checked, run_violations
+from radiology_tasks.leaderboard.checks import run_violations
 from radiology_tasks.leaderboard.evidence import read_run
 from radiology_tasks.leaderboard.redact import HASH_ONLY, HASH_PREFIX, text_hash
 from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
+from radiology_tasks.leaderboard.run_data import data_absence, data_checked
 from tests.leaderboard.credentialed_runs import family_runs, leaks, mark_flat_credentialed, secret_texts
 from tests.leaderboard.runs import edited
 

@@ -22,10 +22,11 @@ from inspect_ai.log import EvalLog
 from radiology_tasks.core import hub
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SystemCard, write_bundle
-from radiology_tasks.leaderboard.checks import data_absence, data_checked, run_violations
+from radiology_tasks.leaderboard.checks import run_violations
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
 from radiology_tasks.leaderboard.outputs import schema, write_outputs
 from radiology_tasks.leaderboard.redact import HASH_ONLY, HASH_ONLY_UNCHECKED_DATA
+from radiology_tasks.leaderboard.run_data import data_absence, data_checked
 from tests.leaderboard.credentialed_runs import mark_flat_credentialed
 from tests.leaderboard.runs import edited, run_task, scripted_judge, write_data
 

@@ -486,6 +486,13 @@ def test_task_config_of_a_task_of_no_family_keeps_every_scoring_setting(data):
     assert bundle.task_config(run) == {"b": 1, "prompt": "vert"}
 
 
+def test_how_the_generator_was_asked_is_the_system_not_the_scoring(data):
+    # The images a generator was sent describe the system under test, like `generate` and `report_max_tokens`.
+    asked = {"generate": True, "report_max_tokens": 512, "images": "key", "missing_images": "omit"}
+    run = memory_run(data, task="radiology_tasks/unknown", task_args={"data": "x", "prompt": "vert", **asked})
+    assert bundle.task_config(run) == {"prompt": "vert"}
+
+
 def test_a_manifest_without_runs_names_the_keys_it_has(tmp_path):
     (tmp_path / "manifest.json").write_text('{"system": {}, "track": null}')
     with pytest.raises(ValueError, match=r"needs a list under 'runs' \(found: system, track\)$"):
