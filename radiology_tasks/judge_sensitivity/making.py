@@ -85,16 +85,7 @@ def make_variants(
     """
     task = Task(
         dataset=planned_samples(references, plan),
-        solver=[
-            rewriter(
-                attempts=settings.attempts,
-                constrain=settings.constrain,
-                temperature=settings.temperature,
-                max_tokens=settings.max_tokens,
-                seed=settings.seed,
-            )
-            for rewriter in (inject_errors, paraphrase)
-        ],
+        solver=[inject_errors(settings), paraphrase(settings)],
         name="make_variants",
     )
     kwargs: dict[str, Any] = {"log_dir": log_dir} if log_dir else {}

@@ -35,7 +35,7 @@ from radiology_tasks.judge_sensitivity.dataset import (
 )
 from radiology_tasks.judge_sensitivity.family import FAMILY
 from radiology_tasks.judge_sensitivity.plan import PLAN_DEFAULTS, variant_plan
-from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, NO_INJECTOR_MESSAGE
+from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, NO_INJECTOR_MESSAGE, RewriteSettings
 from radiology_tasks.judge_sensitivity.run_metrics import sensitivity_metrics
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, sensitivity_judge
 from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
@@ -52,6 +52,27 @@ _GENERATION_DEFAULTS: dict[str, Any] = {
     "injector_max_tokens": None,
 }
 """Parameters that shape the variants the injector makes; with a variants file they must keep these values."""
+
+
+def _generation(
+    categories: str | list[str] | None,
+    max_errors: object,
+    paraphrases: object,
+    injector_attempts: object,
+    injector_temperature: object,
+    injector_max_tokens: object,
+) -> dict[str, Any]:
+    """The parameters that shape the variants, read as `-T` gave them (YAML: text or numbers)."""
+    generation = {
+        "categories": categories,
+        "max_errors": int_param("max_errors", max_errors, required=True),
+        "paraphrases": int_param("paraphrases", paraphrases, required=True),
+        "injector_attempts": int_param("injector_attempts", injector_attempts, required=True),
+        "injector_max_tokens": int_param("injector_max_tokens", injector_max_tokens, minimum=1),
+    }
+    if isinstance(injector_temperature, bool) or not isinstance(injector_temperature, int | float):
+        raise InputError(f"-T injector_temperature must be a number, got {injector_temperature!r}")
+    return {**generation, "injector_temperature": injector_temperature}
 
 
 def _samples(options: DataOptions, *, plan: list[VariantSpec], generation: dict[str, Any]) -> VariantSamples:
@@ -135,35 +156,19 @@ def judge_sensitivity(
             list of differences keeps its contract's budget). Not set: the contract's budget, 3072 tokens for
             `detail=full`, 1536 for `brief`.
     """
-    # The task's own parameters, read as `-T` gave them (YAML: text or numbers); the shared ones were checked when
-    # their options were built.
     passes = int_param("passes", passes, required=True)
-    max_errors = int_param("max_errors", max_errors, required=True)
-    paraphrases = int_param("paraphrases", paraphrases, required=True)
-    injector_attempts = int_param("injector_attempts", injector_attempts, required=True)
-    injector_max_tokens = int_param("injector_max_tokens", injector_max_tokens, minimum=1)
-    if isinstance(injector_temperature, bool) or not isinstance(injector_temperature, int | float):
-        raise InputError(f"-T injector_temperature must be a number, got {injector_temperature!r}")
-    plan = variant_plan(categories, max_errors, paraphrases)
+    generation = _generation(
+        categories, max_errors, paraphrases, injector_attempts, injector_temperature, injector_max_tokens
+    )
+    plan = variant_plan(categories, generation["max_errors"], generation["paraphrases"])
     require_judge()
-    generation = {
-        "categories": categories,
-        "max_errors": max_errors,
-        "paraphrases": paraphrases,
-        "injector_attempts": injector_attempts,
-        "injector_temperature": injector_temperature,
-        "injector_max_tokens": injector_max_tokens,
-    }
-    solver = [
-        rewriter(
-            attempts=injector_attempts,
-            constrain=judge.constrain,
-            temperature=injector_temperature,
-            max_tokens=injector_max_tokens,
-            seed=data.seed or 0,
-        )
-        for rewriter in (inject_errors, paraphrase)
-    ]
+    settings = RewriteSettings(
+        generation["injector_attempts"],
+        judge.constrain,
+        generation["injector_temperature"],
+        generation["injector_max_tokens"],
+        data.seed or 0,
+    )
     scorer = sensitivity_judge(prompt, passes=passes, judge=judge, reading=reading)
     samples = _samples(data, plan=plan, generation=generation)
     metadata = {
@@ -177,7 +182,7 @@ def judge_sensitivity(
     }
     return Task(
         dataset=samples.dataset,
-        solver=solver,
+        solver=[inject_errors(settings), paraphrase(settings)],
         scorer=scorer,
         metrics=[*sensitivity_metrics(prompt, samples.categories, samples.max_n).headline],
         metadata=metadata,
