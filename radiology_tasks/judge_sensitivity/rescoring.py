@@ -145,13 +145,14 @@ def sample_ids(run: RunEvidence) -> list[str]:
     """Every variant id the run's settings give: a variants file's rows, or each reference's planned variants."""
     from radiology_tasks.core.loading import load_pairs
     from radiology_tasks.core.task_data import DataOptions
+    from radiology_tasks.core.task_options import logged_options
     from radiology_tasks.judge_sensitivity.dataset import (
         distinct_references,
         file_samples,
         is_variants_file,
         planned_samples,
     )
-    from radiology_tasks.judge_sensitivity.plan import PLAN_DEFAULTS, variant_plan
+    from radiology_tasks.judge_sensitivity.plan import VariantOptions
 
     args = run.task_args
     on_bad_rows = args.get("on_bad_rows") or DataOptions().on_bad_rows
@@ -161,7 +162,7 @@ def sample_ids(run: RunEvidence) -> list[str]:
     if is_variants_file(loaded):
         dataset = file_samples(loaded, on_bad_rows=on_bad_rows, seed=None, limit=None).dataset
     else:
-        chosen = variant_plan(*(args.get(name, default) for name, default in PLAN_DEFAULTS.items()))
+        chosen = logged_options(VariantOptions, args).plan()
         dataset = planned_samples(distinct_references(loaded.pairs), chosen)
     return [str(sample.id) for sample in dataset]
 
