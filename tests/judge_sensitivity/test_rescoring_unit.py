@@ -345,7 +345,5 @@ def test_the_variant_options_name_each_changed_parameter_and_refuse_a_bad_one():
         "R:error-c-2",
         "R:paraphrase-1",
     ]
-    with pytest.raises(
-        InputError, match="^-T injector_max_tokens must be at least 1, got 0$"
-    ):
+    with pytest.raises(InputError, match="^-T injector_max_tokens must be at least 1, got 0$"):
         VariantOptions(injector_max_tokens=0)
