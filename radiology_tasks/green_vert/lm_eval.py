@@ -9,7 +9,7 @@ an error count stays NaN, and neither is correlated with the experts.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score, unscored_reason
 from radiology_tasks.lm_eval_tasks.documents import report_pair
@@ -39,7 +39,8 @@ def judge_results(prompt: JudgePrompt, doc: dict[str, Any], results: list[str]) 
     reading = read_scores(results[0], prompt=prompt, candidate=pair.candidate)
     missing = {key: (INVALID_RESPONSE_FORMAT, problem) for key, problem in reading.problems.items()}
     score = judged_score(reading.values, missing, policy="worst", bounded=BOUNDED_KEYS)
-    values: dict[str, float] = score.value  # type: ignore[assignment]
+    # judged_score gives every key a number (a bounded score left out as 0, an error count as NaN).
+    values = cast(dict[str, float], score.value)
     expert = pair.expert.normalized_score if pair.expert else None
     out: dict[str, Any] = dict(values)
     out["parse_failure"] = 1.0 if unscored_reason(score.metadata, keys[0]) in ANSWER_FORMAT_REASONS else 0.0
