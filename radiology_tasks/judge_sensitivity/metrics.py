@@ -9,7 +9,8 @@ left out, as the definitions in `scorers.judge_sensitivity.sensitivity` say.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
@@ -125,6 +126,18 @@ def score_monotonicity(main_key: str, max_n: int) -> Metric:
     return compute
 
 
+K = TypeVar("K")
+
+
+def _with_counts(found: Mapping[K, tuple[float, int]], value_name: str, count_name: str) -> dict[str, float]:
+    """Each group's figure and its count under the names the two patterns give the group's key."""
+    result: dict[str, float] = {}
+    for key, (value, count) in found.items():
+        result[value_name.format(key)] = value
+        result[count_name.format(key)] = float(count)
+    return result
+
+
 @metric
 def count_recovered(main_key: str, max_n: int) -> Metric:
     """The judge's significant-error count against the injected count.
@@ -135,11 +148,8 @@ def count_recovered(main_key: str, max_n: int) -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        result: dict[str, float] = {}
-        for n, (mean, count) in count_recovery(judged_variants(scores, main_key), max_n).items():
-            result[f"judge_count_n{n}"] = mean
-            result[f"judge_count_n{n}_variants"] = float(count)
-        return result
+        found = count_recovery(judged_variants(scores, main_key), max_n)
+        return _with_counts(found, "judge_count_n{}", "judge_count_n{}_variants")
 
     return compute
 
@@ -154,11 +164,8 @@ def detection_by_type(main_key: str, categories: tuple[str, ...]) -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        result: dict[str, float] = {}
-        for category, (f1, injected) in detection_f1(judged_variants(scores, main_key), categories).items():
-            result[f"detection_f1_{category}"] = f1
-            result[f"injected_{category}"] = float(injected)
-        return result
+        found = detection_f1(judged_variants(scores, main_key), categories)
+        return _with_counts(found, "detection_f1_{}", "injected_{}")
 
     return compute
 
