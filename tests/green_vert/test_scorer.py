@@ -97,13 +97,8 @@ def test_fixed_answers_give_exact_scores_and_exact_unscored_reasons(monkeypatch,
     assert set(empty.metadata["unscored_detail"].values()) == {"empty_answer: the answer is empty"}
     assert all(math.isnan(v) for v in empty.value.values())
     for sample_id in ("broken", "empty"):
-        attempts = scores[sample_id].metadata["judge_attempts"]
         expected = answers[rows[["clean", "odd", "broken", "empty"].index(sample_id)]["candidate"]]
-        assert [a["answer"] for a in attempts] == [None, expected]  # asked again once, same answer
-        assert scores[sample_id].metadata["judge_answer"] == expected  # the first is kept, stored once
-        assert scores[sample_id].metadata["judge_answer_attempt"] == 0
-        assert all(a["problem"] for a in attempts)
-        assert scores[sample_id].metadata["judge_retried"] is True
+        _check_asked_again_once(scores[sample_id].metadata, expected)
     metrics = report_values(log)
     assert metrics["parse_failure_rate"] == 0.25  # only "empty" lost its vert score
     assert metrics["unscored"] == 1.0
@@ -114,7 +109,21 @@ def test_fixed_answers_give_exact_scores_and_exact_unscored_reasons(monkeypatch,
     for score in scores.values():
         assert set(score.metadata) == JUDGED_KEYS
         assert JudgeRecord.read(score.metadata).metadata() == score.metadata
-    # The log's header records the options the judge was given, field by field.
+    _check_recorded_options(log)
+
+
+def _check_asked_again_once(metadata: dict, expected: str) -> None:
+    """An unreadable answer was asked again once and gave the same answer; the first is kept, stored once."""
+    attempts = metadata["judge_attempts"]
+    assert [a["answer"] for a in attempts] == [None, expected]
+    assert metadata["judge_answer"] == expected
+    assert metadata["judge_answer_attempt"] == 0
+    assert all(a["problem"] for a in attempts)
+    assert metadata["judge_retried"] is True
+
+
+def _check_recorded_options(log) -> None:
+    """The log's header records the options the judge was given, field by field."""
     (recorded,) = log.eval.scorers or []
     assert recorded.options["judge"] == {
         "constrain": "auto",
