@@ -5,8 +5,10 @@ never lands in the checkout and half-done edits of others sharing the checkout c
 ``--with PATH`` adds files or folders from the working tree on top (the tests being written, say), and
 ``--worktree`` copies the working tree as it is instead. It then runs ``mutmut run`` there with the
 ``[tool.mutmut]`` settings of ``pyproject.toml`` (which modules to mutate, and the fast tests only), and
-prints for each module how many mutants the tests killed out of how many were made. A mutant counts as killed
-when a test fails or times out on it; one that no test even runs ("no tests") counts against the score like a
+prints for each module how many mutants the tests killed out of how many were made. The modules are the shared ones
+``only_mutate`` lists and those each registered family names in its ``family.py`` (``Family.mutation_tested``),
+read from the copy, so a new family's modules are mutated without an edit of ``pyproject.toml``. A mutant counts as
+killed when a test fails or times out on it; one that no test even runs ("no tests") counts against the score like a
 survivor.
 
 Usage::
@@ -154,6 +156,32 @@ def mutate_only_in_copy(workdir: Path, modules: Sequence[str]) -> None:
     config.write_text(text[:start] + "only_mutate = [\n" + listed + "]" + text[end:])
 
 
+def family_modules(workdir: Path) -> list[str]:
+    """The modules the families registered in the copy ask to be mutated (``Family.mutation_tested``), as
+    repository paths: read by importing the copy's own registry."""
+    code = "from radiology_tasks.core.family import mutation_targets; print('\\n'.join(mutation_targets()))"
+    env = dict(os.environ, PYTHONPATH=str(workdir))
+    listed = subprocess.run([sys.executable, "-c", code], cwd=workdir, env=env, capture_output=True, text=True)
+    if listed.returncode != 0:
+        raise SystemExit(f"could not read the families' modules to mutate:\n{listed.stderr}")
+    return listed.stdout.split()
+
+
+def with_modules(text: str, modules: Sequence[str]) -> str:
+    """A pyproject.toml text with `modules` added at the end of its ``only_mutate`` list (those not listed yet)."""
+    start = text.index("only_mutate = [")
+    end = text.index("]", start)
+    listed = text[start:end]
+    added = "".join(f'    "{module}",\n' for module in modules if f'"{module}"' not in listed)
+    return text[:end] + added + text[end:]
+
+
+def add_family_modules_in_copy(workdir: Path) -> None:
+    """Add every family's own modules to the copy's ``only_mutate`` (a run of every configured module)."""
+    config = workdir / "pyproject.toml"
+    config.write_text(with_modules(config.read_text(), family_modules(workdir)))
+
+
 def select_in_copy(workdir: Path, *, tests: Sequence[str] = (), deselect: Sequence[str] = ()) -> None:
     """Narrow the copy's test selection (``pytest_add_cli_args_test_selection``) for this run only.
 
@@ -259,7 +287,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         copy_repository(workdir, overlay=args.overlay, worktree=args.worktree)
         select_in_copy(workdir, tests=args.tests, deselect=args.deselect)
-        mutate_only_in_copy(workdir, args.modules)
+        if args.modules:
+            mutate_only_in_copy(workdir, args.modules)
+        else:
+            add_family_modules_in_copy(workdir)
         move_linked_folders_in_copy(workdir)
         run_mutmut(workdir, [linked_path(m) for m in args.modules], args.max_children)
         found = read_results(workdir)

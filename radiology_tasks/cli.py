@@ -15,7 +15,7 @@ import shlex
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from radiology_tasks.core.cli_args import positive_int, share
 from radiology_tasks.core.family import registered_tasks
@@ -83,9 +83,9 @@ def _parameter_lines(task_name: str, task_fn: Callable[..., Any]) -> list[str]:
 def format_task_list() -> str:
     """One block per task: name, one-line description, its `-T` defaults and the parameters unset by default; then
     the datasets, the metric suite's judges and the layouts."""
-    from radiology_tasks.baselines.tasks import judge_metrics
     from radiology_tasks.core.catalog import dataset_names
     from radiology_tasks.core.layouts import all_layouts
+    from radiology_tasks.suite.judges import judge_metrics
 
     lines = [
         "Tasks (inspect eval <name> ...; each parameter is described in its family's README, under Parameters):",
@@ -159,9 +159,11 @@ def _max_unscored_argument(parser: argparse.ArgumentParser, what: str) -> None:
 
 
 def _task_docs(args: argparse.Namespace) -> int:
+    from radiology_tasks.family_docs import update_lists
     from radiology_tasks.task_docs import task_docs_command
 
-    return task_docs_command(None if args.readme is None else Path(args.readme), check=args.check)
+    readme = None if args.readme is None else Path(args.readme)
+    return task_docs_command(readme, check=args.check, lists=update_lists)
 
 
 def _lm_eval_path(args: argparse.Namespace) -> int:
@@ -171,23 +173,19 @@ def _lm_eval_path(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of `radiology-tasks`."""
-    from radiology_tasks.core.family import add_commands
-    from radiology_tasks.leaderboard import TRACKS
+_Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+"""The parser's subcommands, which each command group adds to."""
 
-    parser = argparse.ArgumentParser(
-        prog="radiology-tasks", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    commands = parser.add_subparsers(
-        dest="command", required=True, metavar="COMMAND", title="commands", help="one of these:"
-    )
 
+def _add_list(commands: _Commands) -> None:
+    """`list`: the tasks, datasets, suite judges and layouts."""
     commands.add_parser(
         "list", help="list the tasks with their -T defaults, and the datasets, metric_suite judges and layouts"
     ).set_defaults(run=_list)
-    add_commands(commands)
 
+
+def _add_report(commands: _Commands) -> None:
+    """`report`: every figure of one run, recomputed from its log."""
     report = commands.add_parser(
         "report",
         help="every metric of a run, recomputed from its log: Markdown (printed, report.md), report.html and "
@@ -210,6 +208,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.set_defaults(run=_report)
 
+
+def _add_agreement(commands: _Commands) -> None:
+    """`agreement`: every metric's agreement with the experts, from runs' logs."""
     agreement = commands.add_parser(
         "agreement",
         help="every metric's agreement with radiologists, per dataset and protocol, from runs' logs: JSON, CSV, "
@@ -231,6 +232,11 @@ def build_parser() -> argparse.ArgumentParser:
         "samples --resamples times, seconds each on hundreds of samples)",
     )
     agreement.set_defaults(run=_agreement)
+
+
+def _add_submit(commands: _Commands) -> None:
+    """`submit`: a system's logs checked and written as a submission bundle."""
+    from radiology_tasks.leaderboard import TRACKS
 
     submit = commands.add_parser("submit", help="check eval logs and write them as a leaderboard submission bundle")
     submit.add_argument("logs", nargs="+", help="Inspect eval logs of one system")
@@ -258,6 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
     _max_unscored_argument(submit, "accepted")
     submit.set_defaults(run=_submit)
 
+
+def _add_verify(commands: _Commands) -> None:
+    """`verify`: a (redacted) bundle checked against the data and the original logs."""
     verify = commands.add_parser(
         "verify", help="check a (redacted) submission bundle against the data and the original logs"
     )
@@ -267,6 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("--logs", nargs="+", help="the original logs (files or folders), found by their SHA-256")
     verify.set_defaults(run=_verify)
 
+
+def _add_leaderboard(commands: _Commands) -> None:
+    """`leaderboard`: the systems of bundles or logs ranked."""
     board = commands.add_parser(
         "leaderboard", help="rank the systems of submission bundles or logs: JSON, CSV, Markdown and a page"
     )
@@ -283,23 +295,65 @@ def build_parser() -> argparse.ArgumentParser:
     _max_unscored_argument(board, "ranked")
     board.set_defaults(run=_leaderboard)
 
+
+def _add_lm_eval_path(commands: _Commands) -> None:
+    """`lm-eval-path`: where the lm-evaluation-harness configs are."""
     commands.add_parser(
         "lm-eval-path", help="print the directory of the lm-evaluation-harness task configs (for --include_path)"
     ).set_defaults(run=_lm_eval_path)
 
+
+def _add_task_docs(commands: _Commands) -> None:
+    """`task-docs`, the maintainers' command that writes the generated blocks of the documents."""
     # A maintainers' command: runnable, but left out of the help's list (a subcommand without `help` is not listed;
     # argparse prints `help=argparse.SUPPRESS` as "==SUPPRESS==" there before Python 3.13).
     docs = commands.add_parser(
         "task-docs",
-        description="Write the tasks' -T parameter tables from their docstrings into the READMEs' marked blocks.",
+        description="Write the tasks' -T parameter tables from their docstrings into the READMEs' marked blocks, and "
+        "the lists of the families' tasks into the shared documents' marked blocks.",
     )
     docs.add_argument(
-        "--readme", help="one Markdown file to update (default: docs/parameters.md and every family's README)"
+        "--readme",
+        help="one Markdown file to update (default: docs/parameters.md and every family's README, and the lists of "
+        "the families' tasks in the shared documents)",
     )
     docs.add_argument(
         "--check", action="store_true", help="change nothing; exit 1 naming each block that differs from the code"
     )
     docs.set_defaults(run=_task_docs)
+
+
+def _add_family_commands(commands: _Commands) -> None:
+    """The commands each registered family adds."""
+    from radiology_tasks.core.family import add_commands
+
+    add_commands(commands)
+
+
+COMMAND_GROUPS: tuple[Callable[[_Commands], None], ...] = (
+    _add_list,
+    _add_family_commands,
+    _add_report,
+    _add_agreement,
+    _add_submit,
+    _add_verify,
+    _add_leaderboard,
+    _add_lm_eval_path,
+    _add_task_docs,
+)
+"""What adds each command, in the order the help lists them: the shared commands around the families' own."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of `radiology-tasks`."""
+    parser = argparse.ArgumentParser(
+        prog="radiology-tasks", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", title="commands", help="one of these:"
+    )
+    for add in COMMAND_GROUPS:
+        add(commands)
     return parser
 
 

@@ -10,6 +10,7 @@ FAMILY_MODULES = (
     "radiology_tasks.ran_score.family",
     "radiology_tasks.judge_sensitivity.family",
     "radiology_tasks.baselines.family",
+    "radiology_tasks.suite.family",
     "radiology_tasks.report_generation.family",
     "radiology_tasks.crimson.family",
     "radiology_tasks.ranking_tests.family",

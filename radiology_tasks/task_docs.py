@@ -29,8 +29,8 @@ GENERATED_NOTE = (
     "edit those, then run it -->"
 )
 
-_START = re.compile(r"^<!-- task-parameters:start(?: (?P<task>[A-Za-z_][A-Za-z0-9_]*))? -->$")
-_END = re.compile(r"^<!-- task-parameters:end -->$")
+KIND = "task-parameters"
+"""The kind of the parameter tables' markers (``<!-- task-parameters:start ... -->``)."""
 _ENTRY = re.compile(r"^ {4}(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?: \([^()]*\))?: (?P<text>\S.*)$")
 _CONTINUATION = re.compile(r"^ {8}\S")
 _SECTION = re.compile(r"^[A-Z][A-Za-z ]*:$")
@@ -210,17 +210,19 @@ def render(docs: Sequence[TaskDoc]) -> list[str]:
 
 @dataclass(frozen=True)
 class Block:
-    """A generated block of a README: its start marker's line (1-based), the task it names, and where its body is
-    (list indices of the first body line and of the end marker)."""
+    """A generated block of a README: its start marker's line (1-based), the name it carries (a task, for the
+    parameter tables), where its body is (list indices of the first body line and of the end marker), and the
+    kind of its markers."""
 
     line: int
     task: str | None
     body_start: int
     body_end: int
+    kind: str = KIND
 
     @property
     def label(self) -> str:
-        return f"the task-parameters block of {self.task}" if self.task else "the task-parameters block"
+        return f"the {self.kind} block of {self.task}" if self.task else f"the {self.kind} block"
 
     @property
     def short_task(self) -> str | None:
@@ -228,27 +230,30 @@ class Block:
         return None if self.task is None else self.task.rsplit("/", 1)[-1]
 
 
-def find_blocks(lines: Sequence[str], source: str) -> list[Block]:
-    """The generated blocks of a README's lines; a `TaskDocError` when there are none or a marker is unmatched."""
+def find_blocks(lines: Sequence[str], source: str, kind: str = KIND) -> list[Block]:
+    """The generated blocks of a README's lines whose markers are of `kind` (``<!-- KIND:start [NAME] -->`` ...
+    ``<!-- KIND:end -->``); a `TaskDocError` when there are none or a marker is unmatched."""
+    start_marker = re.compile(rf"^<!-- {kind}:start(?: (?P<task>[A-Za-z_][A-Za-z0-9_-]*))? -->$")
+    end = f"<!-- {kind}:end -->"
     blocks: list[Block] = []
     open_at: tuple[int, str | None] | None = None
     for index, line in enumerate(lines):
-        start, end = _START.match(line.rstrip()), _END.match(line.rstrip())
+        start = start_marker.match(line.rstrip())
         if start:
             if open_at is not None:
                 raise TaskDocError(f"{source}:{index + 1}: a start marker inside the block opened at {open_at[0] + 1}")
             open_at = (index, start["task"])
-        elif end:
+        elif line.rstrip() == end:
             if open_at is None:
-                raise TaskDocError(f"{source}:{index + 1}: {END} without a start marker")
-            blocks.append(Block(open_at[0] + 1, open_at[1], open_at[0] + 1, index))
+                raise TaskDocError(f"{source}:{index + 1}: {end} without a start marker")
+            blocks.append(Block(open_at[0] + 1, open_at[1], open_at[0] + 1, index, kind))
             open_at = None
-        elif line.lstrip().startswith("<!-- task-parameters"):
-            raise TaskDocError(f"{source}:{index + 1}: not a task-parameters marker: {line.strip()!r}")
+        elif line.lstrip().startswith(f"<!-- {kind}"):
+            raise TaskDocError(f"{source}:{index + 1}: not a {kind} marker: {line.strip()!r}")
     if open_at is not None:
-        raise TaskDocError(f"{source}:{open_at[0] + 1}: the block is not closed with {END}")
+        raise TaskDocError(f"{source}:{open_at[0] + 1}: the block is not closed with {end}")
     if not blocks:
-        raise TaskDocError(f"{source}: no {START} ... {END} block to generate")
+        raise TaskDocError(f"{source}: no <!-- {kind}:start --> ... {end} block to generate")
     return blocks
 
 
@@ -283,7 +288,7 @@ def family_readme(task: str) -> Path:
     family = family_of(task)
     if family is None:
         raise TaskDocError(f"task {task}: no family declares it, so it has no README for its parameter table")
-    return Path(*family.tasks_module.split(".")[:-1]) / "README.md"
+    return Path(*family.package.split(".")) / "README.md"
 
 
 def targets(docs: Sequence[TaskDoc]) -> dict[Path, list[str | None]]:
@@ -330,17 +335,27 @@ def _update(path: Path, docs: Sequence[TaskDoc], wanted: Sequence[str | None] | 
     return bool(stale)
 
 
-def task_docs_command(readme: Path | None, *, check: bool, root: Path = Path(".")) -> int:
+def task_docs_command(
+    readme: Path | None,
+    *,
+    check: bool,
+    root: Path = Path("."),
+    lists: Callable[..., list[Path]] | None = None,
+) -> int:
     """`radiology-tasks task-docs`: rewrite the generated blocks, or (`check`) name those that differ.
 
-    With `readme`, that one file's blocks, whatever they hold. Without, those of docs/parameters.md and of every
-    family's README under `root` (the repository), each checked to hold exactly its tasks' blocks.
+    With `readme`, that one file's parameter blocks, whatever they hold. Without, those of docs/parameters.md and
+    of every family's README under `root` (the repository), each checked to hold exactly its tasks' blocks, and
+    the lists of the families' tasks in the shared documents that `lists` updates (the command line passes
+    `radiology_tasks.family_docs.update_lists`, which builds on this module).
     """
     docs = registered_task_docs()
     files: dict[Path, Sequence[str | None] | None] = (
         {readme: None} if readme is not None else {root / path: wanted for path, wanted in targets(docs).items()}
     )
     stale = [path for path, wanted in files.items() if _update(path, docs, wanted, check=check)]
+    if readme is None and lists is not None:
+        stale += lists(root, check=check)
     if check:
         return 1 if stale else 0
     if not stale:

@@ -12,6 +12,10 @@ from typing import Any
 
 import pytest
 
+# A toy family's own folders, laid out as a family's are: tests/test_toy_family.py copies them into a copy of the
+# repository and runs their tests there; here they are data, not tests.
+collect_ignore_glob = ["fixtures/toy_family/*"]
+
 # The tests never reach a model or dataset hub.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")

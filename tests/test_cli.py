@@ -11,10 +11,13 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.cli import main
+from radiology_tasks.core.catalog import dataset_names
 from radiology_tasks.core.family import families
+from radiology_tasks.core.layouts import all_layouts
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.green_vert.ensemble import ensemble_report, format_report
 from radiology_tasks.green_vert.tasks import vert
+from radiology_tasks.suite.judges import judge_metrics
 from tests.conftest import write_jsonl
 from tests.green_vert.test_ensemble import EXPERT, IDS, JUDGES, write_log
 from tests.green_vert.test_scorer import candidate_in
@@ -279,35 +282,20 @@ def test_list_prints_each_task_its_parameters_and_the_datasets(capsys):
     judges_heading = lines.index("LLM judges of metric_suite (-T metrics=<name>, with --model-role grader=...):")
     datasets = lines[heading + 1 : judges_heading - 1]
     layouts_heading = lines.index("Layouts (recognised from file names and columns, or forced with -T layout=<name>):")
-    assert lines[judges_heading + 1 : layouts_heading - 1] == [
-        "  crimson         scores crimson",
-        "  ct_finebench    scores ct_finebench",
-        "  green           scores green, green_ec, green_f1",
-        "  vert            scores vert",
-    ]
-    assert [line[:18] for line in datasets] == [
-        "  demo            ",
-        "  ran-score-demo  ",
-        "  rate-eval       ",
-        "  radeval-expert  ",
-        "  rexval          ",
-        "  ct-finebench    ",
-        "  radpref         ",
-    ]
-    assert datasets[0].endswith("with planted errors and expert-style scores")
-    assert datasets[3].endswith("[hub IAMJB/RadEvalExpertDataset]")
-    assert "[download: it is on PhysioNet" in datasets[4]
-    assert "[download: it is in the CRIMSON authors' GitHub repository" in datasets[6]
-    assert [line[:18] for line in lines[layouts_heading + 1 :]] == [
-        "  flat            ",
-        "  rate-eval       ",
-        "  radeval-expert  ",
-        "  rexval          ",
-        "  ct-finebench    ",
-        "  radpref         ",
-        "  rexrank         ",
-    ]
-    assert lines[layouts_heading + 1 :][2].endswith("reader_study_final_with_annotationsv3.csv")
+    # Every judge the families add to the suite, every dataset and every layout, each on one line: name, then text.
+    judges = lines[judges_heading + 1 : layouts_heading - 1]
+    assert judges == [f"  {name:<16}scores {', '.join(m.keys)}" for name, m in sorted(judge_metrics().items())]
+    assert "  green           scores green, green_ec, green_f1" in judges
+    assert [line[:18] for line in datasets] == [f"  {name:<16}" for name, _ in dataset_names()]
+    described = {line[18:] for line in datasets}
+    assert (
+        "Bundled synthetic report pairs (CT, chest X-ray, MRI) with planted errors and expert-style scores" in described
+    )
+    assert any(line.endswith("[hub IAMJB/RadEvalExpertDataset]") for line in datasets)
+    assert any("[download: it is on PhysioNet" in line for line in datasets)
+    layouts = lines[layouts_heading + 1 :]
+    assert [line[:18] for line in layouts] == [f"  {name:<16}" for name in all_layouts()]
+    assert "  radeval-expert  reader_study_final_with_annotationsv3.csv" in layouts
 
 
 def test_list_shows_each_default_as_typed_and_docstrings_as_plain_text():
@@ -408,7 +396,8 @@ HELP = {
     ],
     ("task-docs",): [
         "usage: radiology-tasks task-docs [-h] [--readme README] [--check]",
-        "--readme README one Markdown file to update (default: docs/parameters.md and every family's README)",
+        "--readme README one Markdown file to update (default: docs/parameters.md and every family's README, and the "
+        "lists of the families' tasks in the shared documents)",
         "--check change nothing; exit 1 naming each block that differs from the code",
     ],
     ("suite-report",): [

@@ -3,10 +3,12 @@
 The graph is built from the source with `ast`, so it holds every import a module can run: at module level,
 inside functions (lazy imports) and under ``TYPE_CHECKING``. The rules:
 
-- ``core`` (radiology_tasks/core/) imports no family, no scorer or solver package module and no leaderboard
-  module;
-- no family imports another, a family being radiology_tasks/<f>/, scorers/<f>/, solvers/<f>/ and templates/<f>/
-  for each family `radiology_tasks.families` lists;
+- a family is imported only from its own folders: for each family `radiology_tasks.families` lists, a module
+  of radiology_tasks/<f>/, scorers/<f>/, solvers/<f>/ or templates/<f>/ is imported by modules of those folders
+  alone, never by shared code (core, the leaderboard, the command line, lm-eval's documents, a shared host such
+  as the metric suite) nor by another family;
+- ``core`` (radiology_tasks/core/) imports no scorer or solver package module, no leaderboard module and no
+  shared host;
 - no two modules reach each other.
 
 What the tree still breaks is listed in `KNOWN`, each entry with why it is there: a new offending edge fails, and
@@ -83,8 +85,8 @@ def import_graph(root: Path) -> dict[str, set[str]]:
     return graph
 
 
-def _part(module: str, family_names: set[str]) -> str:
-    """``core``, ``leaderboard``, ``scorers``/``solvers`` (shared modules), ``family:<f>`` or ``other``."""
+def _part(module: str, family_names: set[str], hosts: set[str] = frozenset()) -> str:
+    """``core``, ``leaderboard``, ``host``, ``scorers``/``solvers`` (shared modules), ``family:<f>`` or ``other``."""
     parts = module.split(".")
     tree = parts[1] if len(parts) > 1 else ""
     if tree in ("scorers", "solvers", "templates"):
@@ -93,22 +95,25 @@ def _part(module: str, family_names: set[str]) -> str:
         return tree if tree != "templates" else "other"
     if tree in family_names:
         return f"family:{tree}"
+    if tree in hosts:
+        return "host"
     if tree in ("core", "leaderboard"):
         return tree
     return "other"
 
 
-def upward_edges(graph: dict[str, set[str]], family_names: set[str]) -> set[tuple[str, str]]:
-    """Every edge from core to a family, a scorer, a solver or the leaderboard, and from a family to another."""
+def upward_edges(
+    graph: dict[str, set[str]], family_names: set[str], hosts: set[str] = frozenset()
+) -> set[tuple[str, str]]:
+    """Every edge into a family from outside its folders, and from core to a scorer, a solver, the leaderboard or
+    a shared host (`hosts`: the package names of the registered shared hosts)."""
     found = set()
     for source, targets in graph.items():
         for target in targets:
-            here, there = _part(source, family_names), _part(target, family_names)
-            core_upward = here == "core" and (
-                there.startswith("family:") or there in ("scorers", "solvers", "leaderboard")
-            )
-            across = here.startswith("family:") and there.startswith("family:") and here != there
-            if core_upward or across:
+            here, there = _part(source, family_names, hosts), _part(target, family_names, hosts)
+            core_upward = here == "core" and there in ("scorers", "solvers", "leaderboard", "host")
+            into_family = there.startswith("family:") and here != there
+            if core_upward or into_family:
                 found.add((_shown(source, graph), target))
     return found
 
@@ -154,11 +159,15 @@ def cycles(graph: dict[str, set[str]]) -> set[tuple[str, ...]]:
 
 
 def _family_names() -> set[str]:
-    return {family.name for family in families()}
+    return {family.name for family in families() if not family.shared_host}
 
 
-def test_no_import_points_up_or_across_families():
-    found = upward_edges(import_graph(ROOT), _family_names())
+def _hosts() -> set[str]:
+    return {family.name for family in families() if family.shared_host}
+
+
+def test_no_import_points_up_or_into_a_family_from_outside():
+    found = upward_edges(import_graph(ROOT), _family_names(), _hosts())
     new = sorted(found - set(KNOWN))
     assert new == [], "imports against the layering:\n" + "\n".join(f"  {a} -> {b}" for a, b in new)
     gone = sorted(set(KNOWN) - found)
@@ -212,6 +221,59 @@ def test_a_planted_lazy_upward_import_and_a_cycle_are_found(tmp_path):
         ("radiology_tasks.toy.tasks", "radiology_tasks.other.tasks"),
     }
     assert cycles(graph) == {("radiology_tasks.core.records", "radiology_tasks.leaderboard.board")}
+
+
+def test_an_import_of_a_family_from_shared_code_or_another_family_is_found(tmp_path):
+    root = _tree(
+        tmp_path,
+        {
+            "radiology_tasks/__init__.py": "",
+            "radiology_tasks/cli.py": "def f():\n    from radiology_tasks.toy.tasks import t\n",
+            "radiology_tasks/suite/tasks.py": "import radiology_tasks.scorers.toy.parse\n",
+            "radiology_tasks/lm_eval_tasks/documents.py": "from radiology_tasks.solvers.toy import make\n",
+            "radiology_tasks/other/tasks.py": "from radiology_tasks.toy import family\n",
+            "radiology_tasks/toy/__init__.py": "",
+            "radiology_tasks/toy/tasks.py": "from radiology_tasks.suite import tasks\n",
+            "radiology_tasks/toy/family.py": "",
+            "scorers/__init__.py": "",
+            "scorers/toy/parse.py": "",
+            "scorers/shared.py": "from radiology_tasks.scorers.toy import parse\n",
+            "solvers/toy/make.py": "",
+        },
+    )
+    assert upward_edges(import_graph(root), {"toy", "other"}, {"suite"}) == {
+        ("radiology_tasks.cli", "radiology_tasks.toy.tasks"),
+        ("radiology_tasks.suite.tasks", "radiology_tasks.scorers.toy.parse"),
+        ("radiology_tasks.lm_eval_tasks.documents", "radiology_tasks.solvers.toy.make"),
+        ("radiology_tasks.other.tasks", "radiology_tasks.toy.family"),
+        ("radiology_tasks.scorers.shared", "radiology_tasks.scorers.toy.parse"),
+    }, "a family importing a shared host is fine; shared code or another family importing it is not"
+
+
+def _copy_of_the_tree(tmp_path: Path) -> Path:
+    """The repository's packages as they are (links kept), copied under `tmp_path`."""
+    import shutil
+
+    for package in PACKAGES:
+        shutil.copytree(ROOT / package, tmp_path / package, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_an_import_of_a_family_planted_in_a_copy_of_a_shared_module_is_found(tmp_path):
+    # The real tree, with one lazy import of a real family planted in a copy of each kind of shared module.
+    root = _copy_of_the_tree(tmp_path)
+    family = sorted(_family_names())[0]
+    target = f"radiology_tasks.{family}.family"
+    planted = f"\n\ndef _planted():\n    import {target}  # noqa: F401\n"
+    shared = ["radiology_tasks/core/records.py", "radiology_tasks/leaderboard/board.py", "radiology_tasks/api.py"]
+    shared += [f"radiology_tasks/{host}/__init__.py" for host in sorted(_hosts())]
+    expected = set(KNOWN)
+    for path in shared:
+        with (root / path).open("a") as module:
+            module.write(planted)
+        name = path.removesuffix(".py").replace("/", ".").removesuffix(".__init__")
+        expected.add((_shown(name, import_graph(root)), target))
+    assert upward_edges(import_graph(root), _family_names(), _hosts()) == expected
 
 
 def test_a_family_importing_its_own_modules_and_core_is_fine(tmp_path):

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from radiology_tasks.cli import main, registered_tasks
+from radiology_tasks.core.family import families, family_of
+from radiology_tasks.family_docs import FILES as LIST_FILES
 from radiology_tasks.task_docs import (
     END,
     SHARED_DOC,
@@ -19,8 +21,10 @@ from radiology_tasks.task_docs import (
     Parameter,
     TaskDoc,
     TaskDocError,
+    check_placement,
     default_text,
     family_readme,
+    find_blocks,
     parse_args_section,
     refresh,
     registered_task_docs,
@@ -33,24 +37,19 @@ from radiology_tasks.task_docs import (
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / SHARED_DOC
-GREEN_VERT_README = ROOT / "radiology_tasks" / "green_vert" / "README.md"
-TASKS = {
-    "baselines",
-    "crimson",
-    "ct_finebench",
-    "green",
-    "judge_sensitivity",
-    "metric_suite",
-    "ran_score",
-    "ranking_tests",
-    "report_generation",
-    "vert",
-}
+TASKS = {task for family in families() for task in family.tasks}
 
 
 @pytest.fixture(scope="module")
 def docs() -> list[TaskDoc]:
     return registered_task_docs()
+
+
+def _first_row_edit(doc: TaskDoc) -> tuple[str, str]:
+    """A task's first table row as generated, and the same row with its default changed (an edit by hand)."""
+    row = render_task(doc)[2]
+    name, default = row.split(" | ")[:2]
+    return row, row.replace(f"{name} | {default} |", f"{name} | `edited-by-hand` |", 1)
 
 
 def test_every_parameter_of_every_task_is_documented(docs):
@@ -83,7 +82,9 @@ def test_each_family_readme_holds_its_tasks_tables(docs):
     wanted = targets(docs)
     assert wanted[SHARED_DOC] == [None]
     assert sorted(task for tasks in wanted.values() for task in tasks if task) == sorted(TASKS)
-    assert wanted[Path("radiology_tasks/green_vert/README.md")] == ["green", "vert"]
+    for family in families():
+        readme = Path(*family.tasks_module.split(".")[:-1]) / "README.md"
+        assert sorted(wanted[readme]) == sorted(family.tasks), family.name
     for doc in docs:
         path = ROOT / family_readme(doc.short_name)
         text = path.read_text(encoding="utf-8")
@@ -108,13 +109,16 @@ def test_editing_the_readme_alone_is_caught(docs):
     assert refreshed == text
 
 
-def test_editing_a_family_readme_alone_is_caught(docs):
-    text = GREEN_VERT_README.read_text(encoding="utf-8")
-    start = text.index("<!-- task-parameters:start vert -->")
-    edited = text[:start] + text[start:].replace("| `prompt` | `vert` |", "| `prompt` | `rubric` |", 1)
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_editing_a_family_readme_alone_is_caught(docs, task):
+    (doc,) = [doc for doc in docs if doc.short_name == task]
+    text = (ROOT / family_readme(task)).read_text(encoding="utf-8")
+    start = text.index(f"<!-- task-parameters:start {task} -->")
+    row, edited_row = _first_row_edit(doc)
+    edited = text[:start] + text[start:].replace(row, edited_row, 1)
     assert edited != text
     refreshed, stale = refresh(edited, docs, "README.md")
-    assert [block.task for block in stale] == ["vert"]
+    assert [block.task for block in stale] == [task]
     assert refreshed == text
 
 
@@ -228,14 +232,14 @@ def test_rendering_groups_common_shared_and_own_parameters():
 
 
 def test_a_marker_naming_a_task_gets_all_its_parameters(docs):
-    text = "# ct\n\n<!-- task-parameters:start ct_finebench -->\nold\n<!-- task-parameters:end -->\n"
-    refreshed, stale = refresh(text, docs, "ct.md")
-    assert [block.task for block in stale] == ["ct_finebench"]
-    (ct,) = [doc for doc in docs if doc.short_name == "ct_finebench"]
+    doc = docs[0]
+    text = f"# t\n\n<!-- task-parameters:start {doc.short_name} -->\nold\n<!-- task-parameters:end -->\n"
+    refreshed, stale = refresh(text, docs, "t.md")
+    assert [block.task for block in stale] == [doc.short_name]
     rows = [line for line in refreshed.splitlines() if line.startswith("| `")]
-    assert [row.split("`")[1] for row in rows] == [p.name for p in ct.parameters]
-    with pytest.raises(TaskDocError, match=r"ct.md:3: no task 'nonesuch'"):
-        refresh(text.replace("ct_finebench", "nonesuch"), docs, "ct.md")
+    assert [row.split("`")[1] for row in rows] == [p.name for p in doc.parameters]
+    with pytest.raises(TaskDocError, match=r"t.md:3: no task 'nonesuch'"):
+        refresh(text.replace(doc.short_name, "nonesuch"), docs, "t.md")
 
 
 @pytest.mark.parametrize(
@@ -278,8 +282,9 @@ def test_the_command_refuses_a_file_without_markers(tmp_path, capsys):
 
 
 def _copy_tree(tmp_path: Path, docs: list[TaskDoc]) -> Path:
-    """docs/parameters.md and every family README under `tmp_path`, at their repository paths."""
-    for path in targets(docs):
+    """docs/parameters.md, every family README and the documents listing the families under `tmp_path`, at their
+    repository paths."""
+    for path in [*targets(docs), *LIST_FILES]:
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text((ROOT / path).read_text(encoding="utf-8"), encoding="utf-8")
     return tmp_path
@@ -287,34 +292,40 @@ def _copy_tree(tmp_path: Path, docs: list[TaskDoc]) -> Path:
 
 def test_the_default_command_checks_and_rewrites_every_family_readme(docs, tmp_path, capsys):
     root = _copy_tree(tmp_path, docs)
-    readme = root / "radiology_tasks" / "green_vert" / "README.md"
+    doc = docs[-1]
+    readme = root / family_readme(doc.short_name)
     assert task_docs_command(None, check=True, root=root) == 0
     original = readme.read_text(encoding="utf-8")
-    readme.write_text(original.replace("| `prompt` | `vert` |", "| `prompt` | `x` |"), encoding="utf-8")
+    readme.write_text(original.replace(*_first_row_edit(doc), 1), encoding="utf-8")
     assert task_docs_command(None, check=True, root=root) == 1
     (line,) = capsys.readouterr().out.splitlines()
-    assert re.fullmatch(rf"{re.escape(str(readme))}:\d+: the task-parameters block of vert differs from .*", line)
+    pattern = rf"{re.escape(str(readme))}:\d+: the task-parameters block of {doc.short_name} differs from .*"
+    assert re.fullmatch(pattern, line)
     assert task_docs_command(None, check=False, root=root) == 0
     assert readme.read_text(encoding="utf-8") == original
     assert task_docs_command(None, check=True, root=root) == 0
 
 
-def test_a_missing_block_is_refused(docs, tmp_path):
-    root = _copy_tree(tmp_path, docs)
-    readme = root / "radiology_tasks" / "green_vert" / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    start = text.index("<!-- task-parameters:start vert -->")
-    end = text.index(END, start) + len(END)
-    readme.write_text(text[:start] + text[end:], encoding="utf-8")
-    with pytest.raises(TaskDocError, match=r"README.md: the parameter table of task vert is missing"):
-        task_docs_command(None, check=True, root=root)
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_a_missing_block_is_refused(docs, task):
+    path = family_readme(task)
+    blocks = find_blocks((ROOT / path).read_text(encoding="utf-8").split("\n"), str(path))
+    check_placement(blocks, targets(docs)[path], str(path))
+    without = [block for block in blocks if block.short_task != task]
+    with pytest.raises(TaskDocError, match=rf"README.md: the parameter table of task {task} is missing"):
+        check_placement(without, targets(docs)[path], str(path))
 
 
 def test_a_block_in_another_familys_readme_is_refused(docs, tmp_path):
     root = _copy_tree(tmp_path, docs)
-    other = root / family_readme("ran_score")
-    other.write_text(other.read_text(encoding="utf-8") + "\n<!-- task-parameters:start vert -->\n" + END + "\n")
-    with pytest.raises(TaskDocError, match=r"block of vert belongs in radiology_tasks/green_vert/README.md, not here"):
+    first, other_task = (
+        docs[0].short_name,
+        next(d.short_name for d in docs if family_of(d.short_name) is not family_of(docs[0].short_name)),
+    )
+    other = root / family_readme(other_task)
+    other.write_text(other.read_text(encoding="utf-8") + f"\n<!-- task-parameters:start {first} -->\n" + END + "\n")
+    home = re.escape(str(family_readme(first)))
+    with pytest.raises(TaskDocError, match=rf"block of {first} belongs in {home}, not here"):
         task_docs_command(None, check=True, root=root)
     shared = root / SHARED_DOC
     shared.write_text(shared.read_text(encoding="utf-8") + f"\n{START}\n{END}\n", encoding="utf-8")

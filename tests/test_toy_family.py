@@ -2,15 +2,16 @@
 
 Everything the toy family needs is in this file: its task, its scorer (the share of the reference's words the
 candidate repeats, no judge), its rules for re-scoring a stored log and its descriptor, a `Family` subclass.
-`add_family` stands in for the one line a family adds to `radiology_tasks/families.py`. That no shared module is
-edited is checked too: the toy family is also written as a package in a temporary folder and added through a
-copy of `radiology_tasks/families.py` with one line more, and the repository's shared modules are read for it.
+`add_family` stands in for the one line a family adds to `radiology_tasks/families.py`. That no shared file is
+edited is checked too: the same family, laid out in its own folders (tests/fixtures/toy_family), is copied into a
+copy of the repository with one line more in `radiology_tasks/families.py`, and the shared tests pass there.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,7 +24,6 @@ from inspect_ai.log import EvalLog
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-import radiology_tasks.families as families_module
 from radiology_tasks.cli import main
 from radiology_tasks.core.catalog import bundled_path
 from radiology_tasks.core.family import Family, add_family, remove_family
@@ -34,7 +34,7 @@ from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
-from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import FunctionRescoring, RankedScore, Rescoring
 from tests.leaderboard.runs import edited
 
 KEY = "overlap"
@@ -72,20 +72,12 @@ def toy_overlap(*, data: DataOptions) -> Task:
     )
 
 
-class ToyRescoring(Rescoring):
-    """How the leaderboard re-scores a toy log: the overlap again, from the texts the log stores."""
+def _expected(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+    return {KEY: word_overlap(sample.candidate or "", sample.target or "")}
 
-    def ranked(self, run: RunEvidence) -> RankedScore:
-        return RankedScore(KEY)
 
-    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
-        return {KEY: word_overlap(sample.candidate or "", sample.target or "")}
-
-    def answers(self, sample: SampleEvidence) -> list[str]:
-        return []
-
-    def needs_judge(self) -> bool:
-        return False
+# How the leaderboard re-scores a toy log: the overlap again, from the texts the log stores; no judge answers.
+RULES = FunctionRescoring(ranked=RankedScore(KEY), expected=_expected, answers=lambda sample: [], needs_judge=False)
 
 
 class Toy(Family):
@@ -97,7 +89,7 @@ class Toy(Family):
     version = "0.1.0"
 
     def rescoring(self, task: str) -> Rescoring | None:
-        return ToyRescoring()
+        return RULES
 
 
 TOY = Toy()
@@ -184,31 +176,109 @@ def _third_id(path: Path) -> str:
     return str(log.samples[2].id)
 
 
-def test_the_registry_line_is_the_only_shared_edit(tmp_path):
-    # The toy family's descriptor in a package of its own, and a copy of the shared registry with one line
-    # more: the task is then registered, listed and submittable with every shared module as it is on disk.
-    package = tmp_path / "toy_family_package"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "family.py").write_text("from tests.test_toy_family import Toy\n\nFAMILY = Toy()\n")
-    registry = Path(families_module.__file__).read_text()
-    added = registry.replace(")\n", '    "toy_family_package.family",\n)\n')
-    assert len(added.splitlines()) == len(registry.splitlines()) + 1, "one line added to the registry"
-    (tmp_path / "families_copy.py").write_text(added)
-    copy = str(tmp_path / "families_copy.py")
-    code = (
-        "import sys, importlib.util\n"
-        f"spec = importlib.util.spec_from_file_location('radiology_tasks.families', {copy!r})\n"
-        "module = importlib.util.module_from_spec(spec); spec.loader.exec_module(module)\n"
-        "sys.modules['radiology_tasks.families'] = module\n"
-        "import radiology_tasks._registry\n"
-        "from radiology_tasks.cli import main\n"
-        "from radiology_tasks.leaderboard.rescore import rescorable_tasks\n"
-        "assert hasattr(radiology_tasks._registry, 'toy_overlap'), 'the registry exports the task'\n"
-        "assert 'toy_overlap' in rescorable_tasks(), rescorable_tasks()\n"
-        "main(['list'])\n"
+TOY_FAMILY = REPOSITORY / "tests" / "fixtures" / "toy_family"
+"""The toy family in its own folders (radiology_tasks/toy/, templates/toy/, tests/toy/), as a contributor adds one."""
+SHARED_TESTS = [
+    "tests/test_task_docs.py",
+    "tests/test_task_args.py",
+    "tests/test_templates.py",
+    "tests/test_family_docs.py",
+    "tests/test_families.py",
+    "tests/test_import_graph.py",
+    "tests/test_mutation_targets.py",
+    "tests/test_registry.py",
+    "tests/test_readme_links.py",
+    "tests/test_cli.py",
+    "tests/core/test_catalog.py",
+    "tests/toy",
+]
+"""The shared tests that enumerate tasks, templates, commands, data sets or mutation targets, and the toy's own."""
+
+
+def _tracked_files(root: Path) -> list[str]:
+    """The repository's files as git sees them: tracked, and new ones it does not ignore."""
+    listed = subprocess.run(
+        ["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=root, capture_output=True, text=True
     )
-    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPOSITORY)])}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=environment, cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert "  toy_overlap" in result.stdout.splitlines()
+    assert listed.returncode == 0, listed.stderr
+    return [name for name in listed.stdout.splitlines() if (root / name).exists() or (root / name).is_symlink()]
+
+
+def _copy_repository(target: Path) -> None:
+    for name in _tracked_files(REPOSITORY):
+        source, copy = REPOSITORY / name, target / name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_symlink():
+            copy.symlink_to(os.readlink(source))
+        elif source.is_file():
+            shutil.copy2(source, copy)
+
+
+def _add_the_toy_family(copy: Path) -> None:
+    """The contributor's whole change: the family's own folders, and one line in the registry."""
+    for folder in ("radiology_tasks/toy", "templates/toy", "tests/toy"):
+        shutil.copytree(TOY_FAMILY / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    registry = copy / "radiology_tasks" / "families.py"
+    text = registry.read_text()
+    added = text.replace(")\n", '    "radiology_tasks.toy.family",\n)\n')
+    assert len(added.splitlines()) == len(text.splitlines()) + 1, "one line added to the registry"
+    registry.write_text(added)
+
+
+def _command(copy: Path, *command: str) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, "PYTHONPATH": str(copy)}
+    environment.pop("CI", None)  # the copy's run skips nothing either way; CI's skip check is the main run's
+    return subprocess.run(command, cwd=copy, env=environment, capture_output=True, text=True, timeout=1200)
+
+
+def _outside_generated_blocks(text: str) -> str:
+    """A document with the body of every generated block (parameter tables, lists of the families) left out."""
+    return re.sub(r"(<!-- (?:task-parameters|families):start[^>]*-->).*?(<!-- (?:task-parameters|families):end -->)",
+                  r"\1\2", text, flags=re.DOTALL)  # fmt: skip
+
+
+def _changed_shared_files(copy: Path) -> list[str]:
+    """The files of the copy that differ from the repository's, outside the toy's folders and the registry."""
+    own = ("radiology_tasks/toy/", "templates/toy/", "tests/toy/", "radiology_tasks/families.py")
+    changed = []
+    for path in sorted(copy.rglob("*")):
+        name = path.relative_to(copy).as_posix()
+        if name.startswith(own) or "__pycache__" in name or path.is_symlink() or not path.is_file():
+            continue
+        original = REPOSITORY / name
+        if not original.is_file() or original.read_bytes() != (copy / name).read_bytes():
+            changed.append(name)
+    return changed
+
+
+GENERATED = {"README.md", "docs/parameters.md", "docs/changelog.md", "radiology_tasks/leaderboard/README.md"}
+"""The shared documents whose lists of the families `radiology-tasks task-docs` writes."""
+
+
+@pytest.mark.slow
+def test_a_family_added_in_its_own_folders_passes_the_shared_tests_with_no_shared_file_edited(tmp_path):
+    copy = tmp_path / "repository"
+    _copy_repository(copy)
+    _add_the_toy_family(copy)
+    # The generated blocks of the shared documents are written by the command, not by hand.
+    docs = _command(copy, sys.executable, "-m", "radiology_tasks.cli", "task-docs")
+    assert docs.returncode == 0, docs.stderr
+    changed = _changed_shared_files(copy)
+    assert "README.md" in changed and set(changed) <= GENERATED, changed
+    for name in changed:
+        generated = _outside_generated_blocks((copy / name).read_text())
+        assert generated == _outside_generated_blocks((REPOSITORY / name).read_text()), f"{name} changed by hand"
+    listed = _command(copy, sys.executable, "-m", "radiology_tasks.cli", "list")
+    assert "  radiology_tasks/toy_overlap" in listed.stdout.splitlines(), listed.stderr
+    selection = ["-m", "not slow and not embedded", "-k", "not bad_input_in_one_line"]
+    tests = _command(
+        copy, sys.executable, "-m", "pytest", "-x", "-rA", "-p", "no:cacheprovider", *selection, *SHARED_TESTS
+    )
+    assert tests.returncode == 0, tests.stdout[-6000:] + tests.stderr[-3000:]
+    passed = set(re.findall(r"^PASSED (\S+)", tests.stdout, flags=re.MULTILINE))
+    assert {
+        "tests/toy/test_toy.py::test_a_run_on_the_toy_data_set",
+        "tests/test_task_args.py::test_every_task_takes_the_parameters_its_family_pins[toy]",
+        "tests/test_mutation_targets.py::test_each_family_names_existing_modules_of_its_own_folder[toy]",
+        "tests/test_templates.py::test_template_hashes_cover_the_family_and_the_shared_templates[toy]",
+    } <= passed, "the shared tests ran with the toy family registered"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.loading import load_options
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
-from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import FunctionRescoring, RankedScore
 from radiology_tasks.lexical import DEFAULT_BASELINES, checked_lexical_keys, lexical_score, metric_names
 from radiology_tasks.scorers.lexical import LEXICAL_KEYS
 
@@ -118,23 +118,6 @@ def _no_answers(sample: SampleEvidence) -> list[str]:
     return []
 
 
-class BaselinesRescoring(Rescoring):
-    """The re-scoring rules above, as the leaderboard calls them."""
-
-    def ranked(self, run: RunEvidence) -> RankedScore:
-        return ranked(run)
-
-    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
-        return expected_values(run, sample)
-
-    def answers(self, sample: SampleEvidence) -> list[str]:
-        return _no_answers(sample)
-
-    def run_checks(self, run: RunEvidence) -> list[str]:
-        return run_checks(run)
-
-    def needs_judge(self) -> bool:
-        return False
-
-
-RESCORING = BaselinesRescoring()
+RESCORING = FunctionRescoring(
+    ranked=ranked, expected=expected_values, needs_judge=False, answers=_no_answers, run_checks=run_checks
+)

@@ -3,10 +3,11 @@
 A family (GREEN/VERT, CT-FineBench, Ran Score, ...) lives in its own package and defines a subclass of `Family`
 in a `family.py` module there, with one instance named ``FAMILY``: its tasks, their released version, the
 template folders they hash, what it adds to `metric_suite`, its lm-eval configs, its data layouts and its own
-subcommands. A family whose logs can be submitted also implements the leaderboard's
-`radiology_tasks.leaderboard.rules.Submittable`. `radiology_tasks.families` lists the family modules, one line
-per family. The leaderboard, the metric suite, the command line and the layout registry look families up here
-and never name one.
+subcommands, mostly as class attributes naming its own modules, which the base class imports when asked. A family
+whose logs can be submitted also implements the leaderboard's `radiology_tasks.leaderboard.rules.Submittable`
+(`radiology_tasks.rescored.RescoredFamily` does, from the family's re-scoring module). `radiology_tasks.families`
+lists the family modules, one line per family. The leaderboard, the metric suite, the command line and the layout
+registry look families up here and never name one.
 
 Descriptors must stay light to import (every `inspect` process imports the task registry): a family's methods
 import the modules they need when called, never at module level.
@@ -18,6 +19,8 @@ import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
+from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from radiology_tasks.core.orientation import HIGHER_IS_BETTER, Orientation
@@ -29,7 +32,42 @@ if TYPE_CHECKING:
     from inspect_ai.scorer import Metric, SampleScore, Scorer
     from inspect_ai.solver import Solver
 
+    from radiology_tasks.core.judge_options import JudgeOptions
     from radiology_tasks.core.records import ReportPair
+
+
+@dataclass(frozen=True)
+class BundledData:
+    """A data set shipped inside the package (`radiology_tasks.core.catalog` names them for `-T data`).
+
+    Attributes:
+        package: The package whose folder holds the file (``radiology_tasks`` for the shared ``demo``).
+        file: The file, relative to that folder.
+        description: One line saying what it holds, as `radiology-tasks list` shows it.
+    """
+
+    package: str
+    file: str
+    description: str
+
+    @property
+    def path(self) -> Path:
+        """Where the file is installed."""
+        return Path(str(files(self.package) / self.file))
+
+
+@dataclass(frozen=True)
+class SuiteJudge:
+    """The judge settings `metric_suite` gives each family's suite metric, whole.
+
+    Attributes:
+        judge: The suite's shared judge options (`-T constrain`, `judge_max_tokens`, `judge_retries`, `unscored`),
+            checked when they were built.
+        qa_mode: The suite's `-T qa_mode`, for a judge that answers questions (checked by the judge that reads it).
+    """
+
+    judge: JudgeOptions
+    qa_mode: str = "batch"
 
 
 @dataclass(frozen=True)
@@ -38,15 +76,14 @@ class SuiteMetric:
 
     Attributes:
         keys: The score keys it contributes, the first being its main one.
-        scorer: Builds its scorer from the suite's judge settings (``unscored``, ``constrain``,
-            ``judge_retries``, ``judge_max_tokens``, ``qa_mode``).
+        scorer: Builds its scorer from the suite's judge settings.
         solver: Builds a solver that must run before scoring, from the same settings; None when none is needed.
         check: One line saying why the rows cannot be scored by it, or None when they can.
     """
 
     keys: tuple[str, ...]
-    scorer: Callable[[Mapping[str, Any]], Scorer]
-    solver: Callable[[Mapping[str, Any]], Solver] | None = None
+    scorer: Callable[[SuiteJudge], Scorer]
+    solver: Callable[[SuiteJudge], Solver] | None = None
     check: Callable[[list[ReportPair]], str | None] | None = None
 
 
@@ -82,6 +119,20 @@ class Family:
         side_args: Task settings that only add scores beside the ranked one, so runs that differ in them are
             still compared (e.g. ``baselines``, which adds lexical scores).
         default_data: The dataset the tasks read when `-T data` is not given; None: the bundled ``demo`` set.
+        datasets: Data sets the family ships in its own package, by the name `-T data` takes (its demo set, say).
+        generation_tasks: The family's tasks that only write reports, whose logs every judged task reads as
+            `-T candidates=LOG.eval` (`radiology_tasks.core.generation_log`).
+        mutation_tested: Modules of the family's package that hold logic the tests must guard, as file patterns
+            relative to its folder (``layouts/*.py``); `bench/mutation.py` mutates them beside the shared modules
+            pyproject.toml lists (the family's re-scoring, scorers and solvers are in those already).
+        scorer_modules: The modules whose scorers and solvers Inspect must know by name; `register` imports them.
+        suite_module: The module whose ``SUITE`` maps each metric the family adds to `metric_suite` to its
+            `SuiteMetric`; None: none. `suite_metrics` imports it when asked.
+        commands_module: The module whose ``add_commands(commands)`` adds the family's own `radiology-tasks`
+            subcommands; None: none. `add_commands` imports it when the parser is built.
+        shared_host: True for a shared host (the metric suite): registered like a family, for its tasks, but its
+            package is shared code that asks the families for what it runs, names none of them, and that families
+            may import. False for a family, whose folders nothing outside them imports.
     """
 
     name: str
@@ -94,6 +145,18 @@ class Family:
     layouts: tuple[str, ...] = ()
     side_args: tuple[str, ...] = ()
     default_data: str | None = None
+    datasets: Mapping[str, BundledData] = {}
+    generation_tasks: tuple[str, ...] = ()
+    mutation_tested: tuple[str, ...] = ()
+    scorer_modules: tuple[str, ...] = ()
+    suite_module: str | None = None
+    commands_module: str | None = None
+    shared_host: bool = False
+
+    @property
+    def package(self) -> str:
+        """The family's package: the one holding its tasks module (``radiology_tasks.green_vert``)."""
+        return self.tasks_module.rpartition(".")[0]
 
     def task_functions(self) -> dict[str, Any]:
         """The family's task functions by name (importing the tasks module registers them with Inspect)."""
@@ -101,11 +164,16 @@ class Family:
         return {name: getattr(module, name) for name in self.tasks}
 
     def register(self) -> None:
-        """Import the modules whose scorers and solvers Inspect must know by name (nothing by default)."""
+        """Import the modules whose scorers and solvers Inspect must know by name (`scorer_modules`)."""
+        for module in self.scorer_modules:
+            importlib.import_module(module)
 
     def suite_metrics(self) -> Mapping[str, SuiteMetric]:
-        """The metrics the family adds to `metric_suite`, by name (none by default)."""
-        return {}
+        """The metrics the family adds to `metric_suite`, by name: its `suite_module`'s ``SUITE`` (none without)."""
+        if self.suite_module is None:
+            return {}
+        suite: Mapping[str, SuiteMetric] = importlib.import_module(self.suite_module).SUITE
+        return suite
 
     def orientations(self) -> Mapping[str, Orientation]:
         """The family's score keys that are not higher-is-better with the default tie tolerance, each with its
@@ -114,7 +182,9 @@ class Family:
         return {}
 
     def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-        """Add the family's own subcommands to the `radiology-tasks` parser (none by default)."""
+        """Add the family's own subcommands to the `radiology-tasks` parser: its `commands_module`'s (none without)."""
+        if self.commands_module is not None:
+            importlib.import_module(self.commands_module).add_commands(commands)
 
     def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
         """The headline and secondary metrics of a run of `task`, chosen from its `-T` arguments and its samples.
@@ -169,6 +239,13 @@ def registered_tasks() -> list[tuple[str, Any]]:
         for function in family.task_functions().values():
             found[registry_info(function).name] = function
     return sorted(found.items())
+
+
+def mutation_targets() -> list[str]:
+    """The modules every family asks mutation testing to cover, as file patterns from the repository root."""
+    return [
+        f"{family.package.replace('.', '/')}/{pattern}" for family in families() for pattern in family.mutation_tested
+    ]
 
 
 def orientation(key: str) -> Orientation:

@@ -1,4 +1,7 @@
-"""A `report_generation` log as the candidates of a judged run (`-T candidates=LOG.eval`).
+"""A generation log as the candidates of a judged run (`-T candidates=LOG.eval`).
+
+A generation log is the log of a task that only writes reports; the family that has such a task declares it
+(`radiology_tasks.core.family.Family.generation_tasks`).
 
 The generator writes each study's report once; every metric then judges those very reports, joined by sample
 id: the judged data's pairs are folded into studies as the generation run folded them (`studies`), so both runs
@@ -29,9 +32,6 @@ from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.studies import recorded_studies
 from radiology_tasks.core.tables import file_sha256
 
-GENERATION_TASK = "report_generation"
-"""The task whose logs hold generated reports."""
-
 PAIR_KEY = "generation_log"
 """Key of `ReportPair.metadata` under which a joined pair keeps its generator and its generation outcome."""
 
@@ -49,7 +49,7 @@ class GeneratedReport:
 
 @dataclass(frozen=True)
 class GenerationLog:
-    """A checked `report_generation` log: who generated, with which settings, and each sample's report."""
+    """A checked generation log: who generated, with which settings, and each sample's report."""
 
     path: Path
     sha256: str
@@ -126,10 +126,19 @@ def _request_configs(samples: list[EvalSample]) -> list[dict[str, Any]]:
     return [seen[key] for key in sorted(seen)]
 
 
+def generation_tasks() -> list[str]:
+    """The tasks whose logs hold generated reports, as the families declare them."""
+    from radiology_tasks.core.family import families
+
+    return [task for family in families() for task in family.generation_tasks]
+
+
 def _check(log: EvalLog, where: str) -> None:
     task = log.eval.task.removeprefix(_PACKAGE_PREFIX)
-    if task != GENERATION_TASK:
-        raise InputError(f"{where}: a log of task {task}, not of {GENERATION_TASK}; generate the reports with it")
+    generating = generation_tasks()
+    if task not in generating:
+        wanted = " or ".join(generating) or "a task that writes reports"
+        raise InputError(f"{where}: a log of task {task}, not of {wanted}; generate the reports with it")
     if log.status != "success":
         raise InputError(f"{where}: the generation run's status is {log.status}, not success; finish it first")
     samples = log.samples or []
@@ -142,7 +151,7 @@ def _check(log: EvalLog, where: str) -> None:
 
 
 def read_generation_log(path: Path) -> GenerationLog:
-    """Read and check a `report_generation` log.
+    """Read and check a generation log.
 
     Raises:
         InputError: one line naming the file: not a readable log, a log of another task, a run that did not

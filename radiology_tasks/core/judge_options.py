@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import cast, get_args
 
 from radiology_tasks.core.constrain import ConstrainMode
+from radiology_tasks.core.option_fields import option
 from radiology_tasks.core.params import choice_param, int_param
-from radiology_tasks.core.task_options import option
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 
 

@@ -9,6 +9,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
 
 ErrorCategory = Literal["a", "b", "c", "d", "e", "f"]
+"""The six clinically significant error categories of the ReXVal annotation protocol: the vocabulary in which
+experts' error counts are given in the data, and which any metric or data-making step may count or plant."""
 Section = Literal["findings", "impression", "findings_impression"]
 """The report section(s) a reference holds, and so what the model under test is asked to write."""
 SECTIONS: tuple[Section, ...] = ("findings", "impression", "findings_impression")
@@ -181,7 +183,8 @@ class ExpertAnnotation(BaseModel):
 
 
 class QAPair(BaseModel):
-    """A CT-FineBench style question about one attribute of one finding in the reference.
+    """A question about one attribute of one finding in the reference, with the reference's answer (the data's
+    ``qa`` list, which a question-answering metric asks of the candidate).
 
     ``attribute_type`` is the kind of answer: a quantity (``numeric``), a value from a set of terms
     (``categorical``), a place in the body (``location``), whether the finding is there at all

@@ -32,28 +32,15 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
-DOC = "doc"
-"""The key of a field's description in its dataclass metadata."""
+from radiology_tasks.core.option_fields import DOC as DOC
+from radiology_tasks.core.option_fields import option as option
+from radiology_tasks.core.option_fields import option_docs as option_docs
+from radiology_tasks.core.option_fields import option_names as option_names
 
 _SHARED = "__shared_parameters__"
 """The attribute a decorated task keeps its shared groups under (copied along by `functools.wraps`)."""
 
 T = TypeVar("T")
-
-
-def option(default: Any, doc: str) -> Any:
-    """A field of an option class: its `-T` default and its one description."""
-    return dataclasses.field(default=default, metadata={DOC: doc})
-
-
-def option_docs(options: type[Any]) -> dict[str, str]:
-    """The description of each field of an option class, by field name."""
-    return {f.name: f.metadata[DOC] for f in dataclasses.fields(options) if DOC in f.metadata}
-
-
-def option_names(options: type[Any]) -> tuple[str, ...]:
-    """The field names of an option class, in declaration order."""
-    return tuple(f.name for f in dataclasses.fields(options))
 
 
 @dataclass(frozen=True)
@@ -154,3 +141,9 @@ def logged_options(options: type[T], task_args: Mapping[str, Any]) -> T:
     """
     names = option_names(options)
     return options(**{name: task_args[name] for name in names if task_args.get(name) is not None})
+
+
+def shared_fields(task_function: Callable[..., Any], options: type[Any]) -> tuple[str, ...]:
+    """The fields of option class `options` that a task takes as `-T` parameters (none when it takes none)."""
+    groups: dict[str, Shared] = getattr(task_function, _SHARED, {})
+    return tuple(field for group in groups.values() if group.options is options for field in group.fields)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.family import Family, SuiteMetric
+from radiology_tasks.rescored import RescoredFamily
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -12,10 +12,9 @@ if TYPE_CHECKING:
     from inspect_ai.scorer import SampleScore
 
     from radiology_tasks.core.family import ReportMetrics
-    from radiology_tasks.leaderboard.rules import Rescoring
 
 
-class Crimson(Family):
+class Crimson(RescoredFamily):
     """The crimson family."""
 
     name = "crimson"
@@ -24,16 +23,10 @@ class Crimson(Family):
     version = "1.1.0"
     templates = ("crimson",)
     layouts = ("radiology_tasks.crimson.layouts.radpref",)
-
-    def register(self) -> None:
-        """Register the family's scorer with Inspect by name."""
-        import radiology_tasks.crimson.scorer  # noqa: F401
-
-    def rescoring(self, task: str) -> Rescoring | None:
-        """The leaderboard's rules for the family's task."""
-        from radiology_tasks.crimson.rescoring import RESCORING
-
-        return RESCORING
+    mutation_tested = ("layouts/*.py",)
+    scorer_modules = ("radiology_tasks.crimson.scorer",)
+    suite_module = "radiology_tasks.crimson.suite"
+    rescoring_module = "radiology_tasks.crimson.rescoring"
 
     def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
         """The run's summary and report metrics, as the task chooses them (experts: from what the samples record)."""
@@ -41,12 +34,6 @@ class Crimson(Family):
         from radiology_tasks.crimson.run_metrics import crimson_metrics
 
         return crimson_metrics(ExpertPresence.of_samples(samples), generate=bool(task_args.get("generate")))
-
-    def suite_metrics(self) -> Mapping[str, SuiteMetric]:
-        """CRIMSON's judge for `metric_suite` and the other tasks that score with the families' suite judges."""
-        from radiology_tasks.crimson.suite import SUITE
-
-        return SUITE
 
 
 FAMILY = Crimson()

@@ -16,7 +16,7 @@ from radiology_tasks.core.judge import stored_unreadable_reason
 from radiology_tasks.core.unscored import check_policy
 from radiology_tasks.crimson.parsed import kept_answer
 from radiology_tasks.crimson.scorer import crimson_score
-from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, FunctionRescoring, RankedScore
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY, CrimsonReading, read_crimson, read_parsed
 from radiology_tasks.scorers.crimson.score import CrimsonOutcome, crimson_outcome
 
@@ -116,26 +116,11 @@ def error_profile(run: RunEvidence) -> dict[str, dict[str, float]] | None:
     }
 
 
-class CrimsonRescoring(Rescoring):
-    """The re-scoring rules above, as the leaderboard calls them."""
-
-    def ranked(self, run: RunEvidence) -> RankedScore:
-        return RankedScore(MAIN_KEY, bounded=False)
-
-    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
-        return expected_values(run, sample)
-
-    def run_checks(self, run: RunEvidence) -> list[str]:
-        return [line for sample in run.samples if sample.error is None for line in sample_checks(run, sample)]
-
-    def breakdown(self, run: RunEvidence) -> dict[str, dict[str, float]] | None:
-        return error_profile(run)
-
-    def agreement_key(self, run: RunEvidence) -> str:
-        return MAIN_KEY
-
-    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
-        return parsed_answers(run, sample)
-
-
-RESCORING = CrimsonRescoring()
+RESCORING = FunctionRescoring(
+    ranked=RankedScore(MAIN_KEY, bounded=False),
+    expected=expected_values,
+    run_checks=lambda run: [line for s in run.samples if s.error is None for line in sample_checks(run, s)],
+    breakdown=error_profile,
+    agreement_key=MAIN_KEY,
+    parsed_answers=parsed_answers,
+)

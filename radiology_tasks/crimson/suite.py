@@ -3,23 +3,21 @@ under the suite's judge settings."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from inspect_ai.scorer import Scorer
 
-from radiology_tasks.core.family import SuiteMetric
+from radiology_tasks.core.family import SuiteJudge, SuiteMetric
 from radiology_tasks.crimson.scorer import crimson_judge
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY
 
 
-def judge_scorer(settings: Mapping[str, Any]) -> Scorer:
+def judge_scorer(suite: SuiteJudge) -> Scorer:
     """The `crimson_judge` scorer under the suite's judge settings."""
+    judge = suite.judge
     return crimson_judge(
-        constrain=settings["constrain"],
-        judge_retries=settings["judge_retries"],
-        unscored=settings["unscored"],
-        max_tokens=settings["judge_max_tokens"],
+        constrain=judge.constrain,
+        judge_retries=judge.judge_retries,
+        unscored=judge.unscored,
+        max_tokens=judge.judge_max_tokens,
     )
 
 

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.family import Family, ReportMetrics, SuiteMetric
+from radiology_tasks.core.family import ReportMetrics
+from radiology_tasks.rescored import RescoredFamily
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Mapping, Sequence
 
     from inspect_ai.scorer import SampleScore
 
-    from radiology_tasks.leaderboard.rules import Rescoring
 
-
-class CTFineBench(Family):
+class CTFineBench(RescoredFamily):
     """The ct_finebench family."""
 
     name = "ct_finebench"
@@ -26,23 +24,11 @@ class CTFineBench(Family):
     lm_eval_configs = ("radiology_ct_finebench_qa.yaml",)
     layouts = ("radiology_tasks.ct_finebench.layout",)
     side_args = ("baselines",)
-
-    def register(self) -> None:
-        """Register the family's scorers and solvers with Inspect by name."""
-        import radiology_tasks.ct_finebench.extraction  # noqa: F401
-        import radiology_tasks.ct_finebench.scorer  # noqa: F401
-
-    def rescoring(self, task: str) -> Rescoring | None:
-        """The leaderboard's rules for the family's tasks."""
-        from radiology_tasks.ct_finebench.rescoring import RESCORING
-
-        return RESCORING
-
-    def suite_metrics(self) -> Mapping[str, SuiteMetric]:
-        """The family's judges for `metric_suite`."""
-        from radiology_tasks.ct_finebench.suite import SUITE
-
-        return SUITE
+    mutation_tested = ("layout.py",)
+    scorer_modules = ("radiology_tasks.ct_finebench.extraction", "radiology_tasks.ct_finebench.scorer")
+    suite_module = "radiology_tasks.ct_finebench.suite"
+    commands_module = "radiology_tasks.ct_finebench.commands"
+    rescoring_module = "radiology_tasks.ct_finebench.rescoring"
 
     def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
         """The run's summary and report metrics, as the task chooses them (from the samples' expert scores)."""
@@ -50,12 +36,6 @@ class CTFineBench(Family):
         from radiology_tasks.ct_finebench.run_metrics import ct_metrics
 
         return ct_metrics(ExpertPresence.of_samples(samples), task_args.get("baselines"))
-
-    def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-        """The family's own `radiology-tasks` subcommands."""
-        from radiology_tasks.ct_finebench.commands import add_commands
-
-        add_commands(commands)
 
 
 FAMILY = CTFineBench()

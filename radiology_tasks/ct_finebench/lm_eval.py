@@ -6,6 +6,7 @@ asks a judge: numeric answers are graded by the same `grade_numeric`, a question
 is 0, and every other answer is graded by `scorers.text_match` (normalised exact or synonym
 match, 1 or 0) instead of the judge's comparison. The report score is the same mean over graded questions
 (`report_outcome`); a report with no readable answer counts as 0 (``unscored=worst``) and as a parse failure.
+Its documents are the pairs with a candidate and questions (`pairs_with_questions`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,23 @@ from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, j
 from radiology_tasks.ct_finebench.asking import INVALID_RESPONSE_FORMAT
 from radiology_tasks.ct_finebench.extraction import extraction_prompt
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, graded_question
-from radiology_tasks.lm_eval_tasks.documents import report_pair
+from radiology_tasks.lm_eval_tasks.documents import documents_where, report_pair
 from radiology_tasks.scorers.ct_finebench.answers import read_extraction
 from radiology_tasks.scorers.ct_finebench.questions import Question, numbered_questions
 from radiology_tasks.scorers.ct_finebench.report import GradedQuestion, report_outcome
 from radiology_tasks.scorers.numeric import grade_numeric
 from radiology_tasks.scorers.text_match import grade_text
+
+
+def pairs_with_questions(**metadata: Any) -> dict[str, Any]:
+    """Pairs with a candidate report and CT-FineBench questions (reports without questions are left out)."""
+    return documents_where(
+        metadata,
+        lambda pair: bool(pair.qa),
+        having="questions (a 'qa' list)",
+        left_out="no questions",
+        require_candidate=True,
+    )
 
 
 def document_prompt(doc: dict[str, Any]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, cast, get_args
 
 from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.judge_options import constrain_param
@@ -11,6 +11,11 @@ from radiology_tasks.core.params import choice_param, int_param
 QAMode = Literal["batch", "per_question"]
 """``batch``: one judge call answers all of a report's questions (and one grades all judged answers);
 ``per_question``: one call per question in each step, the paper's protocol."""
+
+
+def qa_mode_param(value: object) -> QAMode:
+    """Check ``-T qa_mode`` (an `InputError` naming it and what it accepts)."""
+    return cast(QAMode, choice_param("qa_mode", value, get_args(QAMode)))
 
 
 def check_judge_options(
@@ -24,7 +29,7 @@ def check_judge_options(
     Raises:
         InputError: naming the parameter and what it accepts.
     """
-    choice_param("qa_mode", qa_mode, get_args(QAMode))
+    qa_mode_param(qa_mode)
     int_param("judge_max_tokens", judge_max_tokens, minimum=1)
     int_param("judge_retries", judge_retries, minimum=0, required=True)
     return constrain_param(constrain)

@@ -33,7 +33,7 @@ from radiology_tasks.ct_finebench.scorer import (
     report_missing,
     unscored_question,
 )
-from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, FunctionRescoring, RankedScore
 from radiology_tasks.scorers.ct_finebench.answers import IdReading, read_extraction, read_grades
 from radiology_tasks.scorers.ct_finebench.questions import ANSWER_TYPES, Question, answer_type, metric_name
 from radiology_tasks.scorers.ct_finebench.report import GradedQuestion, report_outcome
@@ -371,29 +371,12 @@ def sample_ids(run: RunEvidence) -> list[str]:
     return [pair.id for pair in as_run_used(loaded.pairs, run.metadata.get("data") or {}) if pair.qa]
 
 
-class CTFineBenchRescoring(Rescoring):
-    """The re-scoring rules above, as the leaderboard calls them."""
-
-    def ranked(self, run: RunEvidence) -> RankedScore:
-        return ranked(run)
-
-    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
-        return expected_values(run, sample)
-
-    def answers(self, sample: SampleEvidence) -> list[str]:
-        return stored_answers(sample)
-
-    def run_checks(self, run: RunEvidence) -> list[str]:
-        return run_checks(run)
-
-    def breakdown(self, run: RunEvidence) -> dict[str, dict[str, float]] | None:
-        return breakdown(run)
-
-    def sample_ids(self, run: RunEvidence) -> list[str] | None:
-        return sample_ids(run)
-
-    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
-        return parsed_answers(run, sample)
-
-
-RESCORING = CTFineBenchRescoring()
+RESCORING = FunctionRescoring(
+    ranked=ranked,
+    expected=expected_values,
+    answers=stored_answers,
+    run_checks=run_checks,
+    breakdown=breakdown,
+    sample_ids=sample_ids,
+    parsed_answers=parsed_answers,
+)

@@ -3,36 +3,36 @@ that every row has questions to ask."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
-from radiology_tasks.core.family import SuiteMetric
+from radiology_tasks.core.family import SuiteJudge, SuiteMetric
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.ct_finebench.extraction import qa_extraction
+from radiology_tasks.ct_finebench.options import qa_mode_param
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, qa_comparison
 
 
-def comparison_scorer(settings: Mapping[str, Any]) -> Scorer:
+def comparison_scorer(suite: SuiteJudge) -> Scorer:
     """The `qa_comparison` scorer under the suite's judge settings."""
+    judge = suite.judge
     return qa_comparison(
-        settings["qa_mode"],
-        constrain=settings["constrain"],
-        max_tokens=settings["judge_max_tokens"],
-        retries=settings["judge_retries"],
-        unscored=settings["unscored"],
+        qa_mode_param(suite.qa_mode),
+        constrain=judge.constrain,
+        max_tokens=judge.judge_max_tokens,
+        retries=judge.judge_retries,
+        unscored=judge.unscored,
     )
 
 
-def extraction_solver(settings: Mapping[str, Any]) -> Solver:
+def extraction_solver(suite: SuiteJudge) -> Solver:
     """The `qa_extraction` solver under the suite's judge settings; it must run before the scorer."""
+    judge = suite.judge
     return qa_extraction(
-        settings["qa_mode"],
-        constrain=settings["constrain"],
-        max_tokens=settings["judge_max_tokens"],
-        retries=settings["judge_retries"],
+        qa_mode_param(suite.qa_mode),
+        constrain=judge.constrain,
+        max_tokens=judge.judge_max_tokens,
+        retries=judge.judge_retries,
     )
 
 

@@ -4,20 +4,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from radiology_tasks.core.family import Family, ReportMetrics, SuiteMetric
+from radiology_tasks.core.family import ReportMetrics
+from radiology_tasks.rescored import RescoredFamily
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Mapping, Sequence
 
     from inspect_ai.scorer import SampleScore
 
     from radiology_tasks.core.orientation import Orientation
-    from radiology_tasks.leaderboard.rules import Rescoring
     from radiology_tasks.report_judge.scorer import JudgePrompt
 
 
-class GreenVert(Family):
+class GreenVert(RescoredFamily):
     """The green_vert family."""
 
     name = "green_vert"
@@ -37,28 +36,17 @@ class GreenVert(Family):
         "radiology_tasks.green_vert.layouts.rexval",
     )
     side_args = ("baselines",)
-
-    def register(self) -> None:
-        """Register the family's scorers and solvers with Inspect by name."""
-        import radiology_tasks.report_judge.scorer  # noqa: F401
+    mutation_tested = ("layouts/*.py", "fewshot.py")
+    scorer_modules = ("radiology_tasks.report_judge.scorer",)
+    suite_module = "radiology_tasks.green_vert.suite"
+    commands_module = "radiology_tasks.green_vert.commands"
+    rescoring_module = "radiology_tasks.green_vert.rescoring"
 
     def orientations(self) -> Mapping[str, Orientation]:
         """GREEN-EC counts the judge's clinically significant errors: the fewer, the better the report."""
         from radiology_tasks.core.orientation import LOWER_IS_BETTER
 
         return {"green_ec": LOWER_IS_BETTER}
-
-    def rescoring(self, task: str) -> Rescoring | None:
-        """The leaderboard's rules for the family's tasks."""
-        from radiology_tasks.green_vert.rescoring import RESCORING
-
-        return RESCORING
-
-    def suite_metrics(self) -> Mapping[str, SuiteMetric]:
-        """The family's judges for `metric_suite`."""
-        from radiology_tasks.green_vert.suite import SUITE
-
-        return SUITE
 
     def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
         """The run's summary and report metrics, as `judge_task` chooses them (from the samples' expert data)."""
@@ -73,12 +61,6 @@ class GreenVert(Family):
             generate=bool(task_args.get("generate")),
             baselines=task_args.get("baselines"),
         )
-
-    def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-        """The family's own `radiology-tasks` subcommands."""
-        from radiology_tasks.green_vert.commands import add_commands
-
-        add_commands(commands)
 
 
 FAMILY = GreenVert()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
-from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import FunctionRescoring, RankedScore
 from radiology_tasks.report_judge.records import JudgeRecord
 from radiology_tasks.report_judge.rescoring import expected_scores, logged_prompt, parsed_answer
 from radiology_tasks.scorers.report_judge.reading import JudgePrompt, score_keys
@@ -47,23 +47,10 @@ def error_profile(run: RunEvidence) -> dict[str, dict[str, float]] | None:
     return {"Clinically significant errors per report, by category": profile}
 
 
-class GreenVertRescoring(Rescoring):
-    """The re-scoring rules above, as the leaderboard calls them."""
-
-    def ranked(self, run: RunEvidence) -> RankedScore:
-        return ranked(run)
-
-    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
-        return expected_values(run, sample)
-
-    def breakdown(self, run: RunEvidence) -> dict[str, dict[str, float]] | None:
-        return error_profile(run)
-
-    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, object]:
-        return parsed_answers(run, sample)
-
-    def agreement_key(self, run: RunEvidence) -> str:
-        return ranked(run).key
-
-
-RESCORING = GreenVertRescoring()
+RESCORING = FunctionRescoring(
+    ranked=ranked,
+    expected=expected_values,
+    breakdown=error_profile,
+    parsed_answers=parsed_answers,
+    agreement_key=lambda run: ranked(run).key,
+)

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from inspect_ai.scorer import Scorer
 
-from radiology_tasks.core.family import SuiteMetric
-from radiology_tasks.core.judge_options import JudgeOptions
-from radiology_tasks.core.task_options import logged_options
+from radiology_tasks.core.family import SuiteJudge, SuiteMetric
 from radiology_tasks.report_judge.scorer import report_judge
 from radiology_tasks.scorers.report_judge.reading import JudgePrompt
 
 
-def _judge(prompt: JudgePrompt) -> Callable[[Mapping[str, Any]], Scorer]:
-    """A scorer factory for one prompt, reading the settings `metric_suite` passes to every judge."""
+def _judge(prompt: JudgePrompt) -> Callable[[SuiteJudge], Scorer]:
+    """A scorer factory for one prompt, under the judge settings `metric_suite` gives every judge."""
 
-    def build(settings: Mapping[str, Any]) -> Scorer:
-        return report_judge(prompt, judge=logged_options(JudgeOptions, settings))
+    def build(suite: SuiteJudge) -> Scorer:
+        return report_judge(prompt, judge=suite.judge)
 
     return build
 

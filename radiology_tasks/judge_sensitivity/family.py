@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, cast
 
-from radiology_tasks.core.family import Family, ReportMetrics
+from radiology_tasks.core.family import ReportMetrics
+from radiology_tasks.rescored import RescoredFamily
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Mapping, Sequence
 
     from inspect_ai.scorer import SampleScore
 
     from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt
-    from radiology_tasks.leaderboard.rules import Rescoring
 
 
-class JudgeSensitivity(Family):
+class JudgeSensitivity(RescoredFamily):
     """The judge_sensitivity family."""
 
     name = "judge_sensitivity"
@@ -24,17 +23,10 @@ class JudgeSensitivity(Family):
     tasks = ("judge_sensitivity",)
     version = "1.6.0"
     templates = ("judge_sensitivity", "green_vert")
-
-    def register(self) -> None:
-        """Register the family's scorers and solvers with Inspect by name."""
-        import radiology_tasks.judge_sensitivity.scorer  # noqa: F401
-        import radiology_tasks.judge_sensitivity.solvers  # noqa: F401
-
-    def rescoring(self, task: str) -> Rescoring | None:
-        """The leaderboard's rules for the family's tasks."""
-        from radiology_tasks.judge_sensitivity.rescoring import RESCORING
-
-        return RESCORING
+    mutation_tested = ("variant_sft.py", "variant_split.py", "variant_check.py")
+    scorer_modules = ("radiology_tasks.judge_sensitivity.scorer", "radiology_tasks.judge_sensitivity.solvers")
+    commands_module = "radiology_tasks.judge_sensitivity.family_commands"
+    rescoring_module = "radiology_tasks.judge_sensitivity.rescoring"
 
     def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
         """The run's summary and report metrics, for the error types and counts its variants hold."""
@@ -45,12 +37,6 @@ class JudgeSensitivity(Family):
         categories = tuple(dict.fromkeys(str(v.category) for v in errors))
         prompt = cast("SensitivityPrompt", task_args.get("prompt") or "vert")
         return sensitivity_metrics(prompt, categories, max((v.n_errors for v in errors), default=0))
-
-    def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-        """The family's own `radiology-tasks` subcommands."""
-        from radiology_tasks.judge_sensitivity.family_commands import add_commands
-
-        add_commands(commands)
 
 
 FAMILY = JudgeSensitivity()

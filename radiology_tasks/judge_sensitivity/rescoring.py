@@ -17,7 +17,7 @@ from inspect_ai.scorer import SampleScore, Score
 from radiology_tasks.judge_sensitivity.metrics import discrimination_values, judged_variants
 from radiology_tasks.judge_sensitivity.records import SensitivityRecord
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
-from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import FunctionRescoring, RankedScore
 from radiology_tasks.report_judge.rescoring import expected_scores, logged_prompt, parsed_answer
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.sensitivity import balance, discrimination, robustness
@@ -167,32 +167,13 @@ def sample_ids(run: RunEvidence) -> list[str]:
     return [str(sample.id) for sample in dataset]
 
 
-class JudgeSensitivityRescoring(Rescoring):
-    """The re-scoring rules above, as the leaderboard calls them."""
-
-    def ranked(self, run: RunEvidence) -> RankedScore:
-        return ranked(run)
-
-    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
-        return expected(run, sample)
-
-    def answers(self, sample: SampleEvidence) -> list[str]:
-        return answers(sample)
-
-    def run_checks(self, run: RunEvidence) -> list[str]:
-        return run_checks(run)
-
-    def judge_measures(self, run: RunEvidence) -> dict[str, dict[str, float]]:
-        return judge_measures(run)
-
-    def sample_ids(self, run: RunEvidence) -> list[str] | None:
-        return sample_ids(run)
-
-    def left_out(self, sample: SampleEvidence) -> bool:
-        return _excluded(sample)
-
-    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, object]:
-        return parsed_answers(run, sample)
-
-
-RESCORING = JudgeSensitivityRescoring()
+RESCORING = FunctionRescoring(
+    ranked=ranked,
+    expected=expected,
+    answers=answers,
+    run_checks=run_checks,
+    judge_measures=judge_measures,
+    sample_ids=sample_ids,
+    left_out=_excluded,
+    parsed_answers=parsed_answers,
+)

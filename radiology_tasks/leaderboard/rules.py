@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 
 
@@ -148,3 +150,82 @@ class Submittable(Protocol):
     def rescoring(self, task: str) -> Rescoring | None:
         """The rules for `task` (one of the family's), or None when that task's logs cannot be submitted."""
         ...
+
+
+class FunctionRescoring(Rescoring):
+    """A task's `Rescoring` declared from the functions of its family's re-scoring module, one per rule.
+
+    ``RESCORING = FunctionRescoring(ranked=ranked, expected=expected_values, breakdown=error_profile)`` in place of a
+    subclass whose every method calls the module function of the same name. A rule not given keeps `Rescoring`'s
+    default; a protocol's method not given is not there at all, so ``isinstance(rules, CorpusStatistic)`` (and the
+    other protocols above) holds exactly for the rules given.
+
+    Args:
+        ranked: The ranked score, or the function giving it under a run's settings (`Rescoring.ranked`).
+        expected: `Rescoring.expected`.
+        needs_judge: `Rescoring.needs_judge`.
+        agreement_key: The score compared with the experts, or the function giving it (`ExpertAgreement`).
+        answers: `Rescoring.answers`.
+        run_checks: `Rescoring.run_checks`.
+        breakdown: `Rescoring.breakdown`.
+        sample_ids: `Rescoring.sample_ids`.
+        corpus_score: `CorpusStatistic.corpus_score`.
+        judge_measures: `JudgeMeasures.judge_measures`.
+        left_out: `LeavesOut.left_out`.
+        parsed_answers: `RescoresRedacted.parsed_answers`.
+    """
+
+    def __init__(
+        self,
+        *,
+        ranked: RankedScore | Callable[[RunEvidence], RankedScore],
+        expected: Callable[[RunEvidence, SampleEvidence], dict[str, float]],
+        needs_judge: bool = True,
+        agreement_key: str | Callable[[RunEvidence], str] | None = None,
+        answers: Callable[[SampleEvidence], list[str]] | None = None,
+        run_checks: Callable[[RunEvidence], list[str]] | None = None,
+        breakdown: Callable[[RunEvidence], dict[str, dict[str, float]] | None] | None = None,
+        sample_ids: Callable[[RunEvidence], list[str] | None] | None = None,
+        corpus_score: Callable[[list[SampleEvidence]], float] | None = None,
+        judge_measures: Callable[[RunEvidence], dict[str, dict[str, float]]] | None = None,
+        left_out: Callable[[SampleEvidence], bool] | None = None,
+        parsed_answers: Callable[[RunEvidence, SampleEvidence], dict[str, Any]] | None = None,
+    ) -> None:
+        self._ranked, self._expected, self._needs_judge = ranked, expected, needs_judge
+        if isinstance(agreement_key, str):
+            agreement_key = _constant(agreement_key)
+        rules = {
+            "agreement_key": agreement_key,
+            "answers": answers,
+            "run_checks": run_checks,
+            "breakdown": breakdown,
+            "sample_ids": sample_ids,
+            "corpus_score": corpus_score,
+            "judge_measures": judge_measures,
+            "left_out": left_out,
+            "parsed_answers": parsed_answers,
+        }
+        # Each rule given becomes the instance's method of that name: it shadows the class's default, and it is
+        # what the protocols' isinstance checks find.
+        self.__dict__.update({name: rule for name, rule in rules.items() if rule is not None})
+
+    def ranked(self, run: RunEvidence) -> RankedScore:
+        """The ranked score given, or the one the given function names for `run`."""
+        return self._ranked if isinstance(self._ranked, RankedScore) else self._ranked(run)
+
+    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
+        """The given `expected` function's value dict."""
+        return self._expected(run, sample)
+
+    def needs_judge(self) -> bool:
+        """As given (True unless the task's metric is computed from text)."""
+        return self._needs_judge
+
+
+def _constant(key: str) -> Callable[[RunEvidence], str]:
+    """A rule that names the same score for every run."""
+
+    def agreement_key(run: RunEvidence) -> str:
+        return key
+
+    return agreement_key

@@ -3,11 +3,16 @@
 lm-eval calls a task's ``custom_dataset`` hook with the task's metadata, which includes whatever the user
 passes with ``--metadata '{"data": "pairs.jsonl"}'``. Each document keeps its `ReportPair` as JSON, so the
 hooks read back exactly the pair the loader validated (an Arrow table would reshape nested fields).
+
+`judged_pairs` is the hook of every task that judges the data's pairs as they are; a family whose task needs
+only some of them (those with questions, or with labels) writes its own hook in its package with
+`documents_where`, so this module names no family.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from radiology_tasks.core.errors import InputError
@@ -23,7 +28,7 @@ DATA_OPTIONS = ("data", "candidates", "reports", "revision", "on_bad_rows")
 """The ``--metadata`` keys that choose the data, named as the Inspect tasks' ``-T`` parameters."""
 
 
-def _data_options(metadata: dict[str, Any]) -> dict[str, Any]:
+def data_options(metadata: dict[str, Any]) -> dict[str, Any]:
     """The data options among the task's metadata (lm-eval adds keys of its own, such as ``version``)."""
     options = {key: metadata[key] for key in DATA_OPTIONS if metadata.get(key) is not None}
     for key, value in options.items():
@@ -63,31 +68,38 @@ def report_pair(doc: dict[str, Any]) -> ReportPair:
     return ReportPair.model_validate_json(doc["pair"])
 
 
+def documents_where(
+    metadata: dict[str, Any],
+    keep: Callable[[ReportPair], bool],
+    *,
+    having: str,
+    left_out: str,
+    default_data: str | None = None,
+    require_candidate: bool = False,
+) -> dict[str, Any]:
+    """The documents of the pairs `keep` accepts, for a task that needs only some of the data's pairs.
+
+    Args:
+        metadata: The task's metadata as lm-eval passes it (the data options among it).
+        keep: Whether a pair is usable by the task.
+        having: What a usable pair has, as the error names it when none does ("questions (a 'qa' list)").
+        left_out: Why the other pairs are left out, as the warning counting them says ("no questions").
+        default_data: The dataset read when no data is chosen; None: the bundled demo set.
+        require_candidate: Whether every pair must have a candidate report.
+
+    Raises:
+        InputError: when no pair of the data is usable.
+    """
+    options = data_options(metadata)
+    loaded = load_pairs(options.pop("data", None) or default_data, require_candidate=require_candidate, **options)
+    pairs = [pair for pair in loaded.pairs if keep(pair)]
+    if not pairs:
+        raise InputError(f"no report in {loaded.source} has {having}")
+    return _documents(loaded, pairs, chosen=metadata.get("data") is not None, left_out=left_out)
+
+
 def judged_pairs(**metadata: Any) -> dict[str, Any]:
     """Pairs with a candidate report, for the GREEN/VERT judge tasks (bundled demo set by default)."""
-    options = _data_options(metadata)
+    options = data_options(metadata)
     loaded = load_pairs(options.pop("data", None), require_candidate=True, **options)
     return _documents(loaded, loaded.pairs, chosen=metadata.get("data") is not None)
-
-
-def pairs_with_gold_labels(**metadata: Any) -> dict[str, Any]:
-    """Reports with radiologists' labels (``gold_labels``), for Ran Score extraction (bundled demo by default)."""
-    from radiology_tasks.ran_score.label_files import GOLD_FIELD
-    from radiology_tasks.ran_score.tasks import DEMO_DATA
-
-    options = _data_options(metadata)
-    loaded = load_pairs(options.pop("data", None) or DEMO_DATA, **options)
-    pairs = [pair for pair in loaded.pairs if pair.metadata.get(GOLD_FIELD) is not None]
-    if not pairs:
-        raise InputError(f"no report in {loaded.source} has gold labels (a '{GOLD_FIELD}' object)")
-    return _documents(loaded, pairs, chosen=metadata.get("data") is not None, left_out=f"no {GOLD_FIELD}")
-
-
-def pairs_with_questions(**metadata: Any) -> dict[str, Any]:
-    """Pairs with a candidate report and CT-FineBench questions (reports without questions are left out)."""
-    options = _data_options(metadata)
-    loaded = load_pairs(options.pop("data", None), require_candidate=True, **options)
-    pairs = [pair for pair in loaded.pairs if pair.qa]
-    if not pairs:
-        raise InputError(f"no report in {loaded.source} has questions (a 'qa' list)")
-    return _documents(loaded, pairs, chosen=metadata.get("data") is not None, left_out="no questions")

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.family import Family, ReportMetrics
+from radiology_tasks.core.family import BundledData, ReportMetrics
+from radiology_tasks.rescored import RescoredFamily
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Mapping, Sequence
 
     from inspect_ai.scorer import SampleScore
 
-    from radiology_tasks.leaderboard.rules import Rescoring
 
-
-class RanScore(Family):
+class RanScore(RescoredFamily):
     """The ran_score family."""
 
     name = "ran_score"
@@ -30,17 +28,16 @@ class RanScore(Family):
     lm_eval_configs = ("radiology_ran_score_extraction.yaml",)
     side_args = ("baselines",)
     default_data = "ran-score-demo"
-
-    def register(self) -> None:
-        """Register the family's scorers and solvers with Inspect by name."""
-        import radiology_tasks.ran_score.scorer  # noqa: F401
-        import radiology_tasks.ran_score.solver  # noqa: F401
-
-    def rescoring(self, task: str) -> Rescoring | None:
-        """The leaderboard's rules for the family's tasks."""
-        from radiology_tasks.ran_score.rescoring import RESCORING
-
-        return RESCORING
+    datasets = {
+        "ran-score-demo": BundledData(
+            "radiology_tasks.ran_score",
+            "data/ran_score_demo.jsonl",
+            "Bundled synthetic chest X-ray report pairs (English and Chinese) with team-written reference labels",
+        )
+    }
+    scorer_modules = ("radiology_tasks.ran_score.scorer", "radiology_tasks.ran_score.solver")
+    commands_module = "radiology_tasks.ran_score.commands"
+    rescoring_module = "radiology_tasks.ran_score.rescoring"
 
     def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
         """The run's summary and report metrics, as the task chooses them, under the run's taxonomy and policy."""
@@ -56,12 +53,6 @@ class RanScore(Family):
             generate=bool(task_args.get("generate")),
             baselines=task_args.get("baselines"),
         )
-
-    def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-        """The family's own `radiology-tasks` subcommands."""
-        from radiology_tasks.ran_score.commands import add_commands
-
-        add_commands(commands)
 
 
 FAMILY = RanScore()

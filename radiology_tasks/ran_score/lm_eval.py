@@ -1,5 +1,8 @@
 """Hooks of the Ran Score lm-eval task: the model under test labels each reference report's findings.
 
+Its documents are the reports with radiologists' labels (`pairs_with_gold_labels`, the family's demo set when
+no data is chosen).
+
 The prompt is the Inspect task's batch extraction prompt, the answer is read by the same `read_batch_answer`
 (derived labels such as No Finding computed by the taxonomy), and the corpus F1 against the radiologists'
 labels is the same arithmetic as the Inspect task's ``extractor_f1`` metric: a label the answer does not give
@@ -12,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
-from radiology_tasks.lm_eval_tasks.documents import report_pair
+from radiology_tasks.lm_eval_tasks.documents import documents_where, report_pair
 from radiology_tasks.ran_score.extraction import extraction_prompt, with_derived
-from radiology_tasks.ran_score.label_files import gold_from_metadata
+from radiology_tasks.ran_score.family import FAMILY
+from radiology_tasks.ran_score.label_files import GOLD_FIELD, gold_from_metadata
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
 from radiology_tasks.scorers.ran_score.f1 import F1Table, collect_decisions, f1_table
 from radiology_tasks.scorers.ran_score.reading import read_batch_answer
@@ -22,6 +26,17 @@ from radiology_tasks.scorers.taxonomy import Taxonomy
 
 LabelPair = tuple[Mapping[str, int], Mapping[str, int | None]]
 """One report's (gold labels, labels read from the answer), keyed by label key."""
+
+
+def pairs_with_gold_labels(**metadata: Any) -> dict[str, Any]:
+    """Reports with radiologists' labels (``gold_labels``), for Ran Score extraction (its demo set by default)."""
+    return documents_where(
+        metadata,
+        lambda pair: pair.metadata.get(GOLD_FIELD) is not None,
+        having=f"gold labels (a '{GOLD_FIELD}' object)",
+        left_out=f"no {GOLD_FIELD}",
+        default_data=FAMILY.default_data,
+    )
 
 
 @cache

@@ -31,7 +31,7 @@ from radiology_tasks.core.judge import stored_truncated
 from radiology_tasks.core.metrics import mean_of
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
-from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, FunctionRescoring, RankedScore
 from radiology_tasks.ran_score.extraction import Extraction, Extractor, ReportLabels, extraction_prompt
 from radiology_tasks.ran_score.metrics import CANDIDATE_LABELS, MACRO_F1, REFERENCE_LABELS, ran_f1, ran_per_label
 from radiology_tasks.ran_score.scorer import MAIN_KEY, SIDES, UNSCORED_POLICY, agreement_score
@@ -396,29 +396,12 @@ def breakdown(run: RunEvidence) -> dict[str, dict[str, float]] | None:
     return {BREAKDOWN_TITLE: {column: value for column, value in rows.items() if not math.isnan(value)}}
 
 
-class RanScoreRescoring(Rescoring):
-    """The re-scoring rules above, as the leaderboard calls them."""
-
-    def ranked(self, run: RunEvidence) -> RankedScore:
-        return ranked(run)
-
-    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
-        return expected(run, sample)
-
-    def answers(self, sample: SampleEvidence) -> list[str]:
-        return answers(sample)
-
-    def run_checks(self, run: RunEvidence) -> list[str]:
-        return run_checks(run)
-
-    def corpus_score(self, samples: list[SampleEvidence]) -> float:
-        return corpus_score(samples)
-
-    def breakdown(self, run: RunEvidence) -> dict[str, dict[str, float]] | None:
-        return breakdown(run)
-
-    def parsed_answers(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
-        return parsed_answers(run, sample)
-
-
-RESCORING = RanScoreRescoring()
+RESCORING = FunctionRescoring(
+    ranked=ranked,
+    expected=expected,
+    answers=answers,
+    run_checks=run_checks,
+    corpus_score=corpus_score,
+    breakdown=breakdown,
+    parsed_answers=parsed_answers,
+)

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from radiology_tasks.core.family import Family, ReportMetrics
+from radiology_tasks.core.family import ReportMetrics
+from radiology_tasks.rescored import RescoredFamily
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from inspect_ai.scorer import SampleScore
 
-    from radiology_tasks.leaderboard.rules import Rescoring
 
-
-class Ranking(Family):
+class Ranking(RescoredFamily):
     """The ranking-tests family: one task, `ranking_tests`, over any metric that scores report pairs one at a time."""
 
     name = "ranking_tests"
@@ -24,17 +23,9 @@ class Ranking(Family):
     # The prompts of the judges whose runs the leaderboard re-scores (GREEN and VERT); a run records the template
     # hashes of the metric it tests.
     templates = ("green_vert",)
-
-    def register(self) -> None:
-        """Register the family's scorer and solver with Inspect by name."""
-        import radiology_tasks.ranking_tests.scorer  # noqa: F401
-        import radiology_tasks.ranking_tests.solver  # noqa: F401
-
-    def rescoring(self, task: str) -> Rescoring | None:
-        """The leaderboard's rules for the ranking_tests task."""
-        from radiology_tasks.ranking_tests.rescoring import RESCORING
-
-        return RESCORING
+    mutation_tested = ("cases.py", "outcome.py", "metrics.py")
+    scorer_modules = ("radiology_tasks.ranking_tests.scorer", "radiology_tasks.ranking_tests.solver")
+    rescoring_module = "radiology_tasks.ranking_tests.rescoring"
 
     def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
         """The run's summary and report metrics; a judge's cost only when the tested metric has a judge."""

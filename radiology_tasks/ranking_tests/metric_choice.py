@@ -11,13 +11,13 @@ family's ``suite_notes`` send elsewhere (Ran Score is a corpus F1 over labels, w
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from inspect_ai.scorer import Scorer
 
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.family import SuiteMetric, families, higher_is_better
+from radiology_tasks.core.family import SuiteJudge, SuiteMetric, families, higher_is_better
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.lexical import lexical_baselines
@@ -91,13 +91,7 @@ def choose_metric(
         if metric.solver is not None:
             raise InputError(f"-T metric={name} needs a solver step before scoring, which ranking cases do not run")
         keys = metric.keys
-        settings = {
-            "unscored": "exclude",
-            "constrain": judge.constrain,
-            "judge_retries": judge.judge_retries,
-            "judge_max_tokens": judge.judge_max_tokens,
-            "qa_mode": "batch",
-        }
+        settings = SuiteJudge(replace(judge, unscored="exclude"))
 
         def build() -> Scorer:
             return metric.scorer(settings)

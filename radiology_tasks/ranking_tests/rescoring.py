@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import attempt_answers
 from radiology_tasks.core.judge_options import JudgeOptions
-from radiology_tasks.leaderboard.rules import RankedScore, Rescoring
+from radiology_tasks.leaderboard.rules import FunctionRescoring, RankedScore
 from radiology_tasks.ranking_tests.cases import RankingCase, data_path, read_cases
 from radiology_tasks.ranking_tests.metric_choice import ChosenMetric, choose_metric
 from radiology_tasks.ranking_tests.outcome import tolerance_param
@@ -117,26 +117,11 @@ def judge_measures(run: RunEvidence) -> dict[str, dict[str, float]]:
     return {"accuracy": accuracy, "tie_share": tie, "unscored_share": unscored}
 
 
-class RankingRescoring(Rescoring):
-    """The rules above, as the leaderboard calls them."""
-
-    def ranked(self, run: RunEvidence) -> RankedScore:
-        return RankedScore(ACCURACY)
-
-    def expected(self, run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
-        return expected_values(run, sample)
-
-    def answers(self, sample: SampleEvidence) -> list[str]:
-        return answers(sample)
-
-    def run_checks(self, run: RunEvidence) -> list[str]:
-        return run_checks(run)
-
-    def sample_ids(self, run: RunEvidence) -> list[str] | None:
-        return list(_cases(run))
-
-    def judge_measures(self, run: RunEvidence) -> dict[str, dict[str, float]]:
-        return judge_measures(run)
-
-
-RESCORING = RankingRescoring()
+RESCORING = FunctionRescoring(
+    ranked=RankedScore(ACCURACY),
+    expected=expected_values,
+    answers=answers,
+    run_checks=run_checks,
+    sample_ids=lambda run: list(_cases(run)),
+    judge_measures=judge_measures,
+)

@@ -22,11 +22,9 @@ class ReportGeneration(Family):
     name = "report_generation"
     tasks_module = "radiology_tasks.report_generation.tasks"
     tasks = ("report_generation",)
+    generation_tasks = ("report_generation",)
     version = "1.3.0"
-
-    def register(self) -> None:
-        """Register the family's scorer with Inspect by name."""
-        import radiology_tasks.report_generation.scorer  # noqa: F401
+    scorer_modules = ("radiology_tasks.report_generation.scorer",)
 
     def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
         """The run's summary and report metrics (the same for every run)."""

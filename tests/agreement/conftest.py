@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from inspect_ai.log import EvalLog
 
-from radiology_tasks.baselines.tasks import metric_suite
 from radiology_tasks.green_vert.tasks import green, vert
+from radiology_tasks.suite.tasks import metric_suite
 from tests.agreement.logs import LEXICAL, REXVAL_ERRORS, rate_eval_copy, run_task
 from tests.real_layouts import radpref_copy, rexval_copy
 

@@ -11,8 +11,8 @@ from radiology_tasks.agreement.model import PROTOCOL_BY_NAME
 from radiology_tasks.agreement.published import expand_block, parse_published, published_figures
 from radiology_tasks.agreement.runs import judged_keys
 from radiology_tasks.core.layouts import all_layouts
-from radiology_tasks.scorers.baselines.radeval_adapter import RADEVAL_METRICS, radeval_keys
 from radiology_tasks.scorers.lexical import LEXICAL_KEYS
+from radiology_tasks.scorers.suite.radeval_adapter import RADEVAL_METRICS, radeval_keys
 
 VERT_PAPER = "VERT: Reliable LLM Judges for Radiology Report Evaluation"
 

@@ -13,8 +13,8 @@ from inspect_ai.scorer import SampleScore, Score
 
 from radiology_tasks.agreement.model import RowId, Value
 from radiology_tasks.agreement.runs import dataset_of, judge_of, judged_keys, read_run, read_runs, run_of, score_keys
-from radiology_tasks.baselines.tasks import metric_suite
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.suite.tasks import metric_suite
 from tests.agreement.logs import JUDGE, run_task
 
 

@@ -9,11 +9,11 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import get_model
 
-from radiology_tasks.baselines.tasks import metric_suite
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.ct_finebench.tasks import ct_finebench
 from radiology_tasks.ran_score.tasks import ran_score
 from radiology_tasks.scorers.lexical import lexical_scores
+from radiology_tasks.suite.tasks import metric_suite
 from tests.conftest import write_jsonl
 from tests.ct_finebench.stub_judge import answer
 from tests.judge_answers import mock_output

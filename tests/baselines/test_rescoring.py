@@ -13,13 +13,14 @@ from inspect_ai.model import get_model
 
 from radiology_tasks.baselines.family import FAMILY
 from radiology_tasks.baselines.rescoring import RESCORING
-from radiology_tasks.baselines.tasks import baselines, metric_suite
+from radiology_tasks.baselines.tasks import baselines
 from radiology_tasks.core.family import family_of
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.leaderboard.evidence import RunEvidence, read_run
 from radiology_tasks.leaderboard.rescore import rescorable_tasks, rescoring_violations
 from radiology_tasks.leaderboard.rules import RankedScore
 from radiology_tasks.scorers.lexical import lexical_scores
+from radiology_tasks.suite.tasks import metric_suite
 from tests.judge_answers import mock_output
 
 SCORER = "lexical_baselines"

@@ -15,7 +15,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from scipy import stats
 
-from radiology_tasks.baselines.tasks import baselines, metric_suite
+from radiology_tasks.baselines.tasks import baselines
+from radiology_tasks.suite.tasks import metric_suite
 from tests.real_layouts import REXVAL_CANDIDATES, rexval_copy
 from tests.report_values import report_values
 

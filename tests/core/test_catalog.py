@@ -9,25 +9,47 @@ from typing import Any
 import pytest
 
 from radiology_tasks.core import hub
-from radiology_tasks.core.catalog import BUNDLED, bundled_dataset, bundled_path, dataset_names
+from radiology_tasks.core.catalog import DEMO, BundledData, bundled, bundled_dataset, bundled_path, dataset_names
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.family import add_family, families, remove_family
 from radiology_tasks.core.layouts import Layout
 from radiology_tasks.core.loading import load_pairs, resolve_data
 from radiology_tasks.core.task_data import DataOptions
 from tests.conftest import write_csv, write_jsonl
+from tests.toy_families import ToyFamily
 
 
 def test_bundled_names() -> None:
-    assert list(BUNDLED) == ["demo", "ran-score-demo"]
+    declared = {name: data for family in families() for name, data in family.datasets.items()}
+    assert bundled() == {"demo": DEMO, **declared}, "the shared demo, then each family's own sets"
     assert bundled_dataset("demo") == bundled_path("demo_reports.jsonl")
-    assert bundled_dataset("ran-score-demo") == bundled_path("ran_score_demo.jsonl")
+    for name, data in declared.items():
+        assert bundled_dataset(name) == data.path and data.path.is_file(), name
     assert bundled_dataset("my_pairs.jsonl") is None
     assert bundled_dataset("rate-eval") is None
 
 
+def test_a_family_ships_its_own_data_set_and_a_name_declared_twice_is_refused() -> None:
+    toy = ToyFamily("catalog_test_family", ())
+    toy.datasets = {"catalog-test-set": BundledData("tests", "conftest.py", "A toy family's own file")}
+    add_family(toy)
+    try:
+        assert bundled_dataset("catalog-test-set") == Path(__file__).parent.parent / "conftest.py"
+        assert ("catalog-test-set", "A toy family's own file") in dataset_names()
+        twin = ToyFamily("toy_twin", ())
+        twin.datasets = {"catalog-test-set": toy.datasets["catalog-test-set"]}
+        add_family(twin)
+        declared_twice = "bundled dataset catalog-test-set is declared twice \\(family toy_twin\\)"
+        with pytest.raises(ValueError, match=declared_twice):
+            bundled()
+    finally:
+        remove_family("catalog_test_family")
+        remove_family("toy_twin")
+
+
 def test_dataset_names_list_bundled_hub_and_downloaded_datasets() -> None:
     names = dict(dataset_names())
-    assert list(names)[:2] == ["demo", "ran-score-demo"]
+    assert list(names)[: len(bundled())] == list(bundled())
     assert {"rate-eval", "radeval-expert", "ct-finebench", "rexval"} <= set(names)
     assert names["rate-eval"].endswith("[hub Angelakeke/RaTE-Eval]")
     assert names["radeval-expert"].endswith("[hub IAMJB/RadEvalExpertDataset]")

@@ -14,8 +14,10 @@ from inspect_ai.log import EvalConfig, EvalDataset, EvalError, EvalLog, EvalSamp
 from inspect_ai.model import GenerateConfig, ModelOutput
 
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.family import add_family, remove_family
 from radiology_tasks.core.generation_log import (
     PAIR_KEY,
+    generation_tasks,
     generator_of,
     is_inspect_log,
     join_generated,
@@ -23,6 +25,7 @@ from radiology_tasks.core.generation_log import (
 )
 from radiology_tasks.core.records import ExpertAnnotation, ReportPair
 from radiology_tasks.core.tables import file_sha256
+from tests.toy_families import ToyFamily
 
 IDS = ["st1", "st2", "st3"]
 
@@ -136,10 +139,24 @@ def test_a_log_of_another_task_is_refused(tmp_path):
     path = _write(tmp_path / "vert.eval", task="radiology_tasks/vert")
     with pytest.raises(InputError) as error:
         read_generation_log(path)
+    (generating,) = generation_tasks()
     assert str(error.value) == (
-        f"-T candidates={path}: a log of task vert, not of report_generation; generate the reports with it"
+        f"-T candidates={path}: a log of task vert, not of {generating}; generate the reports with it"
     )
-    assert read_generation_log(_write(tmp_path / "short.eval", task="report_generation")).model == "openai/gen"
+    assert read_generation_log(_write(tmp_path / "short.eval", task=generating)).model == "openai/gen"
+
+
+def test_the_generation_tasks_are_those_the_families_declare(tmp_path):
+    toy = ToyFamily("toy_writer", ("toy_write",))
+    toy.generation_tasks = ("toy_write",)
+    add_family(toy)
+    try:
+        assert generation_tasks()[-1] == "toy_write"
+        assert read_generation_log(_write(tmp_path / "toy.eval", task="radiology_tasks/toy_write")).model
+        with pytest.raises(InputError, match=r"a log of task vert, not of \w+ or toy_write; generate"):
+            read_generation_log(_write(tmp_path / "vert.eval", task="radiology_tasks/vert"))
+    finally:
+        remove_family("toy_writer")
 
 
 def test_an_unfinished_run_is_refused(tmp_path):

@@ -64,3 +64,11 @@ def test_report_texts_and_context_cannot_close_the_prompts_tags():
     )
     assert text.count("</candidate_report>") == 1 and text.count("</reference_report>") == 1
     assert "(verdict)" in text
+
+
+def test_the_family_s_prompt_templates_are_these():
+    from radiology_tasks.templates import template_names
+
+    assert [name for name in template_names() if name.startswith("crimson/")] == [
+        "crimson/judge",
+    ]

@@ -71,3 +71,25 @@ def test_attribute_prompt_shows_meaning_and_typical_answers_only_when_given() ->
 def test_a_missing_variable_is_an_error(name: str, variables: dict) -> None:
     with pytest.raises(UndefinedError):
         render(name, **variables)
+
+
+BOTH_REPORTS = {
+    "reference": "REFERENCE-TEXT Small left pleural effusion.",
+    "candidate": "CANDIDATE-TEXT Small right pleural effusion.",
+    "report": "REFERENCE-TEXT Small left pleural effusion.",
+    "questions": [{"id": "q1", "text": "Q?", "finding": "F", "attribute": "A", "description": "D", "examples": ["E"]}],
+    "max_triplets": 20,
+    "finding_max_chars": 40,
+    "attribute_max_chars": 24,
+    "value_max_chars": 48,
+    "answer_max_chars": 80,
+    "schema_findings": [{"id": "f1", "name": "pleural effusion", "aliases": ["effusion"], "description": "D"}],
+}
+
+
+@pytest.mark.parametrize(
+    "name", ["ct_finebench/construct_triplets", "ct_finebench/construct_existence", "ct_finebench/construct_attributes"]
+)
+def test_questions_are_built_from_the_reference_alone(name: str) -> None:
+    text = render(name, **BOTH_REPORTS)
+    assert "REFERENCE-TEXT" in text and "CANDIDATE-TEXT" not in text

@@ -15,6 +15,8 @@ from inspect_ai.dataset import MemoryDataset
 from inspect_ai.model import get_model
 
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.core.family import SuiteJudge
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.records import QAPair, ReportPair
 from radiology_tasks.core.solvers import replay_candidate
 from radiology_tasks.core.task_data import pair_to_sample
@@ -23,7 +25,7 @@ from radiology_tasks.ct_finebench.family import FAMILY
 from radiology_tasks.ct_finebench.suite import SUITE
 from tests.judge_answers import mock_output
 
-SETTINGS = {"unscored": "worst", "constrain": "auto", "judge_retries": 1, "judge_max_tokens": None, "qa_mode": "batch"}
+SETTINGS = SuiteJudge(JudgeOptions())
 PAIR = ReportPair(
     id="c1",
     reference="An 8 mm nodule in the right upper lobe.",
@@ -59,7 +61,7 @@ def unreadable() -> Iterator[Any]:
 
 @pytest.mark.parametrize("policy", ["worst", "exclude"])
 def test_the_suite_s_settings_reach_the_solver_and_the_scorer(policy):
-    settings = {**SETTINGS, "qa_mode": "per_question", "judge_retries": 0, "judge_max_tokens": 77, "unscored": policy}
+    settings = SuiteJudge(JudgeOptions(judge_retries=0, judge_max_tokens=77, unscored=policy), "per_question")
     metric = SUITE["ct_finebench"]
     assert metric.solver is not None
     task = Task(
@@ -81,11 +83,11 @@ def test_the_suite_s_settings_reach_the_solver_and_the_scorer(policy):
 
 def test_bad_suite_settings_are_refused_when_built():
     with pytest.raises(InputError, match="qa_mode"):
-        SUITE["ct_finebench"].scorer({**SETTINGS, "qa_mode": "all_at_once"})
+        SUITE["ct_finebench"].scorer(SuiteJudge(JudgeOptions(), "all_at_once"))
     solver = SUITE["ct_finebench"].solver
     assert solver is not None
-    with pytest.raises(InputError, match="judge_retries"):
-        solver({**SETTINGS, "judge_retries": -1})
+    with pytest.raises(InputError, match="qa_mode"):
+        solver(SuiteJudge(JudgeOptions(), "all_at_once"))
 
 
 def parser() -> argparse.ArgumentParser:

@@ -36,3 +36,15 @@ def test_comparison_prompt_shows_each_item_between_tags():
 def test_a_missing_variable_is_an_error(name: str, variables: dict) -> None:
     with pytest.raises(UndefinedError):
         render(name, **variables)
+
+
+def test_the_family_s_prompt_templates_are_these():
+    from radiology_tasks.templates import template_names
+
+    assert [name for name in template_names() if name.startswith("ct_finebench/")] == [
+        "ct_finebench/compare",
+        "ct_finebench/construct_attributes",
+        "ct_finebench/construct_existence",
+        "ct_finebench/construct_triplets",
+        "ct_finebench/extract",
+    ]

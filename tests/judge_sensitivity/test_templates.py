@@ -77,3 +77,16 @@ def test_a_variant_describes_itself_and_an_error_without_category_is_refused() -
     )
     with pytest.raises(ValueError, match="^error variant of reference R1 names no error category$"):
         VariantSpec("error", None, 1).describe("R1")
+
+
+def test_the_family_s_prompt_templates_are_these():
+    from radiology_tasks.templates import template_names
+
+    assert [name for name in template_names() if name.startswith("judge_sensitivity/")] == [
+        "judge_sensitivity/classify",
+        "judge_sensitivity/differences",
+        "judge_sensitivity/inject",
+        "judge_sensitivity/paraphrase",
+        "judge_sensitivity/paraphrase_check",
+        "judge_sensitivity/plausibility",
+    ]

@@ -8,12 +8,9 @@ import pytest
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.loading import load_pairs
-from radiology_tasks.lm_eval_tasks.documents import (
-    judged_pairs,
-    pairs_with_gold_labels,
-    pairs_with_questions,
-    report_pair,
-)
+from radiology_tasks.ct_finebench.lm_eval import pairs_with_questions
+from radiology_tasks.lm_eval_tasks.documents import judged_pairs, report_pair
+from radiology_tasks.ran_score.lm_eval import pairs_with_gold_labels
 
 
 def test_documents_hold_the_loaders_pairs_in_order():
@@ -51,3 +48,10 @@ def test_questions_are_required(tmp_path):
     data.write_text('{"id": "a", "reference": "No effusion.", "candidate": "No effusion."}\n', encoding="utf-8")
     with pytest.raises(InputError, match="has questions"):
         pairs_with_questions(data=str(data))
+
+
+def test_gold_labels_are_required(tmp_path):
+    data = tmp_path / "pairs.jsonl"
+    data.write_text('{"id": "a", "reference": "No effusion."}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"^no report in .*pairs.jsonl has gold labels \(a 'gold_labels' object\)$"):
+        pairs_with_gold_labels(data=str(data))

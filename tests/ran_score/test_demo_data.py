@@ -1,20 +1,23 @@
-"""The bundled Ran Score demo set is what radiology_tasks/data/README.md says it is."""
+"""The bundled Ran Score demo set is what radiology_tasks/ran_score/data/README.md says it is."""
 
 from __future__ import annotations
 
 import json
 from collections import Counter
 
-from radiology_tasks.core.catalog import bundled_dataset, bundled_path
+from radiology_tasks.core.catalog import bundled_dataset
 from radiology_tasks.core.loading import load_pairs
+from radiology_tasks.ran_score.family import FAMILY
 from radiology_tasks.ran_score.label_files import gold_from_metadata
 from tests.ran_score.helpers import COLUMNS, TAXONOMY
 
-ROWS = [json.loads(line) for line in bundled_path("ran_score_demo.jsonl").read_text(encoding="utf-8").splitlines()]
+DEMO = FAMILY.datasets["ran-score-demo"].path
+ROWS = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()]
 
 
 def test_registered_and_loadable():
-    assert bundled_dataset("ran-score-demo") == bundled_path("ran_score_demo.jsonl")
+    assert DEMO.is_file() and DEMO.parent.parent.name == "ran_score", "the file is in the family's own folder"
+    assert bundled_dataset("ran-score-demo") == DEMO and FAMILY.default_data == "ran-score-demo"
     pairs = load_pairs("ran-score-demo").pairs
     assert [p.id for p in pairs] == [row["id"] for row in ROWS]
     assert Counter(p.language for p in pairs) == {"en": 6, "zh": 4}

@@ -34,3 +34,12 @@ def test_the_per_label_prompt_asks_one_label():
     prompt = extraction_prompt(TAXONOMY, [edema], "Interstitial edema.", "per_label")
     assert "- edema (Edema): " in prompt and "- atelectasis" not in prompt
     assert '{"present": 0} if the finding is absent' in prompt
+
+
+def test_the_family_s_prompt_templates_are_these():
+    from radiology_tasks.templates import template_names
+
+    assert [name for name in template_names() if name.startswith("ran_score/")] == [
+        "ran_score/extract_label",
+        "ran_score/extract_labels",
+    ]

@@ -16,7 +16,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from radiology_tasks.core.catalog import bundled_path
+from radiology_tasks.core.catalog import bundled_dataset
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SystemCard, write_bundle
 from radiology_tasks.leaderboard.checks import run_violations
@@ -32,7 +32,7 @@ from tests.ran_score.helpers import KEY_OF, batch_answer, label_answer, report_i
 
 JUDGE = "openai-api/stubsvc/stub-judge"
 SCORER = "finding_agreement"
-DEMO = [json.loads(line) for line in bundled_path("ran_score_demo.jsonl").read_text(encoding="utf-8").splitlines()]
+DEMO = [json.loads(line) for line in bundled_dataset("ran-score-demo").read_text(encoding="utf-8").splitlines()]
 ROWS = DEMO[:4]
 REFERENCE_POSITIVES = {
     row["reference"]: {column for column, value in row["gold_labels"].items() if value and column != "No Finding"}

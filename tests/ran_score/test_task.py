@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from radiology_tasks.core.catalog import bundled_path
+from radiology_tasks.core.catalog import bundled_dataset
 from radiology_tasks.ran_score.tasks import ran_score
 from tests.conftest import write_jsonl
 from tests.openai_stub import StubReply, openai_stub
@@ -278,7 +278,7 @@ def test_judge_failures_and_truncation_are_reasons(monkeypatch, tmp_path):
 
 
 def _zh_rows(tmp_path: Path) -> Path:
-    demo = [json.loads(line) for line in bundled_path("ran_score_demo.jsonl").read_text(encoding="utf-8").splitlines()]
+    demo = [json.loads(line) for line in bundled_dataset("ran-score-demo").read_text(encoding="utf-8").splitlines()]
     return write_jsonl(tmp_path / "zh.jsonl", [row for row in demo if row["language"] == "zh"])
 
 

@@ -19,12 +19,13 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import Model, get_model
 
-from radiology_tasks.baselines.tasks import baselines, metric_suite
+from radiology_tasks.baselines.tasks import baselines
 from radiology_tasks.crimson.tasks import crimson
 from radiology_tasks.ct_finebench.tasks import ct_finebench
 from radiology_tasks.green_vert.tasks import green, vert
 from radiology_tasks.ran_score.tasks import ran_score
 from radiology_tasks.report_generation.tasks import report_generation
+from radiology_tasks.suite.tasks import metric_suite
 from tests.crimson.answers import answer as crimson_answer
 from tests.ct_finebench.stub_judge import answer, asked_ids, is_extraction, items_in
 from tests.judge_answers import assessment

@@ -1,7 +1,7 @@
-"""The baselines family's RadEval scorer; the lexical scorers it shares with the judge tasks: `radiology_tasks.lexical`.
+"""The metric suite's RadEval scorer (the lexical scorers are shared with every task: `radiology_tasks.lexical`).
 
-Every scorer here gives `Score.value` as a dict of floats and follows `radiology_tasks.core.unscored`: an empty
-candidate, or one the generator failed to write, is unscored with its reason, never a silent 0.
+It gives `Score.value` as a dict of floats and follows `radiology_tasks.core.unscored`: an empty candidate, or one
+the generator failed to write, is unscored with its reason, never a silent 0.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from radiology_tasks.core.metrics import expert_metadata
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
 from radiology_tasks.lexical import candidate_problem, metric_names
-from radiology_tasks.scorers.baselines.radeval_adapter import RADEVAL_METRICS, RadEvalRunner, radeval_keys
+from radiology_tasks.scorers.suite.radeval_adapter import RADEVAL_METRICS, RadEvalRunner, radeval_keys
 
 
 @scorer(metrics=[])
 def radeval_metrics(metrics: str | list[str], unscored: UnscoredPolicy = "exclude") -> Scorer:
-    """Model-based metrics computed by RadEval, one report pair at a time (see `scorers.baselines.radeval_adapter`).
+    """Model-based metrics computed by RadEval, one report pair at a time (see `scorers.suite.radeval_adapter`).
 
     Args:
         metrics: Our RadEval metric names (``bertscore``, ``radgraph``, ``ratescore``, ``chexbert``, ``radcliq``,

@@ -10,12 +10,13 @@ from inspect_ai import eval as inspect_eval
 from sacrebleu.metrics import BLEU
 from scipy import stats
 
-from radiology_tasks.baselines.report import read_suite, suite_report_command, suite_tables
-from radiology_tasks.baselines.tasks import baselines, metric_suite
+from radiology_tasks.baselines.tasks import baselines
 from radiology_tasks.cli import main
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.green_vert.tasks import vert
 from radiology_tasks.scorers.lexical import lexical_scores
+from radiology_tasks.suite.report import read_suite, suite_report_command, suite_tables
+from radiology_tasks.suite.tasks import metric_suite
 from tests.conftest import GOOD_ROWS, write_jsonl
 from tests.judge_answers import assessment
 from tests.openai_stub import openai_stub

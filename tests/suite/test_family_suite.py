@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,27 +12,28 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 import radiology_tasks.green_vert.suite as green_vert_suite
-from radiology_tasks.baselines.tasks import judge_metrics, metric_suite, refused_metrics
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.family import SuiteMetric, add_family, family_of, remove_family
+from radiology_tasks.core.family import SuiteJudge, SuiteMetric, add_family, family_of, remove_family
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.green_vert.suite import SUITE
 from radiology_tasks.scorers.lexical import lexical_scores
+from radiology_tasks.suite.judges import judge_metrics, refused_metrics
+from radiology_tasks.suite.tasks import metric_suite
 from tests.conftest import GOOD_ROWS, write_jsonl
 from tests.judge_answers import assessment, mock_output
 from tests.report_values import report_values
 from tests.toy_families import ToyFamily
 
-SETTINGS = {"unscored": "exclude", "constrain": "off", "judge_retries": 3, "judge_max_tokens": 77, "qa_mode": "q"}
-"""The suite's judge settings as `metric_suite` is given them below, in the mapping its factories receive."""
+SETTINGS = SuiteJudge(JudgeOptions(constrain="off", judge_max_tokens=77, judge_retries=3, unscored="exclude"), "q")
+"""The suite's judge settings as `metric_suite` is given them below, as its factories receive them."""
 
-SEEN: list[Mapping[str, Any]] = []
+SEEN: list[SuiteJudge] = []
 """The settings each toy factory was built from."""
 
 
 @scorer(metrics=[])
-def toy_judge(settings: dict[str, Any]) -> Scorer:
+def toy_judge() -> Scorer:
     """Scores the candidate's length in words, and one key the suite must drop (not among the metric's keys)."""
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -53,13 +54,13 @@ def toy_marker() -> Solver:
     return solve
 
 
-def _toy_scorer(settings: Mapping[str, Any]) -> Scorer:
-    SEEN.append(dict(settings))
-    return toy_judge(dict(settings))
+def _toy_scorer(settings: SuiteJudge) -> Scorer:
+    SEEN.append(settings)
+    return toy_judge()
 
 
-def _toy_solver(settings: Mapping[str, Any]) -> Solver:
-    SEEN.append(dict(settings))
+def _toy_solver(settings: SuiteJudge) -> Solver:
+    SEEN.append(settings)
     return toy_marker()
 
 
@@ -113,7 +114,7 @@ def test_a_family_metric_runs_in_the_suite_with_its_solver_check_and_keys(toy_fa
     assert task.metadata["keys"] == ["bleu_2", "toy_words"]
     (log,) = inspect_eval(task, model="none", display="none", log_dir=str(tmp_path / "logs"))
     assert log.status == "success", log.error
-    assert SEEN == [SETTINGS, SETTINGS]  # the solver's factory, then the scorer's
+    assert SEEN == [SETTINGS, SETTINGS]  # the solver's factory, then the scorer's: the same settings, whole
     for sample in log.samples:
         score = sample.scores["suite_scorer"]
         expected, _ = lexical_scores(sample.target, sample.output.completion, ["bleu_2"])
@@ -182,7 +183,7 @@ def test_ran_score_is_refused_with_its_family_line():
 def test_the_family_adds_suite_report_with_its_options(monkeypatch):
     import argparse
 
-    import radiology_tasks.baselines.report as report
+    import radiology_tasks.suite.report as report
 
     family = family_of("metric_suite")
     assert family is not None

@@ -1,8 +1,8 @@
-"""Inspect metrics of the baselines family: inter-metric correlations and the pos/neg table.
+"""Inspect metrics of the metric suite (and of `baselines`): inter-metric correlations and the pos/neg table.
 
 Corpus BLEU/chrF (`corpus_lexical`) is shared with the judge tasks and lives in `radiology_tasks.lexical`.
 
-The arithmetic is in `scorers.baselines`; these functions only collect the per-sample numbers. A number that
+The arithmetic is in `scorers.suite`; these functions only collect the per-sample numbers. A number that
 ``-T unscored=worst`` filled in is not the metric's own and is left out, like a NaN.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from radiology_tasks.core.unscored import is_filled_in
-from radiology_tasks.scorers.baselines.suite_tables import correlation_matrix, pos_neg_table, sensitivity_pairs
+from radiology_tasks.scorers.suite.suite_tables import correlation_matrix, pos_neg_table, sensitivity_pairs
 
 SENSITIVITY = "sensitivity"
 

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from radiology_tasks.core.agreement import correlate
-from radiology_tasks.scorers.baselines.suite_tables import (
+from radiology_tasks.scorers.suite.suite_tables import (
     correlation_matrix,
     expert_table,
     pos_neg_table,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from radiology_tasks.baselines.report import (
+from radiology_tasks.suite.report import (
     SuiteData,
     format_markdown,
     suite_report_command,
@@ -115,7 +115,7 @@ def test_the_csv_files_give_each_reason_in_their_last_column(tmp_path: Path) -> 
 
 
 def test_the_command_prints_the_reasons(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> None:
-    import radiology_tasks.baselines.report as report
+    import radiology_tasks.suite.report as report
 
     monkeypatch.setattr(report, "read_suite", lambda logs, keys: _data())
     assert suite_report_command(["x.eval"], str(tmp_path), keys=None, pairs_by_id=False, resamples=0, seed=0) == 0

@@ -1,4 +1,4 @@
-"""The baselines family's subcommand of `radiology-tasks`: `suite-report`, the metric suite's tables from logs."""
+"""The metric suite's subcommand of `radiology-tasks`: `suite-report`, its tables from logs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from radiology_tasks.core.cli_args import non_negative_int
 
 
 def _suite_report(args: argparse.Namespace) -> int:
-    from radiology_tasks.baselines.report import suite_report_command
+    from radiology_tasks.suite.report import suite_report_command
 
     return suite_report_command(
         args.logs, args.out, keys=args.keys, pairs_by_id=args.pairs_by_id, resamples=args.resamples, seed=args.seed

@@ -9,19 +9,19 @@ import sys
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from radiology_tasks.baselines.tasks import metric_suite
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.scorers.baselines import radeval_adapter
-from radiology_tasks.scorers.baselines.radeval_adapter import (
+from radiology_tasks.scorers.suite import radeval_adapter
+from radiology_tasks.scorers.suite.radeval_adapter import (
     RADEVAL_METRICS,
     ModelFile,
     RadEvalRunner,
     plan_radeval,
     radeval_keys,
 )
-from tests.baselines.fake_radeval import OUTPUTS, fake_radeval
+from radiology_tasks.suite.tasks import metric_suite
 from tests.conftest import GOOD_ROWS
 from tests.report_values import report_values
+from tests.suite.fake_radeval import OUTPUTS, fake_radeval
 
 RATE_NER = ModelFile("Angelakeke/RaTE-NER-Deberta")
 

@@ -3,12 +3,15 @@ once for both."""
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Metric
+from collections.abc import Mapping, Sequence
 
-from radiology_tasks.baselines.metrics import metric_correlations, pos_neg
+from inspect_ai.scorer import Metric, SampleScore
+
 from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.core.metrics import ExpertPresence, agreement_metrics, mean_interval, mean_of, unscored_share
 from radiology_tasks.lexical import corpus_lexical
+from radiology_tasks.scorers.lexical import is_lexical
+from radiology_tasks.suite.metrics import metric_correlations, pos_neg
 
 
 def suite_metrics(keys: list[str], *, experts: ExpertPresence, lexical: bool, sensitivity: str | None) -> ReportMetrics:
@@ -28,3 +31,22 @@ def suite_metrics(keys: list[str], *, experts: ExpertPresence, lexical: bool, se
     if lexical:
         secondary.append(corpus_lexical())
     return ReportMetrics(headline=headline, secondary=secondary)
+
+
+def sample_metrics(samples: Sequence[SampleScore], *, sensitivity: str | None) -> ReportMetrics:
+    """`suite_metrics` for the score keys a run's samples hold, in the order scored (what `radiology-tasks report`
+    computes for a `baselines` or `metric_suite` log).
+
+    Raises:
+        ValueError: when the samples hold no score keys.
+    """
+    first = samples[0].score.value if samples else {}
+    keys = [str(key) for key in first] if isinstance(first, Mapping) else []
+    if not keys:
+        raise ValueError("the run's samples hold no score keys to report")
+    return suite_metrics(
+        keys,
+        experts=ExpertPresence.of_samples(samples),
+        lexical=any(is_lexical(key) for key in keys),
+        sensitivity=sensitivity,
+    )

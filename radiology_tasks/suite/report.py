@@ -17,7 +17,7 @@ from typing import Any
 from radiology_tasks.core.table_cells import csv_cell, markdown_cell
 from radiology_tasks.core.undefined import correlation_undefined, interval_undefined
 from radiology_tasks.core.unscored import is_filled_in
-from radiology_tasks.scorers.baselines.suite_tables import (
+from radiology_tasks.scorers.suite.suite_tables import (
     Correlation,
     ExpertRow,
     PosNegRow,

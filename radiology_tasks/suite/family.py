@@ -1,0 +1,44 @@
+"""The metric suite as a registered shared host: its task, version, report metrics and `suite-report` command."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from radiology_tasks.core.family import Family, ReportMetrics
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from inspect_ai.scorer import SampleScore
+
+    from radiology_tasks.core.orientation import Orientation
+
+
+class Suite(Family):
+    """The metric suite: a shared host, whose package families may import and which names no family."""
+
+    name = "suite"
+    tasks_module = "radiology_tasks.suite.tasks"
+    tasks = ("metric_suite",)
+    version = "1.5.0"
+    shared_host = True
+    mutation_tested = ("metrics.py",)
+    scorer_modules = ("radiology_tasks.suite.radeval",)
+    commands_module = "radiology_tasks.suite.commands"
+
+    def orientations(self) -> Mapping[str, Orientation]:
+        """The RadEval scores where lower is better (RadCliQ estimates errors), as each RadEval metric declares."""
+        from radiology_tasks.core.orientation import LOWER_IS_BETTER
+        from radiology_tasks.scorers.suite.radeval_adapter import RADEVAL_METRICS
+
+        return {key: LOWER_IS_BETTER for metric in RADEVAL_METRICS.values() for key in metric.lower_is_better}
+
+    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+        """The run's summary and report metrics, for the score keys its samples hold (in the order scored)."""
+        from radiology_tasks.suite.run_metrics import sample_metrics
+
+        return sample_metrics(samples, sensitivity=task_args.get("sensitivity"))
+
+
+FAMILY = Suite()

@@ -1,0 +1,10 @@
+"""The `-T` parameters of the CRIMSON task as Inspect logs them, pinned
+(`tests/task_args.py` says why; `tests/test_task_args.py` checks them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.task_args import DATA, JUDGE
+
+EXPECTED: dict[str, dict[str, Any]] = {"crimson": {"guidelines": True, **DATA, **JUDGE}}
