@@ -13,9 +13,8 @@ import pytest
 from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage
 
 from radiology_tasks.core.judge import JudgeResult, judge_generate
-from radiology_tasks.judge_sensitivity.scorer import _missing as sensitivity_missing
 from radiology_tasks.ran_score.extraction import _problems as ran_problems
-from radiology_tasks.report_judge.scorer import _missing as green_vert_missing
+from radiology_tasks.report_judge.scorer import missing_scores
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ async def _result(output_tokens: int) -> JudgeResult[Unreadable]:
 
 
 @pytest.mark.parametrize(("output_tokens", "code"), [(100, "truncated"), (99, "invalid_response_format")])
-@pytest.mark.parametrize("missing", [green_vert_missing, sensitivity_missing, ran_problems])
+@pytest.mark.parametrize("missing", [missing_scores, ran_problems])
 async def test_the_reason_of_an_unreadable_answer_follows_its_token_count(
     missing, output_tokens: int, code: str
 ) -> None:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar, get_type_hints
 
@@ -129,6 +129,18 @@ def shared_docs(task_function: Callable[..., Any]) -> dict[str, str]:
         described = option_docs(group.options)
         docs |= {name: described[name] for name in group.fields if name in described}
     return docs
+
+
+def logged_options(options: type[T], task_args: Mapping[str, Any]) -> T:
+    """The option object a run was built with, from the `-T` arguments its log records (a re-scoring reads a run's
+    settings this way): a field the log does not hold, or holds as None, keeps its default, as for a log written
+    before the field existed.
+
+    Raises:
+        InputError: for a logged value the option class refuses.
+    """
+    names = option_names(options)
+    return options(**{name: task_args[name] for name in names if task_args.get(name) is not None})
 
 
 def shared_fields(task_function: Callable[..., Any], options: type[Any]) -> tuple[str, ...]:

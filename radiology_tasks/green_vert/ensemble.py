@@ -9,17 +9,19 @@ same held-out samples.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from radiology_tasks.core.agreement import Agreement, correlate
 from radiology_tasks.core.metrics import EXPERT_SCORE
 from radiology_tasks.core.undefined import correlation_undefined, interval_undefined
 
 if TYPE_CHECKING:
+    import numpy as np
     from inspect_ai.log import EvalLog
+    from numpy.typing import NDArray
 
 DEFAULT_SCORE_KEYS = ("vert", "green")
 """Score keys tried, after the task name, when no key is chosen."""
@@ -151,84 +153,155 @@ def ensemble_report(
         ValueError: On unreadable or mismatched logs (different datasets, no shared samples,
             no expert scores, a missing score key) or too few samples to fit or evaluate.
     """
-    import numpy as np
-
     if len(logs) < 2:
         raise ValueError(f"an ensemble needs at least two judge logs, got {len(logs)}")
     judges = [_read_judge(path, score_key) for path in logs]
     evaluated = _join(judges)
-    labels = _labels(judges)
-
     if train_logs is None:
-        if not 0.0 < train_fraction < 1.0:
-            raise ValueError(f"train_fraction must lie in (0, 1), got {train_fraction}")
-        order = np.random.default_rng(seed).permutation(len(evaluated.ids))
-        n_train = round(train_fraction * len(order))
-        train_rows, eval_rows = order[:n_train], order[n_train:]
-        train_ids = [evaluated.ids[i] for i in train_rows]
-        eval_ids = [evaluated.ids[i] for i in eval_rows]
-        x_train = np.asarray(evaluated.judge)[train_rows]
-        y_train = np.asarray(evaluated.expert)[train_rows]
-        x_eval = np.asarray(evaluated.judge)[eval_rows]
-        y_eval = np.asarray(evaluated.expert)[eval_rows]
-        train_source = f"random {train_fraction:g} of the shared samples (seed {seed})"
-        excluded_train: dict[str, int] = {}
+        split = _random_split(evaluated, train_fraction, seed)
     else:
-        if len(train_logs) != len(logs):
-            raise ValueError(f"give one training log per judge: {len(logs)} logs but {len(train_logs)} training logs")
-        trained = _join([_read_judge(path, judges[i].score_key) for i, path in enumerate(train_logs)])
-        _check_disjoint(trained, evaluated)
-        x_train, y_train = np.asarray(trained.judge), np.asarray(trained.expert)
-        x_eval, y_eval = np.asarray(evaluated.judge), np.asarray(evaluated.expert)
-        train_ids, eval_ids = trained.ids, evaluated.ids
-        train_source = "training logs: " + ", ".join(train_logs)
-        excluded_train = trained.excluded
+        split = _log_split(train_logs, judges, evaluated)
+    _check_sizes(split, len(judges))
+    return _report(judges, evaluated, split, higher_is_better=higher_is_better, seed=seed, n_resamples=n_resamples)
 
-    n_judges = len(judges)
-    if len(y_train) < n_judges + 1:
-        raise ValueError(
-            f"the regression of {n_judges} judges needs at least {n_judges + 1} training samples, got {len(y_train)}"
-        )
-    if len(y_eval) < 2:
-        raise ValueError(f"need at least 2 evaluation samples, got {len(y_eval)}")
 
-    coefficients, _, rank, _ = np.linalg.lstsq(_with_intercept(x_train), y_train, rcond=None)
-    predicted = _with_intercept(x_eval) @ coefficients
+@dataclass(frozen=True)
+class _Split:
+    """The samples the regression is fitted on and those every correlation is computed on."""
 
-    undefined: dict[str, str] = {}
+    x_train: NDArray[np.float64]
+    y_train: NDArray[np.float64]
+    x_eval: NDArray[np.float64]
+    y_eval: NDArray[np.float64]
+    train_ids: list[str]
+    eval_ids: list[str]
+    train_source: str
+    excluded_train: dict[str, int] = field(default_factory=dict)
 
-    def agree(label: str, name: str, values: Any, higher: bool) -> Agreement:
-        agreement = correlate(list(values), list(y_eval), higher_is_better=higher, n_resamples=n_resamples, seed=seed)
-        reason = _undefined(agreement, list(values), list(y_eval), name, n_resamples)
-        if reason is not None:
-            undefined[label] = reason
-        return agreement
 
-    return EnsembleReport(
-        judges=[
-            JudgeResult(
-                label,
-                judge.path,
-                judge.score_key,
-                agree(label, f"{label}'s {judge.score_key}", x_eval[:, i], higher_is_better),
-            )
-            for i, (label, judge) in enumerate(zip(labels, judges, strict=True))
-        ],
-        average=agree(AVERAGE, "the judges' average", x_eval.mean(axis=1), higher_is_better),
-        regression=agree(REGRESSION, "the regression's prediction", predicted, True),
-        intercept=float(coefficients[0]),
-        weights=[float(w) for w in coefficients[1:]],
-        train_ids=train_ids,
-        eval_ids=eval_ids,
-        train_source=train_source,
-        excluded=evaluated.excluded,
-        excluded_train=excluded_train,
-        undefined=undefined,
-        weights_not_unique=None if rank == n_judges + 1 else _why_not_unique(x_train, labels),
+def _random_split(evaluated: _Joined, train_fraction: float, seed: int) -> _Split:
+    """A seeded random `train_fraction` of the shared samples to fit on, the rest to evaluate on."""
+    import numpy as np
+
+    if not 0.0 < train_fraction < 1.0:
+        raise ValueError(f"train_fraction must lie in (0, 1), got {train_fraction}")
+    order = np.random.default_rng(seed).permutation(len(evaluated.ids))
+    n_train = round(train_fraction * len(order))
+    train_rows, eval_rows = order[:n_train], order[n_train:]
+    judge, expert = np.asarray(evaluated.judge, dtype=float), np.asarray(evaluated.expert, dtype=float)
+    return _Split(
+        judge[train_rows],
+        expert[train_rows],
+        judge[eval_rows],
+        expert[eval_rows],
+        [evaluated.ids[i] for i in train_rows],
+        [evaluated.ids[i] for i in eval_rows],
+        f"random {train_fraction:g} of the shared samples (seed {seed})",
     )
 
 
-def _why_not_unique(x_train: Any, labels: Sequence[str]) -> str:
+def _log_split(train_logs: Sequence[str], judges: Sequence[_JudgeScores], evaluated: _Joined) -> _Split:
+    """Fit on the judges' training logs (one per judge, same order), evaluate on every shared sample."""
+    import numpy as np
+
+    if len(train_logs) != len(judges):
+        raise ValueError(f"give one training log per judge: {len(judges)} logs but {len(train_logs)} training logs")
+    trained = _join([_read_judge(path, judges[i].score_key) for i, path in enumerate(train_logs)])
+    _check_disjoint(trained, evaluated)
+    return _Split(
+        np.asarray(trained.judge, dtype=float),
+        np.asarray(trained.expert, dtype=float),
+        np.asarray(evaluated.judge, dtype=float),
+        np.asarray(evaluated.expert, dtype=float),
+        trained.ids,
+        evaluated.ids,
+        "training logs: " + ", ".join(train_logs),
+        trained.excluded,
+    )
+
+
+def _check_sizes(split: _Split, n_judges: int) -> None:
+    """Refuse a split too small to fit the regression or to correlate on."""
+    if len(split.y_train) < n_judges + 1:
+        raise ValueError(
+            f"the regression of {n_judges} judges needs at least {n_judges + 1} training samples, "
+            f"got {len(split.y_train)}"
+        )
+    if len(split.y_eval) < 2:
+        raise ValueError(f"need at least 2 evaluation samples, got {len(split.y_eval)}")
+
+
+@dataclass
+class _Correlating:
+    """Correlates each row's scores with the experts' on the evaluation samples, noting why a figure is undefined.
+
+    Attributes:
+        expert: The expert scores of the evaluation samples.
+        seed: Seed of the bootstrap intervals.
+        n_resamples: Bootstrap resamples of each interval.
+        undefined: Why a row's tau, or its interval, has no value, by row label.
+    """
+
+    expert: list[float]
+    seed: int
+    n_resamples: int
+    undefined: dict[str, str] = field(default_factory=dict)
+
+    _NAMES = {AVERAGE: "the judges' average", REGRESSION: "the regression's prediction"}
+
+    def agree(self, label: str, key: str | None, values: NDArray[np.float64], higher: bool) -> Agreement:
+        """Kendall's tau of row `label` (a judge's `key`, or an ensemble's prediction) with the experts."""
+        scores = [float(v) for v in values]
+        agreement = correlate(
+            scores, self.expert, higher_is_better=higher, n_resamples=self.n_resamples, seed=self.seed
+        )
+        name = f"{label}'s {key}" if key is not None else self._NAMES[label]
+        reason = _undefined(agreement, scores, self.expert, name, self.n_resamples)
+        if reason is not None:
+            self.undefined[label] = reason
+        return agreement
+
+
+def _report(
+    judges: Sequence[_JudgeScores],
+    evaluated: _Joined,
+    split: _Split,
+    *,
+    higher_is_better: bool,
+    seed: int,
+    n_resamples: int,
+) -> EnsembleReport:
+    """Fit the regression on the split's training samples and correlate every row on its evaluation samples."""
+    import numpy as np
+
+    coefficients, _, rank, _ = np.linalg.lstsq(_with_intercept(split.x_train), split.y_train, rcond=None)
+    predicted = _with_intercept(split.x_eval) @ coefficients
+    labels = _labels(judges)
+    rows = _Correlating([float(y) for y in split.y_eval], seed, n_resamples)
+    x_eval = split.x_eval
+    judged = [
+        JudgeResult(
+            label, judge.path, judge.score_key, rows.agree(label, judge.score_key, x_eval[:, i], higher_is_better)
+        )
+        for i, (label, judge) in enumerate(zip(labels, judges, strict=True))
+    ]
+    return EnsembleReport(
+        judges=judged,
+        average=rows.agree(AVERAGE, None, x_eval.mean(axis=1), higher_is_better),
+        regression=rows.agree(REGRESSION, None, predicted, True),
+        intercept=float(coefficients[0]),
+        weights=[float(w) for w in coefficients[1:]],
+        train_ids=split.train_ids,
+        eval_ids=split.eval_ids,
+        train_source=split.train_source,
+        excluded=evaluated.excluded,
+        excluded_train=split.excluded_train,
+        undefined=rows.undefined,
+        weights_not_unique=None if rank == len(judges) + 1 else _why_not_unique(split.x_train, labels),
+    )
+
+
+def _why_not_unique(x_train: NDArray[np.float64], labels: Sequence[str]) -> str:
     """Why the training samples do not pin the regression's weights down."""
     constant = [label for label, column in zip(labels, x_train.T, strict=True) if len(set(column.tolist())) == 1]
     if constant:
@@ -278,7 +351,7 @@ def format_report(report: EnsembleReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _with_intercept(x: Any) -> Any:
+def _with_intercept(x: NDArray[np.float64]) -> NDArray[np.float64]:
     import numpy as np
 
     return np.column_stack([np.ones(len(x)), x])
@@ -332,7 +405,7 @@ def _choose_score(log: EvalLog, path: str, score_key: str | None) -> tuple[str, 
     raise ValueError(f"{path}: no score key among {', '.join(wanted)} (dict-valued scores: {available})")
 
 
-def _number(value: Any, key: str, path: str, sample_id: str) -> float | None:
+def _number(value: object, key: str, path: str, sample_id: str) -> float | None:
     """The judge's score under `key`, or None when the sample is unscored (NaN)."""
     if isinstance(value, dict):
         if key not in value:
@@ -345,7 +418,7 @@ def _number(value: Any, key: str, path: str, sample_id: str) -> float | None:
     return float(value)
 
 
-def _expert(metadata: dict[str, Any] | None, path: str, sample_id: str) -> float | None:
+def _expert(metadata: Mapping[str, object] | None, path: str, sample_id: str) -> float | None:
     value = (metadata or {}).get(EXPERT_SCORE)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import ReportPair
 
-Curated = Literal["none", "error-types"]
+if TYPE_CHECKING:
+    from radiology_tasks.green_vert.options import ExampleOptions
 
 
 def _normalise_text(text: str) -> str:
@@ -57,46 +58,42 @@ def draw_shots(pool: Sequence[ReportPair], k: int, *, seed: int, evaluated: Sequ
 
 
 def few_shot_examples(
-    shots: int,
-    *,
-    with_score: bool,
-    shot_pool: str | None,
-    shot_seed: int,
-    curated: Curated,
-    evaluated: Sequence[ReportPair],
+    options: ExampleOptions, *, with_score: bool, evaluated: Sequence[ReportPair]
 ) -> list[dict[str, str]]:
-    """The examples to place in a judge prompt: the curated set first, then `shots` pool draws.
+    """The examples to place in a judge prompt: the curated set first, then `options.shots` pool draws.
 
     Args:
-        shots: Number of pool examples to draw.
+        options: The task's example options (checked when built).
         with_score: The prompt asks for an overall score (vert, formula, rubric); pool examples only carry
             an expert score, so they need such a prompt.
-        shot_pool: Dataset name or file to draw from.
-        shot_seed: Seed of the draw.
-        curated: Curated set to put first.
         evaluated: The pairs being evaluated, never used as examples.
     """
-    if shots < 0:
-        raise InputError(f"-T shots must be >= 0, got {shots}")
     examples: list[dict[str, str]] = []
-    if curated == "error-types":
+    if options.curated == "error-types":
         from radiology_tasks.scorers.green_vert.curated_shots import error_type_examples
 
         examples.extend(error_type_examples(with_score=with_score))
-    elif curated != "none":
-        raise InputError(f"-T curated must be 'none' or 'error-types', got {curated!r}")
-    if shots:
-        if not with_score:
-            raise InputError(
-                "pool examples carry an overall expert score, which the GREEN prompt does not ask for; "
-                "use the vert task, or -T curated=error-types"
-            )
-        if shot_pool is None:
-            raise InputError("-T shots needs -T shot_pool=NAME_OR_FILE (pairs with candidate and expert_score)")
-        pool = load_pairs(shot_pool).pairs
-        for pair in draw_shots(pool, shots, seed=shot_seed, evaluated=evaluated):
-            assert pair.candidate is not None
-            examples.append(
-                {"reference": pair.reference, "candidate": pair.candidate, "expert_rating": expert_rating(pair)}
-            )
+    if options.shots:
+        examples.extend(_pool_examples(options, with_score=with_score, evaluated=evaluated))
     return examples
+
+
+def _pool_examples(
+    options: ExampleOptions, *, with_score: bool, evaluated: Sequence[ReportPair]
+) -> list[dict[str, str]]:
+    """`options.shots` examples drawn from the pool, each with the experts' rating."""
+    if not with_score:
+        raise InputError(
+            "pool examples carry an overall expert score, which the GREEN prompt does not ask for; "
+            "use the vert task, or -T curated=error-types"
+        )
+    if options.shot_pool is None:
+        raise InputError("-T shots needs -T shot_pool=NAME_OR_FILE (pairs with candidate and expert_score)")
+    pool = load_pairs(options.shot_pool).pairs
+    drawn = draw_shots(pool, options.shots, seed=options.shot_seed, evaluated=evaluated)
+    return [_pool_example(pair) for pair in drawn]
+
+
+def _pool_example(pair: ReportPair) -> dict[str, str]:
+    assert pair.candidate is not None  # draw_shots draws only pairs with a candidate
+    return {"reference": pair.reference, "candidate": pair.candidate, "expert_rating": expert_rating(pair)}

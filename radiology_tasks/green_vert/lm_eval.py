@@ -9,7 +9,7 @@ an error count stays NaN, and neither is correlated with the experts.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import cast
 
 from radiology_tasks.core.unscored import ANSWER_FORMAT_REASONS, is_filled_in, judged_score, unscored_reason
 from radiology_tasks.lm_eval_tasks.documents import report_pair
@@ -19,13 +19,13 @@ from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, JudgeProm
 INVALID_RESPONSE_FORMAT = "invalid_response_format"
 
 
-def document_prompt(prompt: JudgePrompt, doc: dict[str, Any]) -> str:
+def document_prompt(prompt: JudgePrompt, doc: dict[str, object]) -> str:
     """The judge prompt of one document, rendered by the Inspect scorer's own function with its defaults."""
     pair = report_pair(doc)
     return judge_prompt(prompt, reference=pair.reference, candidate=pair.candidate or "")
 
 
-def judge_results(prompt: JudgePrompt, doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+def judge_results(prompt: JudgePrompt, doc: dict[str, object], results: list[str]) -> dict[str, object]:
     """Per-document values: every score, whether the answer could not be read, and what the correlations need.
 
     Returns:
@@ -39,9 +39,10 @@ def judge_results(prompt: JudgePrompt, doc: dict[str, Any], results: list[str]) 
     reading = read_scores(results[0], prompt=prompt, candidate=pair.candidate)
     missing = {key: (INVALID_RESPONSE_FORMAT, problem) for key, problem in reading.problems.items()}
     score = judged_score(reading.values, missing, policy="worst", bounded=BOUNDED_KEYS)
-    values: dict[str, float] = score.value  # type: ignore[assignment]
+    # judged_score gives every key a number (a bounded score left out as 0, an error count as NaN).
+    values = cast(dict[str, float], score.value)
     expert = pair.expert.normalized_score if pair.expert else None
-    out: dict[str, Any] = dict(values)
+    out: dict[str, object] = dict(values)
     out["parse_failure"] = 1.0 if unscored_reason(score.metadata, keys[0]) in ANSWER_FORMAT_REASONS else 0.0
     for key in dict.fromkeys([keys[0], "green_ec"]):
         value = values[key]
@@ -51,41 +52,41 @@ def judge_results(prompt: JudgePrompt, doc: dict[str, Any], results: list[str]) 
     return out
 
 
-def green_prompt(doc: dict[str, Any]) -> str:
+def green_prompt(doc: dict[str, object]) -> str:
     """The GREEN prompt (error counts only)."""
     return document_prompt("green", doc)
 
 
-def vert_prompt(doc: dict[str, Any]) -> str:
+def vert_prompt(doc: dict[str, object]) -> str:
     """The VERT prompt (error counts and a direct overall score)."""
     return document_prompt("vert", doc)
 
 
-def formula_prompt(doc: dict[str, Any]) -> str:
+def formula_prompt(doc: dict[str, object]) -> str:
     """The VERT formula prompt (the judge computes M / (M + 2S + 0.5I))."""
     return document_prompt("formula", doc)
 
 
-def rubric_prompt(doc: dict[str, Any]) -> str:
+def rubric_prompt(doc: dict[str, object]) -> str:
     """The VERT rubric prompt (five score bands)."""
     return document_prompt("rubric", doc)
 
 
-def green_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+def green_results(doc: dict[str, object], results: list[str]) -> dict[str, object]:
     """Scores of a GREEN answer."""
     return judge_results("green", doc, results)
 
 
-def vert_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+def vert_results(doc: dict[str, object], results: list[str]) -> dict[str, object]:
     """Scores of a VERT answer."""
     return judge_results("vert", doc, results)
 
 
-def formula_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+def formula_results(doc: dict[str, object], results: list[str]) -> dict[str, object]:
     """Scores of a formula-prompt answer."""
     return judge_results("formula", doc, results)
 
 
-def rubric_results(doc: dict[str, Any], results: list[str]) -> dict[str, Any]:
+def rubric_results(doc: dict[str, object], results: list[str]) -> dict[str, object]:
     """Scores of a rubric-prompt answer."""
     return judge_results("rubric", doc, results)

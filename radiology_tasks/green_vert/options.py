@@ -6,11 +6,13 @@ with judge sensitivity: `radiology_tasks.report_judge.options`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast, get_args
+from typing import Literal, cast, get_args
 
 from radiology_tasks.core.params import bool_param, choice_param, int_param, text_param
 from radiology_tasks.core.task_options import option
-from radiology_tasks.green_vert.fewshot import Curated
+
+Curated = Literal["none", "error-types"]
+"""The team's curated examples put before any pool examples: none, or one per error category (a)-(f)."""
 
 
 @dataclass(frozen=True)

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES
 from radiology_tasks.leaderboard.rules import FunctionRescoring, RankedScore
-from radiology_tasks.report_judge.rescoring import expected_scores, parsed_answer
-from radiology_tasks.scorers.report_judge.reading import score_keys
+from radiology_tasks.report_judge.records import JudgeRecord
+from radiology_tasks.report_judge.rescoring import expected_scores, logged_prompt, parsed_answer
+from radiology_tasks.scorers.report_judge.reading import JudgePrompt, score_keys
 
 if TYPE_CHECKING:
     from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 
 
-def _prompt(run: RunEvidence) -> str:
-    return "green" if run.short_task == "green" else str(run.task_args.get("prompt") or "vert")
+def _prompt(run: RunEvidence) -> JudgePrompt:
+    return "green" if run.short_task == "green" else logged_prompt(run.task_args)
 
 
-def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
+def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, object]:
     """What the scorer read from the stored judge answer (kept by a redacted log in place of its text)."""
     return parsed_answer(run, sample, _prompt(run))
 
@@ -30,12 +31,13 @@ def expected_values(run: RunEvidence, sample: SampleEvidence) -> dict[str, float
 
 def ranked(run: RunEvidence) -> RankedScore:
     """The prompt's main score: `green` for GREEN, `vert` (or the chosen prompt's) for VERT."""
-    return RankedScore(score_keys(_prompt(run))[0])  # type: ignore[arg-type]
+    return RankedScore(score_keys(_prompt(run))[0])
 
 
 def error_profile(run: RunEvidence) -> dict[str, dict[str, float]] | None:
     """Mean clinically significant errors per report in each category (a)-(f), as the judge counted them."""
-    counted = [s.metadata["predicted_significant"] for s in run.samples if s.metadata.get("predicted_significant")]
+    records = (JudgeRecord.read(s.metadata) for s in run.samples)
+    counted = [record.predicted_significant for record in records if record.predicted_significant]
     if not counted:
         return None
     profile = {

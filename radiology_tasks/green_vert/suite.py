@@ -15,14 +15,7 @@ def _judge(prompt: JudgePrompt) -> Callable[[SuiteJudge], Scorer]:
     """A scorer factory for one prompt, under the judge settings `metric_suite` gives every judge."""
 
     def build(suite: SuiteJudge) -> Scorer:
-        judge = suite.judge
-        return report_judge(
-            prompt,
-            constrain=judge.constrain,
-            judge_retries=judge.judge_retries,
-            unscored=judge.unscored,
-            max_tokens=judge.judge_max_tokens,
-        )
+        return report_judge(prompt, judge=suite.judge)
 
     return build
 

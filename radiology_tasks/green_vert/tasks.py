@@ -11,7 +11,7 @@ arXiv 2405.03595).
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from inspect_ai import Task, task
 
@@ -53,31 +53,15 @@ def judge_task(
     # other reports than the model under test writes), so no agreement with experts is computed.
     dataset, summary, pairs = report_dataset(data, require_candidate=True)
     require_judge()
-    shown = few_shot_examples(
-        examples.shots,
-        with_score=prompt != "green",
-        shot_pool=examples.shot_pool,
-        shot_seed=examples.shot_seed,
-        curated=examples.curated,
-        evaluated=pairs,
-    )
-    metadata: dict[str, Any] = {
+    shown = few_shot_examples(examples, with_score=prompt != "green", evaluated=pairs)
+    metadata: dict[str, object] = {
         "data": summary,
         "few_shot_examples": len(shown),
         "templates": template_hashes("green_vert"),
     }
     scorer = add_baselines(
         report_judge(
-            prompt,
-            examples=shown,
-            error_descriptions=examples.error_descriptions,
-            constrain=judge.constrain,
-            zero_matched=reading.zero_matched,
-            missing_categories=reading.missing_categories,
-            detail=reading.detail,
-            judge_retries=judge.judge_retries,
-            unscored=judge.unscored,
-            max_tokens=judge.judge_max_tokens,
+            prompt, judge=judge, reading=reading, examples=shown, error_descriptions=examples.error_descriptions
         ),
         beside.baselines,
         unscored=judge.unscored,

@@ -66,14 +66,27 @@ class Made:
     references: int = 0
 
 
+@dataclass(frozen=True)
+class Injection:
+    """Who makes the variants and how, and where the injector's run is logged.
+
+    Attributes:
+        injector: The injector model (Inspect's `injector` role).
+        settings: How each variant is made.
+        log_dir: Folder of the Inspect log; None: Inspect's default.
+        display: Inspect's display mode; None: its default.
+    """
+
+    injector: str
+    settings: RewriteSettings
+    log_dir: str | None = None
+    display: str | None = None
+
+
 def make_variants(
     references: Sequence[ReportPair],
     plan: Sequence[VariantSpec],
-    *,
-    injector: str,
-    settings: RewriteSettings,
-    log_dir: str | None = None,
-    display: str | None = None,
+    injection: Injection,
 ) -> tuple[dict[str, VariantOutcome], str]:
     """Run the injector over every planned variant of every reference.
 
@@ -85,22 +98,13 @@ def make_variants(
     """
     task = Task(
         dataset=planned_samples(references, plan),
-        solver=[
-            rewriter(
-                attempts=settings.attempts,
-                constrain=settings.constrain,
-                temperature=settings.temperature,
-                max_tokens=settings.max_tokens,
-                seed=settings.seed,
-            )
-            for rewriter in (inject_errors, paraphrase)
-        ],
+        solver=[inject_errors(injection.settings), paraphrase(injection.settings)],
         name="make_variants",
     )
-    kwargs: dict[str, Any] = {"log_dir": log_dir} if log_dir else {}
-    if display:
-        kwargs["display"] = display
-    (log,) = inspect_eval(task, model="none", model_roles={INJECTOR_ROLE: injector}, **kwargs)
+    kwargs: dict[str, Any] = {"log_dir": injection.log_dir} if injection.log_dir else {}
+    if injection.display:
+        kwargs["display"] = injection.display
+    (log,) = inspect_eval(task, model="none", model_roles={INJECTOR_ROLE: injection.injector}, **kwargs)
     if log.status != "success" or log.samples is None:
         raise RuntimeError(f"the injector run ended with status {log.status}: {log.error.message if log.error else ''}")
     outcomes = {str(s.id): VariantOutcome.from_metadata(s.metadata[VARIANT]) for s in log.samples}
@@ -120,16 +124,10 @@ def perturb(
     references: Sequence[ReportPair],
     plan: Sequence[VariantSpec],
     out: Path,
-    *,
-    injector: str,
-    settings: RewriteSettings,
-    log_dir: str | None = None,
-    display: str | None = None,
+    injection: Injection,
 ) -> Made:
     """Write the made variants of `plan` as a variants file for ``judge_sensitivity -T data=``."""
-    outcomes, log = make_variants(
-        references, plan, injector=injector, settings=settings, log_dir=log_dir, display=display
-    )
+    outcomes, log = make_variants(references, plan, injection)
     made = Made(log=log)
     rows = []
     for ref in references:
@@ -151,18 +149,13 @@ def perturb(
 def sensitivity_set(
     references: Sequence[ReportPair],
     out_dir: Path,
+    injection: Injection,
     *,
     edits: int,
-    injector: str,
-    settings: RewriteSettings,
-    log_dir: str | None = None,
-    display: str | None = None,
 ) -> Made:
     """Write ``pos.jsonl`` (paraphrases) and ``neg.jsonl`` (attribute edits) for references with both made."""
     pos, neg = VariantSpec("paraphrase"), VariantSpec("attribute", n_changes=edits)
-    outcomes, log = make_variants(
-        references, [pos, neg], injector=injector, settings=settings, log_dir=log_dir, display=display
-    )
+    outcomes, log = make_variants(references, [pos, neg], injection)
     made = Made(log=log)
     specs: dict[SensitivityKind, VariantSpec] = {"pos": pos, "neg": neg}
     rows: dict[SensitivityKind, list[dict[str, Any]]] = {"pos": [], "neg": []}

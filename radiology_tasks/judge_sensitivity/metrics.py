@@ -9,11 +9,13 @@ left out, as the definitions in `scorers.judge_sensitivity.sensitivity` say.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from radiology_tasks.core.unscored import is_filled_in
+from radiology_tasks.judge_sensitivity.records import SensitivityRecord
 from radiology_tasks.scorers.judge_sensitivity.sensitivity import (
     JudgedVariant,
     balance,
@@ -47,24 +49,38 @@ def judged_variants(scores: Sequence[SampleScore], main_key: str | None) -> list
         scores: The samples' scores.
         main_key: The prompt's main score key (``vert``, ``green``, ...); None when no metric needs the score.
     """
-    variants = []
-    for sample in scores:
-        metadata = sample.score.metadata or {}
-        variant = metadata["variant"]
-        significant = _number(sample, SIGNIFICANT_KEY)
-        variants.append(
-            JudgedVariant(
-                source_id=variant["source_id"],
-                kind=variant["kind"],
-                category=variant["category"],
-                n_errors=variant["n_errors"],
-                excluded=variant["excluded"],
-                significant=None if significant is None else int(significant),
-                score=_number(sample, main_key) if main_key else None,
-                predicted=metadata.get("predicted_significant"),
-            )
-        )
-    return variants
+    return [_judged(sample, main_key) for sample in scores]
+
+
+def _judged(sample: SampleScore, main_key: str | None) -> JudgedVariant:
+    record = SensitivityRecord.read(sample.score.metadata)
+    variant = record.variant
+    if variant is None:
+        raise ValueError(f"sample {sample.sample_id}: its score records no variant")
+    significant = _number(sample, SIGNIFICANT_KEY)
+    return JudgedVariant(
+        source_id=variant.source_id,
+        kind=variant.kind,
+        category=variant.category,
+        n_errors=variant.n_errors,
+        excluded=variant.excluded,
+        significant=None if significant is None else int(significant),
+        score=_number(sample, main_key) if main_key else None,
+        predicted=record.predicted_significant,
+    )
+
+
+def discrimination_values(
+    scores: Sequence[SampleScore], main_key: str, *, compare_scores: bool, brief: bool = False
+) -> dict[str, float]:
+    """What `discrimination_robustness` gives on these samples (its arguments as there)."""
+    variants = judged_variants(scores, main_key)
+    d, d_n = discrimination(variants, compare_scores=compare_scores)
+    r, r_n = robustness(variants)
+    shares = {"discrimination": d, "robustness": r, "balance": balance(d, r)}
+    if brief:
+        return {name: share for name, share in shares.items() if not math.isnan(share)}
+    return {**shares, "discrimination_n": float(d_n), "robustness_n": float(r_n)}
 
 
 @metric
@@ -83,19 +99,7 @@ def discrimination_robustness(main_key: str, *, compare_scores: bool, brief: boo
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        variants = judged_variants(scores, main_key)
-        d, d_n = discrimination(variants, compare_scores=compare_scores)
-        r, r_n = robustness(variants)
-        if brief:
-            shares = {"discrimination": d, "robustness": r, "balance": balance(d, r)}
-            return {name: share for name, share in shares.items() if not math.isnan(share)}
-        return {
-            "discrimination": d,
-            "robustness": r,
-            "balance": balance(d, r),
-            "discrimination_n": float(d_n),
-            "robustness_n": float(r_n),
-        }
+        return discrimination_values(scores, main_key, compare_scores=compare_scores, brief=brief)
 
     return compute
 
@@ -122,6 +126,18 @@ def score_monotonicity(main_key: str, max_n: int) -> Metric:
     return compute
 
 
+K = TypeVar("K")
+
+
+def _with_counts(found: Mapping[K, tuple[float, int]], value_name: str, count_name: str) -> dict[str, float]:
+    """Each group's figure and its count under the names the two patterns give the group's key."""
+    result: dict[str, float] = {}
+    for key, (value, count) in found.items():
+        result[value_name.format(key)] = value
+        result[count_name.format(key)] = float(count)
+    return result
+
+
 @metric
 def count_recovered(main_key: str, max_n: int) -> Metric:
     """The judge's significant-error count against the injected count.
@@ -132,11 +148,8 @@ def count_recovered(main_key: str, max_n: int) -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        result: dict[str, float] = {}
-        for n, (mean, count) in count_recovery(judged_variants(scores, main_key), max_n).items():
-            result[f"judge_count_n{n}"] = mean
-            result[f"judge_count_n{n}_variants"] = float(count)
-        return result
+        found = count_recovery(judged_variants(scores, main_key), max_n)
+        return _with_counts(found, "judge_count_n{}", "judge_count_n{}_variants")
 
     return compute
 
@@ -151,11 +164,8 @@ def detection_by_type(main_key: str, categories: tuple[str, ...]) -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> Value:
-        result: dict[str, float] = {}
-        for category, (f1, injected) in detection_f1(judged_variants(scores, main_key), categories).items():
-            result[f"detection_f1_{category}"] = f1
-            result[f"injected_{category}"] = float(injected)
-        return result
+        found = detection_f1(judged_variants(scores, main_key), categories)
+        return _with_counts(found, "detection_f1_{}", "injected_{}")
 
     return compute
 

@@ -11,25 +11,25 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any
 
 from inspect_ai.scorer import SampleScore, Score
 
-from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness, judged_variants
+from radiology_tasks.judge_sensitivity.metrics import discrimination_values, judged_variants
+from radiology_tasks.judge_sensitivity.records import SensitivityRecord
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 from radiology_tasks.leaderboard.rules import FunctionRescoring, RankedScore
-from radiology_tasks.report_judge.rescoring import expected_scores, parsed_answer
+from radiology_tasks.report_judge.rescoring import expected_scores, logged_prompt, parsed_answer
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.sensitivity import balance, discrimination, robustness
-from radiology_tasks.scorers.report_judge.reading import score_keys
+from radiology_tasks.scorers.report_judge.reading import JudgePrompt, score_keys
 
 _RUN_FIGURES = ("discrimination", "robustness", "balance", "discrimination_n", "robustness_n")
 _REPORT_FIGURES = ("discrimination_n", "robustness_n")
 _TOLERANCE = 1e-9
 
 
-def _prompt(run: RunEvidence) -> str:
-    return str(run.task_args.get("prompt") or "vert")
+def _prompt(run: RunEvidence) -> JudgePrompt:
+    return logged_prompt(run.task_args)
 
 
 def _compare_scores(run: RunEvidence) -> bool:
@@ -37,16 +37,20 @@ def _compare_scores(run: RunEvidence) -> bool:
     return _prompt(run) != "green"
 
 
+def _record(sample: SampleEvidence) -> SensitivityRecord:
+    return SensitivityRecord.read(sample.metadata)
+
+
 def _excluded(sample: SampleEvidence) -> bool:
-    return (sample.metadata.get("variant") or {}).get("excluded") is not None
+    return _record(sample).excluded
 
 
 def ranked(run: RunEvidence) -> RankedScore:
     """The judge prompt's main score (``vert``, ``green``, ...), kept in [0, 1]."""
-    return RankedScore(score_keys(_prompt(run))[0])  # type: ignore[arg-type]
+    return RankedScore(score_keys(_prompt(run))[0])
 
 
-def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
+def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, object]:
     """What the scorer read from the kept judge answer (kept by a redacted log in place of its text); {} for a
     variant that was never judged."""
     return {} if _excluded(sample) else parsed_answer(run, sample, _prompt(run))
@@ -58,25 +62,13 @@ def expected(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
     prompt = _prompt(run)
     if _excluded(sample):
         # A variant that could not be made is never judged: every value is missing, none filled in.
-        return dict.fromkeys(score_keys(prompt), math.nan)  # type: ignore[arg-type]
+        return dict.fromkeys(score_keys(prompt), math.nan)
     return expected_scores(run, sample, prompt)
-
-
-def _attempts(sample: SampleEvidence) -> list[dict[str, Any]]:
-    metadata = sample.metadata
-    return [*(metadata.get("differences_attempts") or []), *(metadata.get("judge_attempts") or [])]
 
 
 def answers(sample: SampleEvidence) -> list[str]:
     """Every judge answer the sample stores: the kept one, and each attempt's of one or both passes."""
-    found = []
-    if isinstance(sample.metadata.get("judge_answer"), str):
-        found.append(sample.metadata["judge_answer"])
-    for attempt in _attempts(sample):
-        # An attempt the provider rejected has no answer from the judge.
-        if attempt.get("stop_reason") != "error" and isinstance(attempt.get("answer"), str):
-            found.append(attempt["answer"])
-    return found
+    return _record(sample).answers()
 
 
 def _sample_scores(run: RunEvidence) -> list[SampleScore]:
@@ -84,28 +76,29 @@ def _sample_scores(run: RunEvidence) -> list[SampleScore]:
     return [
         SampleScore(score=Score(value=dict(s.values), metadata=s.metadata), sample_id=s.id)
         for s in run.samples
-        if s.error is None and "variant" in s.metadata
+        if s.error is None and _record(s).variant is not None
     ]
 
 
-def _same(logged: Any, recomputed: float) -> bool:
+def _same(logged: object, recomputed: float) -> bool:
     if not isinstance(logged, int | float) or math.isnan(logged):
         return math.isnan(recomputed)
     return not math.isnan(recomputed) and abs(logged - recomputed) <= _TOLERANCE
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     return "missing" if not isinstance(value, int | float) or math.isnan(value) else f"{value:.6g}"
 
 
 def _differences_lines(sample: SampleEvidence) -> list[str]:
     """A two-pass sample's stored differences must be what its kept first-pass answer lists."""
-    kept = next((a for a in sample.metadata.get("differences_attempts") or [] if a.get("problem") is None), None)
+    record = _record(sample)
+    kept = next((a for a in record.differences_attempts if a.problem is None), None)
     if kept is None:
         return []
-    reading = read_json_answer(str(kept.get("answer") or ""), Differences)
+    reading = read_json_answer(kept.answer or "", Differences)
     listed = reading.value.differences if reading.value is not None else None
-    if listed != sample.metadata.get("differences"):
+    if listed != record.differences:
         return [f"sample {sample.id}: the stored differences are not what its first-pass judge answer lists"]
     return []
 
@@ -119,11 +112,9 @@ def run_checks(run: RunEvidence) -> list[str]:
             lines.append(f"sample {sample.id}: the variant is marked excluded but the judge was asked about it")
         if not run.redacted:  # a redacted log keeps hashes of the first-pass answers, not their lists
             lines += _differences_lines(sample)
-    metric = discrimination_robustness(ranked(run).key, compare_scores=_compare_scores(run))
-    recomputed = metric(_sample_scores(run))  # type: ignore[arg-type]
-    assert isinstance(recomputed, dict)
+    recomputed = discrimination_values(_sample_scores(run), ranked(run).key, compare_scores=_compare_scores(run))
     for name in _RUN_FIGURES:
-        logged, value = run.results.get(name), float(recomputed[name])  # type: ignore[arg-type]
+        logged, value = run.results.get(name), float(recomputed[name])
         # From version 1.5.0 the variant counts are the report's, not the log's: compared only where logged.
         if name in _REPORT_FIGURES and name not in run.results:
             continue
@@ -154,13 +145,14 @@ def sample_ids(run: RunEvidence) -> list[str]:
     """Every variant id the run's settings give: a variants file's rows, or each reference's planned variants."""
     from radiology_tasks.core.loading import load_pairs
     from radiology_tasks.core.task_data import DataOptions
+    from radiology_tasks.core.task_options import logged_options
     from radiology_tasks.judge_sensitivity.dataset import (
         distinct_references,
         file_samples,
         is_variants_file,
         planned_samples,
     )
-    from radiology_tasks.judge_sensitivity.plan import PLAN_DEFAULTS, variant_plan
+    from radiology_tasks.judge_sensitivity.plan import VariantOptions
 
     args = run.task_args
     on_bad_rows = args.get("on_bad_rows") or DataOptions().on_bad_rows
@@ -170,7 +162,7 @@ def sample_ids(run: RunEvidence) -> list[str]:
     if is_variants_file(loaded):
         dataset = file_samples(loaded, on_bad_rows=on_bad_rows, seed=None, limit=None).dataset
     else:
-        chosen = variant_plan(*(args.get(name, default) for name, default in PLAN_DEFAULTS.items()))
+        chosen = logged_options(VariantOptions, args).plan()
         dataset = planned_samples(distinct_references(loaded.pairs), chosen)
     return [str(sample.id) for sample in dataset]
 

@@ -13,12 +13,15 @@ last reason, and every attempt stays in the record.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, replace
 from functools import cache
+from typing import get_args
 
 from inspect_ai.model import GenerateConfig, Model
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
+from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import TRUNCATED, ask_judge, judge_generate, role_model
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.scorers.judge_sensitivity.answers import (
@@ -104,6 +107,32 @@ class RewriteSettings:
     temperature: float = 0.0
     max_tokens: int | None = None
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        """Refuse settings no variant could be made with, naming the task's and the command's option.
+
+        Raises:
+            InputError: an unknown constrain mode, no attempt, a negative temperature or an empty budget.
+        """
+        modes = get_args(ConstrainMode)
+        if self.constrain not in modes:
+            raise InputError(f"constrain must be one of {', '.join(modes)}; got {self.constrain!r}")
+        if self.attempts < 1:
+            raise InputError(
+                f"injector attempts (-T injector_attempts, --attempts) must be at least 1, got {self.attempts}"
+            )
+        if self.temperature < 0:
+            raise InputError(
+                f"injector temperature (-T injector_temperature, --temperature) must be >= 0, got {self.temperature}"
+            )
+        if self.max_tokens is not None and self.max_tokens < 1:
+            raise InputError(
+                f"injector budget (-T injector_max_tokens, --max-tokens) must be at least 1, got {self.max_tokens}"
+            )
+
+    def _repr_params_(self) -> dict[str, object]:
+        """The fields, as Inspect records a solver's arguments in the log (its hook for an object argument)."""
+        return dataclasses.asdict(self)
 
 
 Answer = InjectionAnswer | ParaphraseAnswer

@@ -12,26 +12,34 @@ filled in, so it is counted (`variant_exclusions`) but enters no other metric.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any, Literal, get_args
 
-from inspect_ai.model import GenerateConfig
+from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.errors import InputError
-from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, judge_explanation
+from radiology_tasks.core.judge import JudgeResult, grader_model, judge_explanation
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls
-from radiology_tasks.core.records import ErrorCounts, ReportPair
-from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
+from radiology_tasks.core.records import ReportPair
 from radiology_tasks.judge_sensitivity.metrics import variant_exclusions
+from radiology_tasks.judge_sensitivity.records import SensitivityRecord, VariantSummary
 from radiology_tasks.judge_sensitivity.solvers import VARIANT
-from radiology_tasks.report_judge.scorer import TEMPLATES, ZeroMatched, judge_contract, report_judge
+from radiology_tasks.report_judge.options import ReadingOptions
+from radiology_tasks.report_judge.scorer import (
+    TEMPLATES,
+    Asked,
+    JudgeSetup,
+    counts_metadata,
+    judge_report,
+    missing_scores,
+)
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, JsonReading, read_json_answer
 from radiology_tasks.scorers.judge_sensitivity.contracts import DIFFERENCES_CONTRACT, MAX_DIFFERENCES
 from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, Detail
-from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError, MissingCategories
-from radiology_tasks.scorers.report_judge.reading import BOUNDED_KEYS, ScoreReading, read_scores, score_keys
+from radiology_tasks.scorers.report_judge.reading import JudgePrompt
 from radiology_tasks.scorers.untrusted import neutralize_candidate
 from radiology_tasks.templates import render
 
@@ -43,35 +51,12 @@ SENSITIVITY_PROMPTS: tuple[SensitivityPrompt, ...] = get_args(SensitivityPrompt)
 VARIANT_EXCLUDED = "variant_excluded"
 """Unscored reason of a variant the injector could not make."""
 
-_SUMMARY = ("kind", "category", "n_errors", "source_id", "excluded", "exclusion_detail", "injector_calls")
+Judged = Callable[[JudgeSetup, TaskState, SensitivityRecord], Awaitable[Score]]
+"""Judges one variant with a setup, recording what the opened record holds: in one pass (`judge_report`) or in two
+(`judge_in_two_passes`)."""
 
 
-def _missing(result: JudgeResult[Any], keys: list[str], part: str = "") -> dict[str, tuple[str, str]]:
-    """Reason code and detail for each score the kept answer does not give (the shared convention)."""
-    reading = result.reading
-    if reading is None:
-        return {key: (str(result.failure), result.failure_detail or "") for key in keys}
-    code = result.unreadable_reason
-    return {key: (code, f"{part}{problem}") for key, problem in reading.problems.items()}
-
-
-def _counts(reading: ScoreReading | None) -> dict[str, Any]:
-    """The judge's counts as read, under the keys the GREEN/VERT scorer uses."""
-    if reading is None or reading.parts is None:
-        return {}
-    parts = reading.parts
-
-    def counts(part: ErrorCounts | AssessmentFormatError) -> dict[str, int] | None:
-        return None if isinstance(part, AssessmentFormatError) else part.as_dict()
-
-    return {
-        "predicted_significant": counts(parts.significant),
-        "predicted_insignificant": counts(parts.insignificant),
-        "matched": None if isinstance(parts.matched, AssessmentFormatError) else parts.matched,
-    }
-
-
-def _cost(*results: JudgeResult[Any]) -> dict[str, Any]:
+def _cost(*results: JudgeResult[Any]) -> dict[str, int | bool]:
     """The judge's calls and tokens over both passes, under the keys `judge_calls` reads."""
     return {
         "judge_calls": sum(len(r.attempts) for r in results),
@@ -93,7 +78,7 @@ def differences_prompt(*, reference: str, candidate: str) -> str:
 
 
 def classify_prompt(
-    prompt: SensitivityPrompt, *, reference: str, candidate: str, differences: list[str], detail: Detail = "full"
+    prompt: JudgePrompt, *, reference: str, candidate: str, differences: list[str], detail: Detail = "full"
 ) -> str:
     """The second pass: the GREEN/VERT prompt `prompt` with the first pass's `differences` to classify.
 
@@ -112,19 +97,62 @@ def classify_prompt(
     )
 
 
+async def _list_differences(
+    setup: JudgeSetup, model: Model, reference: str, candidate: str
+) -> Asked[JsonReading[Differences]]:
+    """The first pass: the judge lists the differences between the reports."""
+    return await setup.ask_for(
+        model,
+        differences_prompt(reference=reference, candidate=candidate),
+        DIFFERENCES_CONTRACT,
+        lambda answer: read_json_answer(answer, Differences),
+    )
+
+
+async def judge_in_two_passes(setup: JudgeSetup, state: TaskState, opened: SensitivityRecord) -> Score:
+    """List the differences between the reports, then classify them with the setup's GREEN/VERT prompt; a first
+    pass that lists nothing readable leaves every score missing for its reason."""
+    pair = state.metadata_as(ReportPair)
+    candidate = state.output.completion
+    model = grader_model()
+    listing = await _list_differences(setup, model, pair.reference, candidate)
+    first = listing.result
+    found = first.reading.value if first.reading is not None else None
+    fields: dict[str, object] = {
+        "judge": str(model),
+        "differences": found.differences if found else None,
+        "differences_constraint": listing.constraint,
+        "differences_attempts": [a.as_dict() for a in first.attempts],
+    }
+    if found is None:
+        (why,) = missing_scores(first, ["answer"], "differences: ").values()
+        return setup.unjudged(why, opened.extended(**fields, **_cost(first)), answer=candidate)
+    text = classify_prompt(
+        setup.prompt,
+        reference=pair.reference,
+        candidate=candidate,
+        differences=found.differences,
+        detail=setup.reading.detail,
+    )
+    classifying = await setup.ask(model, text, candidate)
+    second = classifying.result
+    fields |= {
+        "constraint": classifying.constraint,
+        **second.metadata(),
+        **_cost(first, second),
+        **counts_metadata(second.reading, checks=False),
+    }
+    explanation = judge_explanation(second)
+    return setup.scored(second, opened.extended(**fields), candidate=candidate, explanation=explanation)
+
+
 @scorer(metrics=[variant_exclusions(), judge_calls()])
 def sensitivity_judge(
     prompt: SensitivityPrompt = "vert",
     *,
     passes: int = 1,
-    constrain: ConstrainMode = "auto",
-    zero_matched: ZeroMatched = "perfect_if_no_errors",
-    missing_categories: MissingCategories = "zero",
-    detail: Detail = "full",
-    judge_retries: int = 1,
-    unscored: UnscoredPolicy = "worst",
-    max_tokens: int | None = None,
-    temperature: float = 0.0,
+    judge: JudgeOptions | None = None,
+    reading: ReadingOptions | None = None,
 ) -> Scorer:
     """Score each variant against its reference with the `grader` model, as GREEN/VERT do.
 
@@ -132,114 +160,25 @@ def sensitivity_judge(
         prompt: ``green``, ``vert``, ``formula`` or ``rubric`` (as in the ``green`` and ``vert`` tasks).
         passes: 1: the GREEN/VERT prompt alone; 2: first list the differences, then classify each one's
             clinical significance with the GREEN/VERT prompt.
-        constrain: How to constrain the judge's answers.
-        zero_matched: GREEN's value when no finding matched (as in ``green``).
-        missing_categories: How terse answers read (as in ``green``).
-        detail: ``full`` or ``brief`` answers (as in ``green``).
-        judge_retries: Re-asks of an unreadable answer, per pass.
-        unscored: ``worst`` or ``exclude``: what a score the judge did not give counts as in its value (the
-            sensitivity metrics never use a filled-in value).
-        max_tokens: Budget of the GREEN/VERT answer; None sends its contract's budget.
-        temperature: Judge sampling temperature.
+        judge: How the judge is asked (retries are per pass; the budget is the GREEN/VERT answer's) and what a
+            score it did not give counts as (the sensitivity metrics never use a filled-in value); None: the
+            defaults.
+        reading: How its GREEN/VERT answer is asked for and read (as in ``green``); None: the defaults.
     """
     if prompt not in SENSITIVITY_PROMPTS:
         raise InputError(f"prompt must be one of {', '.join(SENSITIVITY_PROMPTS)}; got {prompt!r}")
     if passes not in (1, 2):
         raise InputError(f"-T passes must be 1 or 2, got {passes!r}")
-    one_pass = report_judge(
-        prompt,
-        constrain=constrain,
-        zero_matched=zero_matched,
-        missing_categories=missing_categories,
-        detail=detail,
-        judge_retries=judge_retries,
-        unscored=unscored,
-        max_tokens=max_tokens,
-        temperature=temperature,
-    )
-    policy = check_policy(unscored)
-    keys = score_keys(prompt)
-    contract = judge_contract(prompt, detail)
-    budget = contract.max_tokens if max_tokens is None else max_tokens
-
-    async def two_pass(state: TaskState) -> Score:
-        pair = state.metadata_as(ReportPair)
-        candidate = state.output.completion
-        judge = grader_model()
-        listing = constrained_config(judge, DIFFERENCES_CONTRACT, constrain)
-        first: JudgeResult[JsonReading[Differences]] = await ask_judge(
-            judge,
-            differences_prompt(reference=pair.reference, candidate=candidate),
-            listing.config.merge(GenerateConfig(max_tokens=DIFFERENCES_CONTRACT.max_tokens, temperature=temperature)),
-            lambda answer: read_json_answer(answer, Differences),
-            retries=judge_retries,
-        )
-        found = first.reading.value if first.reading is not None else None
-        metadata: dict[str, Any] = {
-            "judge": str(judge),
-            "differences": found.differences if found else None,
-            "differences_constraint": listing.description,
-            "differences_attempts": [a.as_dict() for a in first.attempts],
-        }
-        if found is None:
-            (why,) = _missing(first, ["answer"], "differences: ").values()
-            return judged_score(
-                dict.fromkeys(keys),
-                dict.fromkeys(keys, why),
-                policy=policy,
-                bounded=BOUNDED_KEYS,
-                answer=candidate,
-                metadata=metadata | _cost(first),
-            )
-        classifying = constrained_config(judge, contract, constrain)
-        second = await ask_judge(
-            judge,
-            classify_prompt(
-                prompt, reference=pair.reference, candidate=candidate, differences=found.differences, detail=detail
-            ),
-            classifying.config.merge(GenerateConfig(max_tokens=budget, temperature=temperature)),
-            lambda answer: read_scores(
-                answer,
-                prompt=prompt,
-                candidate=candidate,
-                missing_categories=missing_categories,
-                zero_matched=zero_matched,
-            ),
-            retries=judge_retries,
-        )
-        reading = second.reading
-        metadata |= {
-            "constraint": classifying.description,
-            **second.metadata(),
-            **_cost(first, second),
-            **_counts(reading),
-        }
-        return judged_score(
-            reading.values if reading else dict.fromkeys(keys),
-            _missing(second, keys),
-            policy=policy,
-            bounded=BOUNDED_KEYS,
-            answer=candidate,
-            explanation=judge_explanation(second),
-            metadata=metadata,
-        )
+    setup = JudgeSetup(prompt, judge or JudgeOptions(), reading or ReadingOptions())
+    judged: Judged = judge_report if passes == 1 else judge_in_two_passes
 
     async def score(state: TaskState, target: Target) -> Score:
-        variant = state.metadata[VARIANT]
-        context = {"prompt": prompt, "passes": passes, "variant": {key: variant[key] for key in _SUMMARY}}
-        if variant["text"] is None:
-            reason = (VARIANT_EXCLUDED, variant["exclusion_detail"])
-            return judged_score(
-                dict.fromkeys(keys),
-                dict.fromkeys(keys, reason),
-                policy="exclude",
-                bounded=BOUNDED_KEYS,
-                metadata=context,
-            )
-        result = await (one_pass(state, target) if passes == 1 else two_pass(state))
-        if result is None:  # Inspect's scorer type allows None; the GREEN/VERT judge always returns a score
-            raise RuntimeError("the GREEN/VERT judge returned no score")
-        result.metadata = {**(result.metadata or {}), **context}
-        return result
+        outcome = state.metadata[VARIANT]
+        variant = VariantSummary.of(outcome)
+        opened = SensitivityRecord(prompt=prompt, passes=passes, variant=variant)
+        if outcome["text"] is None:
+            # Never judged, every score missing and never filled in: counted by `variant_exclusions` alone.
+            return setup.unjudged((VARIANT_EXCLUDED, variant.exclusion_detail or ""), opened, policy="exclude")
+        return await judged(setup, state, opened)
 
     return score

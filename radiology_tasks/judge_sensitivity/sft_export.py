@@ -110,25 +110,7 @@ def export_sft(
     """
     if not 0.0 <= val_fraction < 1.0:
         raise ValueError(f"val_fraction must lie in [0, 1), got {val_fraction}")
-    seen: set[str] = set()
-    usable: list[ReportPair] = []
-    skipped: dict[str, str] = {}
-    incomplete: list[str] = []
-    for pair in pairs:
-        if pair.id in seen:
-            raise ValueError(f"pair id {pair.id} appears more than once")
-        seen.add(pair.id)
-        reason = _incomplete(pair)
-        if reason is None:
-            usable.append(pair)
-        elif skip_incomplete:
-            skipped[pair.id] = reason
-        else:
-            incomplete.append(f"{pair.id} ({reason})")
-    if incomplete:
-        raise ValueError(f"{len(incomplete)} pairs cannot become training examples: {'; '.join(incomplete)}")
-    if not usable:
-        raise ValueError("no pair has both a candidate report and an expert score")
+    usable, skipped = _usable(pairs, skip_incomplete=skip_incomplete)
 
     # Written in the shuffled order, as before the split went by reference: with one pair per reference the
     # files are the same as a split by pair.
@@ -150,6 +132,34 @@ def export_sft(
         validation_references=split.validation_references,
         skipped=skipped,
     )
+
+
+def _usable(pairs: Sequence[ReportPair], *, skip_incomplete: bool) -> tuple[list[ReportPair], dict[str, str]]:
+    """The pairs that can become examples, and (with `skip_incomplete`) the others' ids with the reason.
+
+    Raises:
+        ValueError: On a repeated id, an incomplete pair (unless skipped) or no usable pair.
+    """
+    seen: set[str] = set()
+    usable: list[ReportPair] = []
+    skipped: dict[str, str] = {}
+    incomplete: list[str] = []
+    for pair in pairs:
+        if pair.id in seen:
+            raise ValueError(f"pair id {pair.id} appears more than once")
+        seen.add(pair.id)
+        reason = _incomplete(pair)
+        if reason is None:
+            usable.append(pair)
+        elif skip_incomplete:
+            skipped[pair.id] = reason
+        else:
+            incomplete.append(f"{pair.id} ({reason})")
+    if incomplete:
+        raise ValueError(f"{len(incomplete)} pairs cannot become training examples: {'; '.join(incomplete)}")
+    if not usable:
+        raise ValueError("no pair has both a candidate report and an expert score")
+    return usable, skipped
 
 
 def _by_reference_text(pairs: Sequence[ReportPair]) -> list[list[ReportPair]]:

@@ -14,8 +14,6 @@ on the ReEvalMed benchmark; abstract): discrimination against robustness, one pa
 
 from __future__ import annotations
 
-from typing import Any
-
 from inspect_ai import Task, task
 
 from radiology_tasks.core.errors import InputError
@@ -34,32 +32,23 @@ from radiology_tasks.judge_sensitivity.dataset import (
     planned_samples,
 )
 from radiology_tasks.judge_sensitivity.family import FAMILY
-from radiology_tasks.judge_sensitivity.plan import PLAN_DEFAULTS, variant_plan
+from radiology_tasks.judge_sensitivity.plan import VariantOptions
 from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, NO_INJECTOR_MESSAGE
 from radiology_tasks.judge_sensitivity.run_metrics import sensitivity_metrics
 from radiology_tasks.judge_sensitivity.scorer import SensitivityPrompt, sensitivity_judge
 from radiology_tasks.judge_sensitivity.solvers import inject_errors, paraphrase
 from radiology_tasks.report_judge.options import ReadingOptions
-from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 from radiology_tasks.templates import template_hashes
 
 TASK_VERSION = FAMILY.version
 
-_GENERATION_DEFAULTS: dict[str, Any] = {
-    **PLAN_DEFAULTS,
-    "injector_attempts": 5,
-    "injector_temperature": 0.0,
-    "injector_max_tokens": None,
-}
-"""Parameters that shape the variants the injector makes; with a variants file they must keep these values."""
 
-
-def _samples(options: DataOptions, *, plan: list[VariantSpec], generation: dict[str, Any]) -> VariantSamples:
+def _samples(options: DataOptions, variants: VariantOptions) -> VariantSamples:
     """The variants to judge: read from a variants file, or planned for the injector to make."""
     loaded = load_options(options)
     recorded = {**loaded.summary(), "fingerprint": data_fingerprint(options, loaded.data)}
     if is_variants_file(loaded):
-        given = [f"-T {k}" for k, v in generation.items() if v != _GENERATION_DEFAULTS[k]]
+        given = variants.changed()
         if given:
             raise InputError(
                 f"{', '.join(given)} shape variants the injector makes; {loaded.source} holds ready-made variants "
@@ -73,6 +62,7 @@ def _samples(options: DataOptions, *, plan: list[VariantSpec], generation: dict[
         )
     require_role(INJECTOR_ROLE, NO_INJECTOR_MESSAGE)
     references = pick(distinct_references(loaded.pairs), seed=options.seed, limit=options.limit)
+    plan = variants.plan()
     dataset = planned_samples(references, plan)
     summary = {"data": {**recorded, "samples": len(dataset)}, "references": len(references), "variants": len(dataset)}
     errors = [spec for spec in plan if spec.kind == "error"]
@@ -82,6 +72,7 @@ def _samples(options: DataOptions, *, plan: list[VariantSpec], generation: dict[
 
 @task
 @shared_parameters(
+    variants=shared(VariantOptions),
     data=shared(DataOptions, only=["data", "revision", "limit", "seed", "on_bad_rows", "layout"]),
     judge=shared(JudgeOptions),
     reading=shared(ReadingOptions),
@@ -89,13 +80,8 @@ def _samples(options: DataOptions, *, plan: list[VariantSpec], generation: dict[
 def judge_sensitivity(
     prompt: SensitivityPrompt = "vert",
     passes: int = 1,
-    categories: str | list[str] | None = None,
-    max_errors: int = 3,
-    paraphrases: int = 1,
-    injector_attempts: int = 5,
-    injector_temperature: float = 0.0,
-    injector_max_tokens: int | None = None,
     *,
+    variants: VariantOptions,
     data: DataOptions,
     judge: JudgeOptions,
     reading: ReadingOptions,
@@ -113,14 +99,6 @@ def judge_sensitivity(
             prompt counts no errors and is refused).
         passes: `1`: the judge answers with the GREEN/VERT prompt; `2`: it first lists the differences, then
             classifies them with that prompt.
-        categories: Error types to inject: letters `a`-`f` separated by commas, or `all`. Not set: `a,b`.
-        max_errors: Error variants with N = 1..`max_errors` errors of each type (at most 9).
-        paraphrases: Paraphrases per reference (`0` turns robustness off).
-        injector_attempts: Attempts per variant before it is excluded.
-        injector_temperature: Temperature of the first attempt; later attempts bypass the cache with a new seed
-            and a temperature of at least 0.7.
-        injector_max_tokens: Token budget of a rewrite. Not set: the output contract's budget, which can exceed
-            an API's output cap (lower it for such APIs).
         data: References to make variants of (a dataset name, file or folder; candidates and expert annotations
             are ignored), or a variants file (`radiology-tasks perturb`), judged as it is: no injector call, and
             the variant-making parameters above must keep their defaults. Not set: the bundled `demo` set.
@@ -135,47 +113,11 @@ def judge_sensitivity(
             list of differences keeps its contract's budget). Not set: the contract's budget, 3072 tokens for
             `detail=full`, 1536 for `brief`.
     """
-    # The task's own parameters, read as `-T` gave them (YAML: text or numbers); the shared ones were checked when
-    # their options were built.
     passes = int_param("passes", passes, required=True)
-    max_errors = int_param("max_errors", max_errors, required=True)
-    paraphrases = int_param("paraphrases", paraphrases, required=True)
-    injector_attempts = int_param("injector_attempts", injector_attempts, required=True)
-    injector_max_tokens = int_param("injector_max_tokens", injector_max_tokens, minimum=1)
-    if isinstance(injector_temperature, bool) or not isinstance(injector_temperature, int | float):
-        raise InputError(f"-T injector_temperature must be a number, got {injector_temperature!r}")
-    plan = variant_plan(categories, max_errors, paraphrases)
     require_judge()
-    generation = {
-        "categories": categories,
-        "max_errors": max_errors,
-        "paraphrases": paraphrases,
-        "injector_attempts": injector_attempts,
-        "injector_temperature": injector_temperature,
-        "injector_max_tokens": injector_max_tokens,
-    }
-    solver = [
-        rewriter(
-            attempts=injector_attempts,
-            constrain=judge.constrain,
-            temperature=injector_temperature,
-            max_tokens=injector_max_tokens,
-            seed=data.seed or 0,
-        )
-        for rewriter in (inject_errors, paraphrase)
-    ]
-    scorer = sensitivity_judge(
-        prompt,
-        passes=passes,
-        constrain=judge.constrain,
-        zero_matched=reading.zero_matched,
-        missing_categories=reading.missing_categories,
-        detail=reading.detail,
-        judge_retries=judge.judge_retries,
-        unscored=judge.unscored,
-        max_tokens=judge.judge_max_tokens,
-    )
-    samples = _samples(data, plan=plan, generation=generation)
+    settings = variants.settings(judge.constrain, data.seed or 0)
+    scorer = sensitivity_judge(prompt, passes=passes, judge=judge, reading=reading)
+    samples = _samples(data, variants)
     metadata = {
         **samples.summary,
         "variants_from": "data" if samples.from_data else "injector",
@@ -187,7 +129,7 @@ def judge_sensitivity(
     }
     return Task(
         dataset=samples.dataset,
-        solver=solver,
+        solver=[inject_errors(settings), paraphrase(settings)],
         scorer=scorer,
         metrics=[*sensitivity_metrics(prompt, samples.categories, samples.max_n).headline],
         metadata=metadata,

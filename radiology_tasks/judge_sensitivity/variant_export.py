@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from radiology_tasks.judge_sensitivity.variant_sft import (
     NoKnownAnswer,
     PromptSettings,
     Variant,
+    VariantsFile,
     check_example,
     read_variants,
     variant_examples,
@@ -44,6 +45,7 @@ from radiology_tasks.judge_sensitivity.variant_sft import (
 from radiology_tasks.judge_sensitivity.variant_split import (
     EvaluationSets,
     Overlap,
+    Split,
     apply_paraphrase_share,
     balance_categories,
     cap_per_reference,
@@ -94,6 +96,19 @@ class ExportOptions:
     balance_categories: bool = False
     paraphrase_share: float | None = None
     on_bad_rows: OnBadRows = "error"
+
+    def __post_init__(self) -> None:
+        """Refuse options no export could follow, under the command's option names.
+
+        Raises:
+            ValueError: a cap under 1, a paraphrase share outside [0, 1] or a validation share outside [0, 1).
+        """
+        if self.max_per_reference is not None and self.max_per_reference < 1:
+            raise ValueError(f"--max-per-reference must be at least 1, got {self.max_per_reference}")
+        if self.paraphrase_share is not None and not 0.0 <= self.paraphrase_share <= 1.0:
+            raise ValueError(f"--paraphrase-share must lie in [0, 1], got {self.paraphrase_share}")
+        if not 0.0 <= self.val_fraction < 1.0:
+            raise ValueError(f"--val-fraction must lie in [0, 1), got {self.val_fraction}")
 
     def recorded(self) -> dict[str, Any]:
         """The options as the manifest records them."""
@@ -191,49 +206,83 @@ def _templates(settings: PromptSettings) -> dict[str, str]:
     return hashes
 
 
-def export_variant_sft(variant_files: Sequence[str], out_dir: Path, options: ExportOptions) -> VariantExport:
-    """Write the training files, their known-answer records and the manifest into `out_dir`.
+@dataclass
+class _Selection:
+    """The variants an export keeps, what each makes, and every count of what it left out and why."""
+
+    files: list[VariantsFile]
+    sets: EvaluationSets
+    variants: list[Variant]
+    examples: dict[int, list[Example]]
+    overlap: Overlap
+    changed: list[dict[str, str]]
+    unusable: Counter[str]
+    dropped: dict[str, int] = field(default_factory=dict)
+
+    def left_out(self) -> dict[str, Any]:
+        """What was left out, by step, as the manifest records it."""
+        overlap = self.overlap
+        return {
+            "bad_rows": [{"file": file.path, **row} for file in self.files for row in file.skipped],
+            "evaluation_overlap": {
+                "references": overlap.references,
+                "variants": overlap.variants,
+                "by_id": overlap.by_id,
+                "by_text": overlap.by_text,
+                "source_ids": overlap.source_ids,
+            },
+            "changed_facts": {
+                "by_problem": dict(sorted(Counter(row["problem"] for row in self.changed).items())),
+                "variants": self.changed,
+            },
+            "no_known_answer": dict(sorted(self.unusable.items())),
+            **self.dropped,
+        }
+
+
+def _apply_controls(chosen: _Selection, options: ExportOptions) -> None:
+    """Apply the size and balance controls the options set, counting what each drops."""
+
+    def keep(name: str, kept: list[Variant]) -> None:
+        chosen.dropped[name], chosen.variants = len(chosen.variants) - len(kept), kept
+
+    if options.max_per_reference is not None:
+        keep("max_per_reference", cap_per_reference(chosen.variants, options.max_per_reference, options.seed))
+    if options.balance_categories:
+        keep("balance_categories", balance_categories(chosen.variants, options.seed))
+    if options.paraphrase_share is not None:
+        keep("paraphrase_share", apply_paraphrase_share(chosen.variants, options.paraphrase_share, options.seed))
+
+
+def _select(variant_files: Sequence[str], options: ExportOptions) -> _Selection:
+    """Read the files and keep the variants outside the evaluation sets that keep their facts and have a known
+    answer, then apply the size and balance controls.
 
     Raises:
-        ValueError: for a file that is not a variants file, a bad row (with ``on_bad_rows="error"``), bad options,
-            or nothing left to write.
+        ValueError: for a bad row (with ``on_bad_rows="error"``) or nothing left to write.
     """
-    if not variant_files:
-        raise ValueError("name at least one variants file")
-    if options.max_per_reference is not None and options.max_per_reference < 1:
-        raise ValueError(f"--max-per-reference must be at least 1, got {options.max_per_reference}")
-    if options.paraphrase_share is not None and not 0.0 <= options.paraphrase_share <= 1.0:
-        raise ValueError(f"--paraphrase-share must lie in [0, 1], got {options.paraphrase_share}")
-    if not 0.0 <= options.val_fraction < 1.0:
-        raise ValueError(f"--val-fraction must lie in [0, 1), got {options.val_fraction}")
-    settings = options.settings
     files = [read_variants(path, on_bad_rows=options.on_bad_rows) for path in variant_files]
     variants = [variant for file in files for variant in file.variants]
     sets = evaluation_sets(options.exclude) if options.exclude else EvaluationSets()
     variants, overlap = leave_out_evaluation(variants, sets) if options.exclude else (variants, Overlap())
     variants, changed = _changed_facts(variants)
-    examples, unusable = _usable(variants, settings)
-    variants = [variant for variant in variants if id(variant) in examples]
-    dropped: dict[str, int] = {}
-    seed = options.seed
-    if options.max_per_reference is not None:
-        kept = cap_per_reference(variants, options.max_per_reference, seed)
-        dropped["max_per_reference"], variants = len(variants) - len(kept), kept
-    if options.balance_categories:
-        kept = balance_categories(variants, seed)
-        dropped["balance_categories"], variants = len(variants) - len(kept), kept
-    if options.paraphrase_share is not None:
-        kept = apply_paraphrase_share(variants, options.paraphrase_share, seed)
-        dropped["paraphrase_share"], variants = len(variants) - len(kept), kept
-    if not variants:
-        read = sum(len(file.variants) for file in files)
+    examples, unusable = _usable(variants, options.settings)
+    chosen = _Selection(files, sets, [v for v in variants if id(v) in examples], examples, overlap, changed, unusable)
+    _apply_controls(chosen, options)
+    if not chosen.variants:
         raise ValueError(
-            f"no variant is left to write: of {read} read, {overlap.variants} belong to references of the evaluation "
-            f"sets, {len(changed)} change facts they may not change, {sum(unusable.values())} have no known answer "
-            f"({dict(unusable)}), and the size controls dropped {dropped or 'none'}"
+            f"no variant is left to write: of {sum(len(file.variants) for file in files)} read, {overlap.variants} "
+            f"belong to references of the evaluation sets, {len(changed)} change facts they may not change, "
+            f"{sum(unusable.values())} have no known answer ({dict(unusable)}), and the size controls dropped "
+            f"{chosen.dropped or 'none'}"
         )
-    split = split_by_reference(variants, options.val_fraction, seed)
+    return chosen
 
+
+def _write_splits(
+    out_dir: Path, split: Split[Variant], examples: dict[int, list[Example]]
+) -> tuple[dict[str, Path], dict[str, Any]]:
+    """Write each split's conversations and known answers; the paths by name and each split's manifest entry."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
     splits: dict[str, Any] = {}
@@ -249,7 +298,13 @@ def export_variant_sft(variant_files: Sequence[str], out_dir: Path, options: Exp
             "by_step": dict(sorted(Counter(example.step for example in made).items())),
             **composition(part),
         }
-    manifest = {
+    return written, splits
+
+
+def _manifest(options: ExportOptions, chosen: _Selection, splits: dict[str, Any]) -> dict[str, Any]:
+    """The manifest: the prompt, the answers' rule, the templates, the options, the sources and the counts."""
+    settings = options.settings
+    return {
         "format": MANIFEST_FORMAT,
         "prompt": {
             "prompt": settings.prompt,
@@ -265,27 +320,28 @@ def export_variant_sft(variant_files: Sequence[str], out_dir: Path, options: Exp
         "options": options.recorded(),
         "sources": [
             {"path": file.path, "sha256": file_sha256(file.path), "rows": file.rows, "variants": len(file.variants)}
-            for file in files
+            for file in chosen.files
         ],
-        "evaluation_sets": list(sets.sources),
-        "left_out": {
-            "bad_rows": [{"file": file.path, **row} for file in files for row in file.skipped],
-            "evaluation_overlap": {
-                "references": overlap.references,
-                "variants": overlap.variants,
-                "by_id": overlap.by_id,
-                "by_text": overlap.by_text,
-                "source_ids": overlap.source_ids,
-            },
-            "changed_facts": {
-                "by_problem": dict(sorted(Counter(row["problem"] for row in changed).items())),
-                "variants": changed,
-            },
-            "no_known_answer": dict(sorted(unusable.items())),
-            **dropped,
-        },
+        "evaluation_sets": list(chosen.sets.sources),
+        "left_out": chosen.left_out(),
         "splits": splits,
     }
+
+
+def export_variant_sft(variant_files: Sequence[str], out_dir: Path, options: ExportOptions) -> VariantExport:
+    """Write the training files, their known-answer records and the manifest into `out_dir`.
+
+    Raises:
+        ValueError: for a file that is not a variants file, a bad row (with ``on_bad_rows="error"``), or nothing
+            left to write.
+        RuntimeError: the files written do not pass their check (they are removed).
+    """
+    if not variant_files:
+        raise ValueError("name at least one variants file")
+    chosen = _select(variant_files, options)
+    split = split_by_reference(chosen.variants, options.val_fraction, options.seed)
+    written, splits = _write_splits(out_dir, split, chosen.examples)
+    manifest = _manifest(options, chosen, splits)
     written["manifest"] = out_dir / "manifest.json"
     written["manifest"].write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     check = check_export(out_dir)

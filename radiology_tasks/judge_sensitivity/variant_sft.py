@@ -102,7 +102,7 @@ class PromptSettings:
             return {"judge": judge}
         return {"differences": "judge_sensitivity/differences", "classify": f"judge_sensitivity/classify on {judge}"}
 
-    def task(self) -> dict[str, Any]:
+    def task(self) -> dict[str, object]:
         """The Inspect task and ``-T`` parameters that send these prompts, to judge with the trained model."""
         if self.passes == 2:
             task, parameters = "judge_sensitivity", {"prompt": self.prompt, "passes": 2, "detail": self.detail}
@@ -321,11 +321,11 @@ class Example:
     assistant: str
     known: KnownAnswer
 
-    def conversation(self) -> dict[str, Any]:
+    def conversation(self) -> dict[str, object]:
         """The chat-format line of the training file."""
         return {"messages": [{"role": "user", "content": self.user}, {"role": "assistant", "content": self.assistant}]}
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> dict[str, object]:
         """The line describing this example in the ``.known.jsonl`` file next to the training file."""
         variant = self.variant
         return {

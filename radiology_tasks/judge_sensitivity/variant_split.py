@@ -241,6 +241,7 @@ def split_by_reference(
     items: Sequence[T],
     val_fraction: float,
     seed: int,
+    # The default groups variants by reference; a caller splitting other items (report pairs) passes its own.
     groups: Callable[[Sequence[T]], list[list[T]]] = reference_groups,  # type: ignore[assignment]
     *,
     shuffled_order: bool = False,

@@ -5,14 +5,25 @@ shares (`green`, `vert` and `judge_sensitivity`), declared and documented once (
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 from radiology_tasks.core.params import choice_param
 from radiology_tasks.core.task_options import option
-from radiology_tasks.report_judge.scorer import DETAILS, ZeroMatched
 from radiology_tasks.scorers.report_judge.grammar import Detail
 from radiology_tasks.scorers.report_judge.parse import MISSING_CATEGORIES, MissingCategories
+from radiology_tasks.scorers.report_judge.reading import read_scores
+from radiology_tasks.scorers.report_judge.scores import ZeroMatchedPolicy
+
+if TYPE_CHECKING:
+    from radiology_tasks.scorers.report_judge.reading import JudgePrompt, ScoreReading
+
+ZeroMatched = ZeroMatchedPolicy
+"""GREEN's value when no finding matched (`radiology_tasks.scorers.report_judge.scores.ZeroMatchedPolicy`)."""
+
+DETAILS: tuple[Detail, ...] = get_args(Detail)
+ZERO_MATCHED: tuple[ZeroMatched, ...] = get_args(ZeroMatched)
 
 
 @dataclass(frozen=True)
@@ -37,6 +48,21 @@ class ReadingOptions:
     )
 
     def __post_init__(self) -> None:
-        choice_param("zero_matched", self.zero_matched, get_args(ZeroMatched))
+        choice_param("zero_matched", self.zero_matched, ZERO_MATCHED)
         choice_param("missing_categories", self.missing_categories, MISSING_CATEGORIES)
         choice_param("detail", self.detail, DETAILS)
+
+    def read(self, answer: str, *, prompt: JudgePrompt, candidate: str | None) -> ScoreReading:
+        """Every score of `prompt` read from one judge answer under these options (the scorer's reading and the
+        leaderboard's, so the two cannot differ)."""
+        return read_scores(
+            answer,
+            prompt=prompt,
+            candidate=candidate,
+            missing_categories=self.missing_categories,
+            zero_matched=self.zero_matched,
+        )
+
+    def _repr_params_(self) -> dict[str, object]:
+        """The fields, as Inspect records a scorer's arguments in the log (its hook for an object argument)."""
+        return dataclasses.asdict(self)

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Generic, Literal, TypeVar
+from typing import Generic, Literal, TypeVar, cast
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -95,7 +95,8 @@ class JsonReading(Generic[T]):
         """The reason code of an unreadable answer."""
         if not self.problems:
             return None
-        return self.problems["answer"].split(":", 1)[0]  # type: ignore[return-value]
+        # The readers write only AnswerProblem codes before the colon.
+        return cast(AnswerProblem, self.problems["answer"].split(":", 1)[0])
 
 
 def read_json_answer(answer: str, shape: type[T]) -> JsonReading[T]:

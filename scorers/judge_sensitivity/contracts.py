@@ -19,7 +19,6 @@ keeps every form of the contract at hand, as in the other families, and tests ho
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from radiology_tasks.core.contract import ASCII_TOKENS_PER_CHAR, BUDGET_MARGIN, UNICODE_TOKENS_PER_CHAR, OutputContract
 from radiology_tasks.scorers.gbnf import Piece, Rule, choice, grammar
@@ -64,7 +63,7 @@ PROSE_PATTERN = "^[ !#-\\[\\]-~]*$"
 
 
 def _contract(
-    name: str, root: Piece, rules: list[Rule], schema: dict[str, Any], *, tokens_per_char: float
+    name: str, root: Piece, rules: list[Rule], schema: dict[str, object], *, tokens_per_char: float
 ) -> OutputContract:
     tokens = math.ceil(root.max_chars * tokens_per_char) + 1
     return OutputContract(
@@ -78,18 +77,18 @@ def _contract(
     )
 
 
-def _object_schema(properties: dict[str, Any]) -> dict[str, Any]:
+def _object_schema(properties: dict[str, object]) -> dict[str, object]:
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def _string_schema(max_length: int, min_length: int = 0) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "string", "maxLength": max_length}
+def _string_schema(max_length: int, min_length: int = 0) -> dict[str, object]:
+    schema: dict[str, object] = {"type": "string", "maxLength": max_length}
     if min_length:
         schema["minLength"] = min_length
     return schema
 
 
-def _prose_schema(max_length: int) -> dict[str, Any]:
+def _prose_schema(max_length: int) -> dict[str, object]:
     return {**_string_schema(max_length, 1), "pattern": PROSE_PATTERN}
 
 

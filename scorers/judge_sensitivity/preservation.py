@@ -31,7 +31,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from radiology_tasks.scorers.numeric import quantities
 from radiology_tasks.scorers.taxonomy import Taxonomy
@@ -55,16 +55,7 @@ PreservationProblem = Literal[
 - ``finding_added``: a finding word appears that the reference does not have.
 """
 
-ALL_CHANGES: frozenset[PreservationProblem] = frozenset(
-    {
-        "measurement_changed",
-        "laterality_changed",
-        "location_changed",
-        "negation_changed",
-        "finding_dropped",
-        "finding_added",
-    }
-)
+ALL_CHANGES: frozenset[PreservationProblem] = frozenset(get_args(PreservationProblem))
 
 ALLOWED_CHANGES: Mapping[str, frozenset[PreservationProblem]] = {
     # (a) false finding: a new finding, with its size and side, possibly where a normal or negated statement was.

@@ -116,7 +116,8 @@ def discrimination(variants: Sequence[JudgedVariant], *, compare_scores: bool) -
         if variant.significant is None or (compare_scores and variant.score is None):
             continue
         scored += 1
-        below = variant.source_id in baseline and variant.score < baseline[variant.source_id]  # type: ignore[operator]
+        score = variant.score
+        below = score is not None and variant.source_id in baseline and score < baseline[variant.source_id]
         if variant.significant >= 1 or below:
             penalised += 1
     return _share(penalised, scored), scored
@@ -185,7 +186,8 @@ def detection_f1(variants: Sequence[JudgedVariant], categories: Sequence[str]) -
     injected: list[dict[str, int]] = [
         {c: (v.n_errors if c == v.category else 0) for c in ERROR_CATEGORIES} for v in judged
     ]
-    table = category_error_f1(injected, [v.predicted for v in judged]) if judged else {}  # type: ignore[misc]
+    predicted = [v.predicted for v in judged if v.predicted is not None]
+    table = category_error_f1(injected, predicted) if judged else {}
     result: dict[str, tuple[float, int]] = {}
     for category in categories:
         total = sum(counts[category] for counts in injected)

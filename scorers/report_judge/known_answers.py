@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 
-from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCounts
+from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCategory, ErrorCounts
 from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, Detail
 from radiology_tasks.scorers.report_judge.parse import (
     SECTION_EXPLANATION,
@@ -91,8 +91,9 @@ def score_only_answer(known: KnownAnswer) -> str:
     return f"{known.score:.1f}"
 
 
-def _category_list(counts: ErrorCounts) -> list[tuple[str, int]]:
-    return [(letter, count) for letter, count in counts.as_dict().items() if count]
+def _category_list(counts: ErrorCounts) -> list[tuple[ErrorCategory, int]]:
+    found = counts.as_dict()
+    return [(letter, int(found[letter])) for letter in ERROR_CATEGORIES if found[letter]]
 
 
 def _plural(count: int, noun: str) -> str:
@@ -115,7 +116,7 @@ def _full_explanations(known: KnownAnswer) -> list[str]:
         total = sum(count for _, count in counts)
         if len(counts) == 1:
             letter = counts[0][0]
-            name = CATEGORY_NAMES[letter].lower()  # type: ignore[index]
+            name = CATEGORY_NAMES[letter].lower()
             parts.append(f"{_plural(total, kind + ' error')} of type ({letter}), {name}")
         else:
             listed = ", ".join(f"{count} of type ({letter})" for letter, count in counts)

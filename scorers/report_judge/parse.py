@@ -232,19 +232,8 @@ def _parse_error_section(
         if category is not None:
             if pending is not None:
                 raise AssessmentFormatError("unreadable_count", f"{section} ({pending}): no count")
-            letter = (category.group("paren") or category.group("bare")).lower()
-            if letter in counts:
-                raise AssessmentFormatError("duplicate_category", f"{section} ({letter})")
             counted_on_next_line = None
-            label, colon, after = category.group("rest").partition(":")
-            _check_label(section, letter, label)
-            value = _leading_int(after) if colon else None
-            if value is not None:
-                counts[letter] = value
-            elif not after.translate(_EMPHASIS).strip() and not re.search(r"\d", label):
-                pending = letter
-            else:
-                raise AssessmentFormatError("unreadable_count", f"{section} ({letter}): {line.strip()!r}")
+            pending = _category_count(section, line, category, counts)
         elif pending is not None:
             value = _leading_int(line)
             if value is None:
@@ -261,6 +250,31 @@ def _parse_error_section(
             other_lines.append(line)
     if pending is not None:
         raise AssessmentFormatError("unreadable_count", f"{section} ({pending}): no count")
+    return _section_counts(section, counts, other_lines, mode, filled)
+
+
+def _category_count(section: str, line: str, category: re.Match[str], counts: dict[str, int]) -> str | None:
+    """Record the count a category line gives in `counts`; the category's letter when its count is on the next
+    line, else None."""
+    letter = (category.group("paren") or category.group("bare")).lower()
+    if letter in counts:
+        raise AssessmentFormatError("duplicate_category", f"{section} ({letter})")
+    label, colon, after = category.group("rest").partition(":")
+    _check_label(section, letter, label)
+    value = _leading_int(after) if colon else None
+    if value is not None:
+        counts[letter] = value
+        return None
+    if not after.translate(_EMPHASIS).strip() and not re.search(r"\d", label):
+        return letter
+    raise AssessmentFormatError("unreadable_count", f"{section} ({letter}): {line.strip()!r}")
+
+
+def _section_counts(
+    section: str, counts: dict[str, int], other_lines: list[str], mode: MissingCategories, filled: dict[str, list[str]]
+) -> ErrorCounts:
+    """The counts of an error section as read: a section without category lines must say it has no errors; a
+    category it leaves out counts 0 (noted in `filled`), or is refused in `strict` mode."""
     if not counts:
         said_none = _NO_ERRORS.fullmatch(_plain(" ".join(other_lines))) or (
             mode == "zero" and _STARTS_WITH_NO.match(other_lines[0] if other_lines else "")
@@ -373,6 +387,18 @@ def _same(one: object, other: object) -> bool:
     return one == other
 
 
+def _drop_quotations(found: dict[str, list[_Occurrence]], candidate: str) -> list[str]:
+    """Drop from `found` each section the candidate report holds word for word (a quotation, not a verdict); the
+    name of each section dropped, once per occurrence."""
+    quotable = _quote_key(candidate)
+    quoted: list[str] = []
+    for name, occurrences in found.items():
+        kept = [o for o in occurrences if _quote_key(o.text()) not in quotable]
+        quoted += [name] * (len(occurrences) - len(kept))
+        found[name] = kept
+    return quoted
+
+
 def read_answer(
     text: str, *, candidate: str | None = None, missing_categories: MissingCategories = "zero"
 ) -> AnswerReading:
@@ -392,13 +418,7 @@ def read_answer(
         empty = AssessmentFormatError("empty_answer", "the answer is empty")
         return AnswerReading(empty, empty, empty, empty, None)
     found = _occurrences(text.replace("\r\n", "\n").replace("\r", "\n"))
-    quoted: list[str] = []
-    if candidate:
-        quotable = _quote_key(candidate)
-        for name, occurrences in found.items():
-            kept = [o for o in occurrences if _quote_key(o.text()) not in quotable]
-            quoted += [name] * (len(occurrences) - len(kept))
-            found[name] = kept
+    quoted = _drop_quotations(found, candidate) if candidate else []
     filled: dict[str, list[str]] = {}
 
     def error_section(name: str) -> Part[ErrorCounts]:

@@ -88,22 +88,32 @@ def read_scores(
     values: dict[str, float | None] = {}
     problems: dict[str, str] = {}
 
-    def unreadable(key: str, *inputs: object) -> bool:
-        error = next((p for p in inputs if isinstance(p, AssessmentFormatError)), None)
-        if error is not None:
-            values[key], problems[key] = None, _problem(error)
-        return error is not None
+    def unreadable(key: str, error: AssessmentFormatError) -> None:
+        values[key], problems[key] = None, _problem(error)
 
-    if prompt != "green" and not unreadable(prompt, parts.score):
-        values[prompt] = float(parts.score)  # type: ignore[arg-type]
-    significant, matched = parts.significant, parts.matched
+    score, significant, insignificant, matched = parts.score, parts.significant, parts.insignificant, parts.matched
+    if prompt != "green":
+        if isinstance(score, AssessmentFormatError):
+            unreadable(prompt, score)
+        else:
+            values[prompt] = float(score)
     for key, rule in (("green", green), ("green_f1", green_f1)):
-        if not unreadable(key, significant, matched):
-            values[key] = rule(matched, significant.total, zero_matched=zero_matched)  # type: ignore[union-attr,arg-type]
-    if not unreadable("green_ec", significant):
-        values["green_ec"] = float(green_ec(significant))  # type: ignore[arg-type]
-    insignificant = parts.insignificant
+        if isinstance(significant, AssessmentFormatError):
+            unreadable(key, significant)
+        elif isinstance(matched, AssessmentFormatError):
+            unreadable(key, matched)
+        else:
+            values[key] = rule(matched, significant.total, zero_matched=zero_matched)
+    if isinstance(significant, AssessmentFormatError):
+        unreadable("green_ec", significant)
+    else:
+        values["green_ec"] = float(green_ec(significant))
     check = None
-    if not any(isinstance(p, AssessmentFormatError) for p in (significant, insignificant, matched)):
-        check = formula_score(matched, significant.total, insignificant.total, zero_matched=zero_matched)  # type: ignore[union-attr,arg-type]
+    errors = AssessmentFormatError
+    if (
+        not isinstance(significant, errors)
+        and not isinstance(insignificant, errors)
+        and not isinstance(matched, errors)
+    ):
+        check = formula_score(matched, significant.total, insignificant.total, zero_matched=zero_matched)
     return ScoreReading(answer, {key: values[key] for key in score_keys(prompt)}, problems, parts, check)

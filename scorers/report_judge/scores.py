@@ -89,26 +89,30 @@ def green(matched: int, significant: int, *, zero_matched: ZeroMatchedPolicy = "
     With M = 0, ``perfect_if_no_errors`` gives 1.0 when S = 0 and 0.0 otherwise; ``original``
     gives 0.0 as the original GREEN implementation does.
     """
-    return weighted_score(
-        matched,
-        significant,
-        0,
-        w_matched=GREEN_WEIGHTS[0],
-        w_significant=GREEN_WEIGHTS[1],
-        w_insignificant=GREEN_WEIGHTS[2],
-        zero_matched=zero_matched,
-    )
+    return _weighted(GREEN_WEIGHTS, matched, significant, 0, zero_matched)
 
 
 def green_f1(matched: int, significant: int, *, zero_matched: ZeroMatchedPolicy = "perfect_if_no_errors") -> float:
     """GREEN-F1 = 2M / (2M + S), with the same M = 0 policy as `green`."""
+    return _weighted(F1_WEIGHTS, matched, significant, 0, zero_matched)
+
+
+def _weighted(
+    weights: tuple[float, float, float],
+    matched: int,
+    significant: int,
+    insignificant: int,
+    zero_matched: ZeroMatchedPolicy,
+) -> float:
+    """`weighted_score` under one score's (matched, significant, insignificant) weights."""
+    w_matched, w_significant, w_insignificant = weights
     return weighted_score(
         matched,
         significant,
-        0,
-        w_matched=F1_WEIGHTS[0],
-        w_significant=F1_WEIGHTS[1],
-        w_insignificant=F1_WEIGHTS[2],
+        insignificant,
+        w_matched=w_matched,
+        w_significant=w_significant,
+        w_insignificant=w_insignificant,
         zero_matched=zero_matched,
     )
 
@@ -132,15 +136,7 @@ def formula_score(
 
     Used to check the judge's own arithmetic; the M = 0 policy is the one of `weighted_score`.
     """
-    return weighted_score(
-        matched,
-        significant,
-        insignificant,
-        w_matched=FORMULA_WEIGHTS[0],
-        w_significant=FORMULA_WEIGHTS[1],
-        w_insignificant=FORMULA_WEIGHTS[2],
-        zero_matched=zero_matched,
-    )
+    return _weighted(FORMULA_WEIGHTS, matched, significant, insignificant, zero_matched)
 
 
 def assessment_scores(

@@ -55,7 +55,9 @@ class VariantSpec:
         plural = "s" if self.n_changes > 1 else ""
         if self.kind == "attribute":
             return f"Reference {source_id} with {self.n_changes} fine-grained attribute edit{plural}, one per sentence."
-        name = CATEGORY_NAMES[self.category].lower()  # type: ignore[index]
+        if self.category is None:
+            raise ValueError(f"error variant of reference {source_id} names no error category")
+        name = CATEGORY_NAMES[self.category].lower()
         return (
             f"Reference {source_id} with {self.n_changes} clinically significant error{plural} of type "
             f"({self.category}), {name}, one per sentence."
@@ -106,4 +108,4 @@ def parse_categories(value: str | list[str] | tuple[str, ...]) -> tuple[ErrorCat
         raise ValueError(f"unknown error categories {unknown}; use letters a-f or all")
     if len(set(items)) != len(items):
         raise ValueError(f"categories lists a letter twice: {value!r}")
-    return tuple(c for c in ERROR_CATEGORIES if c in items)  # type: ignore[misc]
+    return tuple(c for c in ERROR_CATEGORIES if c in items)

@@ -23,6 +23,7 @@ from radiology_tasks.core.solvers import REFERENCE_HEADING, REPLAYED_STORY, gene
 from radiology_tasks.core.tables import DataError
 from radiology_tasks.core.task_data import pair_to_sample
 from radiology_tasks.green_vert.tasks import vert
+from radiology_tasks.report_judge.records import JudgeRecord
 from tests.conftest import GOOD_ROWS
 from tests.judge_answers import assessment, mock_output
 from tests.openai_stub import StubReply, openai_stub
@@ -338,6 +339,11 @@ def test_rejected_generator_request_costs_one_sample(
     assert rejected_score.reason == "no_response"
     assert rejected_score.metadata["unscored"]["vert"] == expected_error.split(":")[0]
     assert rejected_score.metadata["generation"]["error"] == expected_error
+    # The judge's record holds the sample's settings, experts and generation only: no judge was asked.
+    assert set(rejected_score.metadata) == {"prompt", "detail", "generation", "unscored", "unscored_detail"} | {
+        *("filled_in", "expert_score", "expert_significant", "expert_insignificant", "expert_raters", "expert_group")
+    }
+    assert JudgeRecord.read(rejected_score.metadata).metadata() == rejected_score.metadata
     assert written.metadata["generation"]["error"] is None
     assert written.scores["report_judge"].value["vert"] == pytest.approx(0.9)
 

@@ -11,7 +11,14 @@ from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.params import int_param
 from radiology_tasks.core.task_data import DataOptions
-from radiology_tasks.core.task_options import option, option_docs, shared, shared_docs, shared_parameters
+from radiology_tasks.core.task_options import (
+    logged_options,
+    option,
+    option_docs,
+    shared,
+    shared_docs,
+    shared_parameters,
+)
 
 
 @dataclass(frozen=True)
@@ -103,3 +110,15 @@ def test_generate_with_candidates_is_refused_when_the_options_are_built() -> Non
     assert DataOptions(generate="yes", report_max_tokens="64").report_max_tokens == 64
     with pytest.raises(InputError, match="^-T report_max_tokens must be at least 1, got 0$"):
         DataOptions(report_max_tokens=0)
+
+
+def test_logged_options_rebuild_what_the_run_was_built_with() -> None:
+    logged = {"size": "5", "colour": "blue", "depth": None, "prompt": "vert"}
+    assert logged_options(Knobs, logged) == Knobs(size=5, colour="blue")
+    # A field an older log lacks, or records as None, keeps the option class's default.
+    assert logged_options(Knobs, {"colour": "blue"}) == Knobs(colour="blue")
+    assert logged_options(JudgeOptions, {"unscored": "exclude", "judge_max_tokens": None}) == JudgeOptions(
+        unscored="exclude"
+    )
+    with pytest.raises(InputError, match="-T size must be at least 1"):
+        logged_options(Knobs, {"size": 0})

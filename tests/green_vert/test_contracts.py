@@ -18,7 +18,8 @@ from inspect_ai import eval as inspect_eval
 
 from radiology_tasks.core.contract import BUDGET_MARGIN
 from radiology_tasks.green_vert.tasks import green, vert
-from radiology_tasks.report_judge.scorer import DETAILS, JUDGE_PROMPTS, judge_contract
+from radiology_tasks.report_judge.options import DETAILS
+from radiology_tasks.report_judge.scorer import JUDGE_PROMPTS, judge_contract
 from radiology_tasks.scorers.report_judge import grammar
 from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS, AnswerBounds, assessment_contract
 from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError, parse_assessment, parse_score_answer

@@ -7,6 +7,7 @@ import pytest
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.green_vert.fewshot import draw_shots, few_shot_examples
+from radiology_tasks.green_vert.options import ExampleOptions
 
 
 def _pair(i: int, reference: str | None = None, candidate: str | None = None, score: float | None = 0.5) -> ReportPair:
@@ -44,7 +45,7 @@ def test_pool_examples_are_expert_ratings_not_answers(pairs_file):
         for i in range(5)
     ]
     pool = str(pairs_file(rows))
-    examples = few_shot_examples(5, with_score=True, shot_pool=pool, shot_seed=0, curated="none", evaluated=[])
+    examples = few_shot_examples(ExampleOptions(shots=5, shot_pool=pool), with_score=True, evaluated=[])
     ratings = {e["reference"]: e["expert_rating"] for e in examples}
     assert ratings["Ref 4."] == "0.80"
     assert ratings["Ref 0."] == "0.00"
@@ -54,7 +55,7 @@ def test_pool_examples_are_expert_ratings_not_answers(pairs_file):
 
 def test_curated_error_types_come_first_and_cover_every_category():
     demo = load_pairs(None).pairs
-    examples = few_shot_examples(0, with_score=True, shot_pool=None, shot_seed=0, curated="error-types", evaluated=demo)
+    examples = few_shot_examples(ExampleOptions(curated="error-types"), with_score=True, evaluated=demo)
     assert len(examples) == 6
     for letter, example in zip("abcdef", examples):
         assert {"reference", "candidate", "answer"} <= set(example)
@@ -63,18 +64,14 @@ def test_curated_error_types_come_first_and_cover_every_category():
 
 def test_bad_requests():
     with pytest.raises(ValueError, match="-T shots needs -T shot_pool"):
-        few_shot_examples(2, with_score=True, shot_pool=None, shot_seed=0, curated="none", evaluated=[])
-    with pytest.raises(ValueError, match="-T shots must be >= 0"):
-        few_shot_examples(-1, with_score=True, shot_pool=None, shot_seed=0, curated="none", evaluated=[])
-    with pytest.raises(ValueError, match="-T curated must be"):
-        few_shot_examples(0, with_score=True, shot_pool=None, shot_seed=0, curated="all", evaluated=[])  # type: ignore[arg-type]
+        few_shot_examples(ExampleOptions(shots=2), with_score=True, evaluated=[])
 
 
 def test_green_prompt_takes_curated_counts_but_not_pool_scores():
-    examples = few_shot_examples(0, with_score=False, shot_pool=None, shot_seed=0, curated="error-types", evaluated=[])
+    examples = few_shot_examples(ExampleOptions(curated="error-types"), with_score=False, evaluated=[])
     assert all("[Overall Accuracy Score]" not in e["answer"] for e in examples)
     with pytest.raises(ValueError, match="pool examples carry an overall expert score"):
-        few_shot_examples(1, with_score=False, shot_pool="demo", shot_seed=0, curated="none", evaluated=[])
+        few_shot_examples(ExampleOptions(shots=1, shot_pool="demo"), with_score=False, evaluated=[])
 
 
 def _scored(pair_id: str, reference: str, candidate: str) -> ReportPair:
@@ -125,11 +122,11 @@ def test_pool_examples_never_include_an_evaluated_pair(pairs_file) -> None:
     pool = str(pairs_file(rows))
     for seed in range(20):
         examples = few_shot_examples(
-            1, with_score=True, shot_pool=pool, shot_seed=seed, curated="none", evaluated=[EVALUATED]
+            ExampleOptions(shots=1, shot_pool=pool, shot_seed=seed), with_score=True, evaluated=[EVALUATED]
         )
         assert [e["reference"] for e in examples] == ["Clear lungs."]
     with pytest.raises(ValueError, match="the shot pool has 1 usable pairs"):
-        few_shot_examples(2, with_score=True, shot_pool=pool, shot_seed=0, curated="none", evaluated=[EVALUATED])
+        few_shot_examples(ExampleOptions(shots=2, shot_pool=pool), with_score=True, evaluated=[EVALUATED])
 
 
 def test_draws_follow_the_seed_exactly() -> None:
@@ -142,7 +139,7 @@ def test_draws_follow_the_seed_exactly() -> None:
 
 
 def test_curated_answers_carry_a_score_only_for_scoring_prompts() -> None:
-    scored = few_shot_examples(0, with_score=True, shot_pool=None, shot_seed=0, curated="error-types", evaluated=[])
+    scored = few_shot_examples(ExampleOptions(curated="error-types"), with_score=True, evaluated=[])
     assert all("[Overall Accuracy Score]" in e["answer"] for e in scored)
 
 
@@ -155,20 +152,22 @@ def test_pool_examples_are_the_seeded_draw_with_their_texts(pairs_file) -> None:
     ]
     pool = str(pairs_file(rows))
     for seed in (0, 5):
-        examples = few_shot_examples(3, with_score=True, shot_pool=pool, shot_seed=seed, curated="none", evaluated=[])
+        examples = few_shot_examples(
+            ExampleOptions(shots=3, shot_pool=pool, shot_seed=seed), with_score=True, evaluated=[]
+        )
         drawn = random.Random(seed).sample(rows, 3)
         assert [(e["reference"], e["candidate"]) for e in examples] == [(r["reference"], r["candidate"]) for r in drawn]
 
 
 def test_request_errors_in_full() -> None:
     with pytest.raises(ValueError) as error:
-        few_shot_examples(1, with_score=False, shot_pool="demo", shot_seed=0, curated="none", evaluated=[])
+        few_shot_examples(ExampleOptions(shots=1, shot_pool="demo"), with_score=False, evaluated=[])
     assert str(error.value) == (
         "pool examples carry an overall expert score, which the GREEN prompt does not ask for; "
         "use the vert task, or -T curated=error-types"
     )
     with pytest.raises(ValueError) as error:
-        few_shot_examples(1, with_score=True, shot_pool=None, shot_seed=0, curated="none", evaluated=[])
+        few_shot_examples(ExampleOptions(shots=1), with_score=True, evaluated=[])
     assert str(error.value) == "-T shots needs -T shot_pool=NAME_OR_FILE (pairs with candidate and expert_score)"
     with pytest.raises(ValueError) as error:
         draw_shots([_pair(1)], 2, seed=0, evaluated=[])

@@ -15,12 +15,21 @@ from radiology_tasks.core.catalog import bundled_path
 from radiology_tasks.core.judge import attempt_answers
 from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.green_vert.tasks import green, vert
+from radiology_tasks.report_judge.records import JudgeRecord
 from tests.conftest import GOOD_ROWS
 from tests.judge_answers import assessment
 from tests.openai_stub import StubReply, openai_stub
 from tests.report_values import report_values
 
 SCORER = "report_judge"
+JUDGED_KEYS = {
+    *("prompt", "detail", "judge", "constraint", "matched", "formula_check", "filled_categories", "quoted_sections"),
+    *("expert_score", "expert_significant", "expert_insignificant", "expert_raters", "expert_group"),
+    *("judge_answer", "judge_answer_attempt", "judge_attempts", "judge_retried", "judge_truncated"),
+    *("judge_calls", "judge_input_tokens", "judge_output_tokens"),
+    *("predicted_significant", "predicted_insignificant", "unscored", "unscored_detail", "filled_in"),
+}
+"""The keys a judged sample records, as every release wrote them (`JudgeRecord`'s fields)."""
 CANDIDATE = re.compile(r"<candidate_report>\n(.*?)\n</candidate_report>", re.S)
 
 
@@ -88,13 +97,8 @@ def test_fixed_answers_give_exact_scores_and_exact_unscored_reasons(monkeypatch,
     assert set(empty.metadata["unscored_detail"].values()) == {"empty_answer: the answer is empty"}
     assert all(math.isnan(v) for v in empty.value.values())
     for sample_id in ("broken", "empty"):
-        attempts = scores[sample_id].metadata["judge_attempts"]
         expected = answers[rows[["clean", "odd", "broken", "empty"].index(sample_id)]["candidate"]]
-        assert [a["answer"] for a in attempts] == [None, expected]  # asked again once, same answer
-        assert scores[sample_id].metadata["judge_answer"] == expected  # the first is kept, stored once
-        assert scores[sample_id].metadata["judge_answer_attempt"] == 0
-        assert all(a["problem"] for a in attempts)
-        assert scores[sample_id].metadata["judge_retried"] is True
+        _check_asked_again_once(scores[sample_id].metadata, expected)
     metrics = report_values(log)
     assert metrics["parse_failure_rate"] == 0.25  # only "empty" lost its vert score
     assert metrics["unscored"] == 1.0
@@ -102,6 +106,36 @@ def test_fixed_answers_give_exact_scores_and_exact_unscored_reasons(monkeypatch,
     assert metrics["vert_mean"] == pytest.approx((0.45 + 0.6 + 0.9) / 3)
     assert metrics["green_mean"] == pytest.approx((0.5 + 0.5) / 2)
     assert len(server.requests) == 6
+    for score in scores.values():
+        assert set(score.metadata) == JUDGED_KEYS
+        assert JudgeRecord.read(score.metadata).metadata() == score.metadata
+    _check_recorded_options(log)
+
+
+def _check_asked_again_once(metadata: dict, expected: str) -> None:
+    """An unreadable answer was asked again once and gave the same answer; the first is kept, stored once."""
+    attempts = metadata["judge_attempts"]
+    assert [a["answer"] for a in attempts] == [None, expected]
+    assert metadata["judge_answer"] == expected
+    assert metadata["judge_answer_attempt"] == 0
+    assert all(a["problem"] for a in attempts)
+    assert metadata["judge_retried"] is True
+
+
+def _check_recorded_options(log) -> None:
+    """The log's header records the options the judge was given, field by field."""
+    (recorded,) = log.eval.scorers or []
+    assert recorded.options["judge"] == {
+        "constrain": "auto",
+        "judge_max_tokens": None,
+        "judge_retries": 1,
+        "unscored": "exclude",
+    }
+    assert recorded.options["reading"] == {
+        "zero_matched": "perfect_if_no_errors",
+        "missing_categories": "zero",
+        "detail": "full",
+    }
 
 
 def test_unscored_worst_counts_unreadable_answers_at_the_bottom(monkeypatch, pairs_file):

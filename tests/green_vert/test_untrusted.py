@@ -8,6 +8,7 @@ import pytest
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_TYPE_DESCRIPTIONS
 from radiology_tasks.green_vert.fewshot import few_shot_examples
+from radiology_tasks.green_vert.options import ExampleOptions
 from radiology_tasks.report_judge.scorer import judge_contract
 from radiology_tasks.scorers.green_vert.curated_shots import error_type_examples
 from radiology_tasks.scorers.report_judge.grammar import DETAIL_BOUNDS
@@ -192,7 +193,7 @@ def test_every_example_answer_in_a_prompt_is_one_the_contract_admits(name: str, 
         for i in range(2)
     ]
     examples = few_shot_examples(
-        2, with_score=True, shot_pool=str(pairs_file(rows)), shot_seed=0, curated="error-types", evaluated=[]
+        ExampleOptions(shots=2, shot_pool=str(pairs_file(rows)), curated="error-types"), with_score=True, evaluated=[]
     )
     prompt = _render(name, examples=examples)
     shown = re.findall(r"<example_answer>\n(.*?)\n</example_answer>", prompt, re.S)

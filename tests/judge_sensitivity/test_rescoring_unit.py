@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from radiology_tasks.judge_sensitivity import rescoring as js
+from radiology_tasks.judge_sensitivity.metrics import discrimination_robustness
 from radiology_tasks.judge_sensitivity.rescoring import RESCORING
 from radiology_tasks.leaderboard.evidence import JudgeCall, RunEvidence, SampleEvidence
 from tests.judge_answers import assessment
@@ -59,7 +60,7 @@ def _run(samples: list[SampleEvidence], *, results: dict[str, float] | None = No
         samples=samples,
     )
     if results is None:
-        recomputed = js.discrimination_robustness(js.ranked(run).key, compare_scores=js._compare_scores(run))
+        recomputed = discrimination_robustness(js.ranked(run).key, compare_scores=js._compare_scores(run))
         run = replace(run, results=dict(recomputed(js._sample_scores(run))))
     return run
 
@@ -321,13 +322,28 @@ def test_the_sample_ids_are_loaded_with_the_runs_revision_and_layout(tmp_path):
         RESCORING.sample_ids(_run([], results={}, data=str(data), layout="bogus"))
 
 
-def test_the_plan_defaults_the_rescoring_reads_are_the_tasks():
+def test_the_defaults_the_rescoring_reads_are_the_tasks():
     from inspect import signature
 
     from radiology_tasks.core.task_data import DataOptions
-    from radiology_tasks.judge_sensitivity.plan import PLAN_DEFAULTS
     from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity
 
     parameters = signature(judge_sensitivity).parameters
-    assert {name: parameters[name].default for name in PLAN_DEFAULTS} == PLAN_DEFAULTS
+    assert [parameters[name].default for name in ("categories", "max_errors", "paraphrases")] == [None, 3, 1]
     assert parameters["on_bad_rows"].default == DataOptions().on_bad_rows
+
+
+def test_the_variant_options_name_each_changed_parameter_and_refuse_a_bad_one():
+    from radiology_tasks.core.errors import InputError
+    from radiology_tasks.judge_sensitivity.plan import VariantOptions
+
+    assert VariantOptions().changed() == []
+    assert VariantOptions(max_errors="3", injector_max_tokens=64).changed() == ["-T injector_max_tokens"]
+    assert VariantOptions(categories="c", paraphrases=0).changed() == ["-T categories", "-T paraphrases"]
+    assert [spec.variant_id("R") for spec in VariantOptions(categories="c", max_errors=2).plan()] == [
+        "R:error-c-1",
+        "R:error-c-2",
+        "R:paraphrase-1",
+    ]
+    with pytest.raises(InputError, match="^-T injector_max_tokens must be at least 1, got 0$"):
+        VariantOptions(injector_max_tokens=0)

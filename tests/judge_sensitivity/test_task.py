@@ -18,6 +18,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import resolve_sample_attachments
 
 from radiology_tasks.core.errors import InputError
+from radiology_tasks.judge_sensitivity.records import SensitivityRecord
 from radiology_tasks.judge_sensitivity.tasks import judge_sensitivity
 from tests.judge_answers import assessment
 from tests.judge_sensitivity.hand_worked import EXCLUDED, EXPECTED, JUDGED, UNREADABLE
@@ -97,6 +98,33 @@ def run(task, reply, monkeypatch, roles=ROLES):
     return log, server
 
 
+JUDGED_KEYS = {
+    *("prompt", "passes", "variant", "detail", "judge", "constraint", "matched", "formula_check"),
+    *("expert_score", "expert_significant", "expert_insignificant", "expert_raters", "expert_group"),
+    *("judge_answer", "judge_answer_attempt", "judge_attempts", "judge_retried", "judge_truncated"),
+    *("judge_calls", "judge_input_tokens", "judge_output_tokens", "filled_categories", "quoted_sections"),
+    *("predicted_significant", "predicted_insignificant", "unscored", "unscored_detail", "filled_in"),
+}
+"""The keys a variant judged in one pass records, as every release wrote them."""
+
+TWO_PASS_KEYS = {
+    *("prompt", "passes", "variant", "judge", "differences", "differences_constraint", "differences_attempts"),
+    *("constraint", "judge_answer", "judge_answer_attempt", "judge_attempts", "judge_retried", "judge_truncated"),
+    *("judge_calls", "judge_input_tokens", "judge_output_tokens", "matched"),
+    *("predicted_significant", "predicted_insignificant", "unscored", "unscored_detail", "filled_in"),
+}
+"""The keys a variant judged in two passes records."""
+
+EXCLUDED_KEYS = {"prompt", "passes", "variant", "unscored", "unscored_detail", "filled_in"}
+"""The keys a variant that could not be made records."""
+
+
+def assert_recorded(score, keys: set[str]) -> None:
+    """The score's metadata holds exactly `keys`, and is what its typed record holds."""
+    assert set(score.metadata) == keys
+    assert SensitivityRecord.read(score.metadata).metadata() == score.metadata
+
+
 def metrics_of(log) -> dict[str, float]:
     """Every figure of the run, as `radiology-tasks report` computes them from the log."""
     return report_values(log)
@@ -124,6 +152,8 @@ def test_the_hand_worked_set_gives_exactly_the_hand_worked_metrics(monkeypatch, 
     score = excluded.scores["sensitivity_judge"]
     assert score.reason == "scoring_failed" and all(math.isnan(v) for v in score.value.values())
     assert score.metadata["variant"]["excluded"] == "failed_check"
+    assert_recorded(score, EXCLUDED_KEYS)
+    assert_recorded(samples["R1:error-a-1"].scores["sensitivity_judge"], JUDGED_KEYS)
     # R2 b1's answer is unreadable: unscored=worst fills vert in with 0, which no sensitivity metric uses.
     unreadable = samples["R2:error-b-1"].scores["sensitivity_judge"]
     assert unreadable.value["vert"] == 0.0 and unreadable.metadata["filled_in"] == ["vert", "green", "green_f1"]
@@ -223,6 +253,7 @@ def test_two_passes_list_then_classify_and_the_log_keeps_both(monkeypatch, refer
     assert score.metadata["differences"] == ["the candidate adds a finding"]
     assert score.metadata["judge_calls"] == 2 and len(score.metadata["differences_attempts"]) == 1
     assert score.metadata["passes"] == 2
+    assert_recorded(score, TWO_PASS_KEYS)
     assert metrics_of(log)["judge_calls_per_sample"] == pytest.approx((13 * 2 + 1) / 14)
 
 
@@ -234,6 +265,12 @@ def test_an_unreadable_first_pass_leaves_the_variant_unscored_without_a_second_c
     assert score.metadata["unscored_detail"]["vert"].startswith("differences: invalid_json")
     assert len(score.metadata["differences_attempts"]) == 2  # asked again once (judge_retries=1)
     assert requests_by_kind(server)[("judge", "judge")] == 0
+    assert_recorded(
+        score,
+        TWO_PASS_KEYS
+        - {"constraint", "matched", "predicted_significant", "predicted_insignificant"}
+        - {"judge_answer", "judge_answer_attempt", "judge_attempts"},
+    )
 
 
 def test_green_prompt_counts_only_significant_errors_as_penalties(monkeypatch, references) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from radiology_tasks.core.records import ReportPair
+from radiology_tasks.core.records import CATEGORY_NAMES, ReportPair
 from radiology_tasks.report_judge.scorer import TEMPLATES
 from radiology_tasks.scorers.judge_sensitivity.answers import Change
 from radiology_tasks.scorers.judge_sensitivity.sentences import split_sentences
@@ -68,6 +68,15 @@ def test_the_first_pass_shows_both_reports_between_their_tags() -> None:
     text = render("judge_sensitivity/differences", reference="REF", candidate="CAND", max_differences=12)
     assert "<reference_report>\nREF\n</reference_report>" in text and "<candidate_report>\nCAND\n" in text
     assert "at most 12 differences" in text
+
+
+def test_a_variant_describes_itself_and_an_error_without_category_is_refused() -> None:
+    assert VariantSpec("error", "c", 2).describe("R1") == (
+        "Reference R1 with 2 clinically significant errors of type (c), "
+        f"{CATEGORY_NAMES['c'].lower()}, one per sentence."
+    )
+    with pytest.raises(ValueError, match="^error variant of reference R1 names no error category$"):
+        VariantSpec("error", None, 1).describe("R1")
 
 
 def test_the_family_s_prompt_templates_are_these():

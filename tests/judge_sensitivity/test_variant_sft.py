@@ -218,6 +218,49 @@ SETTINGS = [
 ]
 
 
+def _check_conversation(
+    conversation: dict[str, Any], record: dict[str, Any], row: dict[str, Any], prompt: str, detail: Detail
+) -> None:
+    """One written conversation: its user turn is what the task sends, its answer reads back to the known counts."""
+    user, assistant = (message["content"] for message in conversation["messages"])
+    assert [m["role"] for m in conversation["messages"]] == ["user", "assistant"]
+    assert CANDIDATE.search(user).group(1) == row["candidate"]
+    n_sentences = len(split_sentences(row["reference"]).sentences)
+    expected = known_counts(row)
+    assert (record["errors"], record["matched"]) == (
+        {k: v for k, v in expected.as_dict().items() if v},
+        n_sentences - row["n_errors"],
+    )
+    if record["step"] == "differences":
+        assert user == differences_prompt(reference=row["reference"], candidate=row["candidate"])
+        assert json.loads(assistant) == {"differences": [c["explanation"] for c in row.get("changes", [])]}
+        return
+    if record["step"] == "classify":
+        differences = [c["explanation"] for c in row["changes"]]
+        assert user == classify_prompt(
+            prompt,
+            reference=row["reference"],
+            candidate=row["candidate"],
+            differences=differences,
+            detail=detail,
+        )
+    else:
+        # The user turn is exactly what the task sends (not stripped, nothing added).
+        assert user == judge_prompt(prompt, reference=row["reference"], candidate=row["candidate"], detail=detail)
+    reading = read_scores(assistant, prompt=prompt, candidate=row["candidate"], missing_categories="strict")
+    known = KnownAnswer(expected, n_sentences - row["n_errors"])
+    if prompt == "score":
+        assert reading.values == {"score": float(known.score)}
+        return
+    assert reading.parts is not None
+    assert reading.parts.significant == expected
+    assert reading.parts.insignificant == ErrorCounts()
+    assert reading.parts.matched == known.matched
+    assert reading.values["green_ec"] == row["n_errors"]
+    if prompt == "vert":
+        assert reading.values["vert"] == float(known.score) == float(record["score"])
+
+
 @pytest.mark.parametrize(("prompt", "detail", "passes"), SETTINGS)
 def test_every_target_of_the_demo_export_reads_back_to_its_variants_counts(
     tmp_path: Path, demo_file: Path, prompt: str, detail: Detail, passes: int
@@ -237,45 +280,7 @@ def test_every_target_of_the_demo_export_reads_back_to_its_variants_counts(
             sources.setdefault(row["source_id"], set()).add(name)
             texts.setdefault(report_key(row["reference"]), set()).add(name)
             written[f"{record['variant_id']} {record['step']}"] += 1
-            user, assistant = (message["content"] for message in conversation["messages"])
-            assert [m["role"] for m in conversation["messages"]] == ["user", "assistant"]
-            assert CANDIDATE.search(user).group(1) == row["candidate"]
-            n_sentences = len(split_sentences(row["reference"]).sentences)
-            expected = known_counts(row)
-            assert (record["errors"], record["matched"]) == (
-                {k: v for k, v in expected.as_dict().items() if v},
-                n_sentences - row["n_errors"],
-            )
-            if record["step"] == "differences":
-                assert user == differences_prompt(reference=row["reference"], candidate=row["candidate"])
-                assert json.loads(assistant) == {"differences": [c["explanation"] for c in row.get("changes", [])]}
-                continue
-            if record["step"] == "classify":
-                differences = [c["explanation"] for c in row["changes"]]
-                assert user == classify_prompt(
-                    prompt,
-                    reference=row["reference"],
-                    candidate=row["candidate"],
-                    differences=differences,
-                    detail=detail,
-                )
-            else:
-                # The user turn is exactly what the task sends (not stripped, nothing added).
-                assert user == judge_prompt(
-                    prompt, reference=row["reference"], candidate=row["candidate"], detail=detail
-                )
-            reading = read_scores(assistant, prompt=prompt, candidate=row["candidate"], missing_categories="strict")
-            known = KnownAnswer(expected, n_sentences - row["n_errors"])
-            if prompt == "score":
-                assert reading.values == {"score": float(known.score)}
-                continue
-            assert reading.parts is not None
-            assert reading.parts.significant == expected
-            assert reading.parts.insignificant == ErrorCounts()
-            assert reading.parts.matched == known.matched
-            assert reading.values["green_ec"] == row["n_errors"]
-            if prompt == "vert":
-                assert reading.values["vert"] == float(known.score) == float(record["score"])
+            _check_conversation(conversation, record, row, prompt, detail)
     # Every variant was written once per judge call, and no reference is in both files.
     steps = ["judge"] if passes == 1 else ["differences", "classify"]
     assert written == Counter(f"{variant} {step}" for variant in rows for step in steps)

@@ -254,3 +254,19 @@ def test_composition_counts_references_kinds_strata_and_errors():
         "by_category": {"a": 2, "a+c": 1, "paraphrase": 1},
         "by_n_errors": {"0": 1, "1": 2, "3": 1},
     }
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"max_per_reference": 0}, r"^--max-per-reference must be at least 1, got 0$"),
+        ({"paraphrase_share": 1.5}, r"^--paraphrase-share must lie in \[0, 1\], got 1.5$"),
+        ({"val_fraction": 1.0}, r"^--val-fraction must lie in \[0, 1\), got 1.0$"),
+    ],
+)
+def test_the_export_options_refuse_a_bad_control_when_built(options, message):
+    from radiology_tasks.judge_sensitivity.variant_export import ExportOptions
+
+    with pytest.raises(ValueError, match=message):
+        ExportOptions(**options)
+    assert ExportOptions(max_per_reference=1, paraphrase_share=1.0, val_fraction=0.0).val_fraction == 0.0

@@ -146,7 +146,8 @@ def test_green_and_vert_build_their_judge_from_the_suite_settings(monkeypatch, n
     calls: list[tuple[Any, ...]] = []
     monkeypatch.setattr(green_vert_suite, "report_judge", lambda *args, **kwargs: calls.append((args, kwargs)))
     SUITE[name].scorer(SETTINGS)
-    assert calls == [((name,), {"constrain": "off", "judge_retries": 3, "unscored": "exclude", "max_tokens": 77})]
+    judge = JudgeOptions(constrain="off", judge_retries=3, unscored="exclude", judge_max_tokens=77)
+    assert calls == [((name,), {"judge": judge})]
     assert SUITE[name].solver is None and SUITE[name].check is None
 
 
