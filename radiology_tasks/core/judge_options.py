@@ -6,6 +6,7 @@ are read in one place, with the same one-line errors.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import cast, get_args
 
@@ -51,6 +52,11 @@ class JudgeOptions:
             self, "judge_retries", int_param("judge_retries", self.judge_retries, minimum=0, required=True)
         )
         object.__setattr__(self, "unscored", check_policy(self.unscored))
+
+    def _repr_params_(self) -> dict[str, object]:
+        """The fields, as Inspect records a scorer's or solver's arguments in the log (its hook for an object
+        argument, which it would otherwise record by its class name)."""
+        return dataclasses.asdict(self)
 
 
 def constrain_param(value: object) -> ConstrainMode:

@@ -345,13 +345,8 @@ def _label_lines(settings: _Settings, sample: SampleEvidence, sides: dict[str, R
     return lines
 
 
-def run_checks(run: RunEvidence) -> list[str]:
-    """Lines for labels the stored answers do not give or cannot check, and for logged corpus figures that the
-    samples' labels do not give."""
-    try:
-        settings = _settings(run)
-    except ValueError as error:
-        return [f"the run's settings cannot be used here: {error}"]
+def _setting_lines(run: RunEvidence, settings: _Settings) -> list[str]:
+    """Lines for a run whose taxonomy or label files keep its labels from being checked against the release."""
     lines = []
     recorded = (run.metadata.get("taxonomy") or {}).get("digest")
     digest = taxonomy_digest(settings.taxonomy)
@@ -362,16 +357,24 @@ def run_checks(run: RunEvidence) -> list[str]:
     for option in ("reference_labels", "candidate_labels"):
         if run.task_args.get(option):
             lines.append(f"-T {option}: labels read from a file cannot be checked against judge answers")
-    for sample in run.samples:
-        if sample.error is not None:
-            continue
-        policy = sample.metadata.get(UNSCORED_POLICY)
-        if policy is None:
-            lines.append(f"sample {sample.id}: records no unscored policy (logs before ran_score 1.2.0 do not)")
-        elif policy != settings.policy:
-            lines.append(f"sample {sample.id}: scored under unscored={policy}, not the run's {settings.policy}")
-        sides, problems = _reread(run, settings, sample)
-        lines += problems + _label_lines(settings, sample, sides)
+    return lines
+
+
+def _sample_lines(run: RunEvidence, settings: _Settings, sample: SampleEvidence) -> list[str]:
+    """Lines for a sample scored under another policy, or whose stored labels its stored answers do not give."""
+    lines = []
+    policy = sample.metadata.get(UNSCORED_POLICY)
+    if policy is None:
+        lines.append(f"sample {sample.id}: records no unscored policy (logs before ran_score 1.2.0 do not)")
+    elif policy != settings.policy:
+        lines.append(f"sample {sample.id}: scored under unscored={policy}, not the run's {settings.policy}")
+    sides, problems = _reread(run, settings, sample)
+    return lines + problems + _label_lines(settings, sample, sides)
+
+
+def _figure_lines(run: RunEvidence, settings: _Settings) -> list[str]:
+    """Lines for logged corpus figures the samples' labels do not give."""
+    lines = []
     for name, value in _figures(settings, run.samples).items():
         logged = run.results.get(name)
         # From version 1.4.0 the log keeps the Ran Score (what is ranked) and leaves the other figures to
@@ -382,6 +385,20 @@ def run_checks(run: RunEvidence) -> list[str]:
         elif not _same(logged, value):
             lines.append(f"results: logged {name} {_shown(logged)} but the samples give {_shown(value)}")
     return lines
+
+
+def run_checks(run: RunEvidence) -> list[str]:
+    """Lines for labels the stored answers do not give or cannot check, and for logged corpus figures that the
+    samples' labels do not give."""
+    try:
+        settings = _settings(run)
+    except ValueError as error:
+        return [f"the run's settings cannot be used here: {error}"]
+    lines = _setting_lines(run, settings)
+    for sample in run.samples:
+        if sample.error is None:
+            lines += _sample_lines(run, settings, sample)
+    return lines + _figure_lines(run, settings)
 
 
 def breakdown(run: RunEvidence) -> dict[str, dict[str, float]] | None:

@@ -17,8 +17,9 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
-from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
+from radiology_tasks.core.unscored import UnscoredPolicy, judged_score
 from radiology_tasks.ran_score.extraction import ReportLabels
 from radiology_tasks.ran_score.solver import CANDIDATE, GOLD, REFERENCE
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
@@ -130,14 +131,15 @@ def agreement_score(
 
 
 @scorer(metrics=[parse_failure_rate(MAIN_KEY), judge_calls()])
-def finding_agreement(taxonomy: str | None = None, unscored: UnscoredPolicy = "worst") -> Scorer:
+def finding_agreement(taxonomy: str | None = None, judge: JudgeOptions | None = None) -> Scorer:
     """Compare the labels `extract_findings` stored for each sample.
 
     Args:
         taxonomy: Taxonomy file the labels were extracted with; None for the bundled 21 labels.
-        unscored: ``worst`` scores a sample whose candidate labels are incomplete 0; ``exclude`` leaves it out.
+        judge: The judge options, of which ``unscored``: ``worst`` scores a sample whose candidate labels are
+            incomplete 0; ``exclude`` leaves it out. None: the defaults.
     """
-    policy = check_policy(unscored)
+    policy = (judge or JudgeOptions()).unscored
     labels = load_taxonomy(taxonomy)
 
     async def score(state: TaskState, target: Target) -> Score:
