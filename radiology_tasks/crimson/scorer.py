@@ -15,7 +15,9 @@ from radiology_tasks.core.metrics import expert_metadata, mean_of
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, judged_score
 from radiology_tasks.crimson.context import patient_context
-from radiology_tasks.crimson.parsed import PARSED_ANSWERS, kept_answer
+from radiology_tasks.crimson.parsed import kept_answer
+from radiology_tasks.crimson.records import CrimsonRecord
+from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
 from radiology_tasks.scorers.crimson.contract import CONTRACT
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY, CrimsonReading, read_crimson
 from radiology_tasks.scorers.crimson.score import at_grammar_bound, crimson_outcome
@@ -55,8 +57,8 @@ def crimson_score(
 
     The value is ``{"crimson": score}``; the metadata keeps the intermediate quantities, the error counts, the
     answer as read (under `PARSED_ANSWERS`, what a redacted log is re-scored from) and the line saying where an
-    unread answer breaks the contract. Under ``worst`` a missing score counts as `FLOOR`,
-    listed in ``filled_in``.
+    unread answer breaks the contract, each a field of `CrimsonRecord`. Under ``worst`` a missing score counts as
+    `FLOOR`, listed in ``filled_in``.
     """
     extra = dict(metadata or {})
     value: float | None = None
@@ -75,6 +77,7 @@ def crimson_score(
     if value is None and policy == "worst":
         score.value = {MAIN_KEY: FLOOR}
         score.metadata = {**(score.metadata or {}), "filled_in": [MAIN_KEY]}
+    score.metadata = CrimsonRecord.written(score.metadata or {})
     return score
 
 
