@@ -10,7 +10,7 @@ together as an answer does, and every score, error profile and logged outcome is
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from radiology_tasks.core.judge import stored_unreadable_reason
 from radiology_tasks.core.unscored import check_policy
@@ -57,7 +57,7 @@ def expected_values(run: RunEvidence, sample: SampleEvidence) -> dict[str, float
         score = crimson_score(None, (str(reason), ""), policy=policy)
     else:
         score = crimson_score(reading, (stored_unreadable_reason(sample.metadata), ""), policy=policy)
-    return dict(score.value)  # type: ignore[arg-type]
+    return dict(cast(dict[str, float], score.value))  # crimson_score gives one number, never a scalar value
 
 
 def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
