@@ -14,7 +14,7 @@ from radiology_tasks.ran_score.label_files import LabelTable, read_label_file
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
 from radiology_tasks.scorers.taxonomy import Taxonomy
 
-SIDES = ("reference", "candidate", "gold")
+FILE_SIDES = ("reference", "candidate", "gold")
 """The label sets of a sample: the reference's, the candidate's and the radiologists' reading of the reference."""
 
 
@@ -43,8 +43,8 @@ class LabelOptions:
 
     @property
     def label_files(self) -> dict[str, str | None]:
-        """The label table given for each side (`SIDES`), None where the side is not read from a file."""
-        return dict(zip(SIDES, (self.reference_labels, self.candidate_labels, self.gold_labels), strict=True))
+        """The label table given for each side (`FILE_SIDES`), None where the side is not read from a file."""
+        return dict(zip(FILE_SIDES, (self.reference_labels, self.candidate_labels, self.gold_labels), strict=True))
 
     @property
     def labels_only(self) -> bool:
