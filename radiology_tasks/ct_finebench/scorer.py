@@ -17,6 +17,7 @@ from radiology_tasks.core.unscored import UnscoredPolicy, judged_score
 from radiology_tasks.ct_finebench.asking import IdOutcome, QAJudge
 from radiology_tasks.ct_finebench.extraction import QAExtraction, step_metadata
 from radiology_tasks.ct_finebench.options import QAMode, qa_mode_param
+from radiology_tasks.ct_finebench.records import QARecord
 from radiology_tasks.scorers.ct_finebench.answers import read_grades
 from radiology_tasks.scorers.ct_finebench.contracts import comparison_contract
 from radiology_tasks.scorers.ct_finebench.questions import Question, numbered_questions
@@ -152,6 +153,12 @@ async def grade_questions(
     return [graded[question.id] for question in questions], steps
 
 
+def _recorded(score: Score) -> Score:
+    """`score` with its metadata written as a `QARecord` (a key the record does not declare is refused)."""
+    score.metadata = QARecord.written(score.metadata or {})
+    return score
+
+
 @scorer(metrics=[parse_failure_rate(SCORE_KEY)])
 def qa_comparison(
     qa_mode: QAMode = "batch",
@@ -187,8 +194,10 @@ def qa_comparison(
             raise RuntimeError("the qa_comparison scorer needs the qa_extraction solver to run first")
         metadata: dict[str, Any] = {"qa_mode": judge.qa_mode, **expert_metadata(pair)}
         if extraction.no_response:
-            return judged_score(
-                {SCORE_KEY: None}, NO_RESPONSE, policy=options.unscored, bounded={SCORE_KEY}, metadata=metadata
+            return _recorded(
+                judged_score(
+                    {SCORE_KEY: None}, NO_RESPONSE, policy=options.unscored, bounded={SCORE_KEY}, metadata=metadata
+                )
             )
         ordered, steps = await grade_questions(numbered_questions(pair.qa), extraction, judge)
         report = report_outcome(ordered)
@@ -199,14 +208,16 @@ def qa_comparison(
             "extraction_judge": steps["extraction"],
             "comparison_judge": steps.get("comparison"),
         }
-        return judged_score(
-            {SCORE_KEY: report.score},
-            report_missing(report),
-            policy=options.unscored,
-            bounded={SCORE_KEY},
-            answer=state.output.completion if state.output else "",
-            explanation=explanation_table(ordered),
-            metadata=metadata,
+        return _recorded(
+            judged_score(
+                {SCORE_KEY: report.score},
+                report_missing(report),
+                policy=options.unscored,
+                bounded={SCORE_KEY},
+                answer=state.output.completion if state.output else "",
+                explanation=explanation_table(ordered),
+                metadata=metadata,
+            )
         )
 
     return score
