@@ -14,7 +14,7 @@ from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import expert_metadata, mean_of
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, judged_score
-from radiology_tasks.crimson.context import patient_context
+from radiology_tasks.crimson.context import PatientContext, patient_context
 from radiology_tasks.crimson.parsed import kept_answer
 from radiology_tasks.crimson.records import CrimsonRecord
 from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
@@ -31,15 +31,16 @@ a report for leaving the judge unable to answer, since zero is what a normal tem
 SYSTEM_MESSAGE = "You assess the clinical accuracy of radiology reports and answer in the JSON format you are given."
 
 
-def crimson_prompt(reference: str, candidate: str, context: dict[str, Any], *, guidelines: bool = True) -> str:
+def crimson_prompt(reference: str, candidate: str, context: PatientContext, *, guidelines: bool = True) -> str:
     """The judge prompt for one pair; every text from the data is neutralised here."""
+    given = {name: neutralize_candidate(text) for name in ("age", "sex", "indication") if (text := context.get(name))}
     return render(
         "crimson/judge",
         reference=neutralize_candidate(reference),
         candidate=neutralize_candidate(candidate),
-        age=neutralize_candidate(context["age"]) if context.get("age") else None,
-        sex=neutralize_candidate(context["sex"]) if context.get("sex") else None,
-        indication=neutralize_candidate(context["indication"]) if context.get("indication") else None,
+        age=given.get("age"),
+        sex=given.get("sex"),
+        indication=given.get("indication"),
         guidelines=guidelines,
     )
 

@@ -153,8 +153,16 @@ async def grade_questions(
     return [graded[question.id] for question in questions], steps
 
 
-def _recorded(score: Score) -> Score:
-    """`score` with its metadata written as a `QARecord` (a key the record does not declare is refused)."""
+def _recorded(
+    value: float | None,
+    missing: dict[str, tuple[str, str]],
+    policy: UnscoredPolicy,
+    metadata: dict[str, Any],
+    **shown: str,
+) -> Score:
+    """The report's score (`judged_score`), its metadata written as a `QARecord` (a key the record does not declare
+    is refused); `shown` holds the answer and explanation."""
+    score = judged_score({SCORE_KEY: value}, missing, policy=policy, bounded={SCORE_KEY}, metadata=metadata, **shown)
     score.metadata = QARecord.written(score.metadata or {})
     return score
 
@@ -194,11 +202,7 @@ def qa_comparison(
             raise RuntimeError("the qa_comparison scorer needs the qa_extraction solver to run first")
         metadata: dict[str, Any] = {"qa_mode": judge.qa_mode, **expert_metadata(pair)}
         if extraction.no_response:
-            return _recorded(
-                judged_score(
-                    {SCORE_KEY: None}, NO_RESPONSE, policy=options.unscored, bounded={SCORE_KEY}, metadata=metadata
-                )
-            )
+            return _recorded(None, NO_RESPONSE, options.unscored, metadata)
         ordered, steps = await grade_questions(numbered_questions(pair.qa), extraction, judge)
         report = report_outcome(ordered)
         metadata |= {
@@ -208,16 +212,8 @@ def qa_comparison(
             "extraction_judge": steps["extraction"],
             "comparison_judge": steps.get("comparison"),
         }
-        return _recorded(
-            judged_score(
-                {SCORE_KEY: report.score},
-                report_missing(report),
-                policy=options.unscored,
-                bounded={SCORE_KEY},
-                answer=state.output.completion if state.output else "",
-                explanation=explanation_table(ordered),
-                metadata=metadata,
-            )
-        )
+        answer = state.output.completion if state.output else ""
+        shown = {"answer": answer, "explanation": explanation_table(ordered)}
+        return _recorded(report.score, report_missing(report), options.unscored, metadata, **shown)
 
     return score

@@ -12,7 +12,8 @@ unknown labels one by one (see `scorers.ran_score.f1`).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
@@ -35,6 +36,8 @@ from radiology_tasks.ran_score.taxonomy import load_taxonomy
 from radiology_tasks.scorers.taxonomy import Taxonomy
 
 MAIN_KEY = "label_agreement"
+V = TypeVar("V")
+
 SIDES: tuple[Side, ...] = ("reference", "candidate")
 
 
@@ -45,7 +48,7 @@ def outcome(reference: int | None, candidate: int | None) -> str | None:
     return {(1, 1): "tp", (0, 1): "fp", (1, 0): "fn", (0, 0): "tn"}[(reference, candidate)]
 
 
-def _by_column(taxonomy: Taxonomy, values: dict[str, Any]) -> dict[str, Any]:
+def _by_column(taxonomy: Taxonomy, values: Mapping[str, V]) -> dict[str, V]:
     return {label.column: values[label.key] for label in taxonomy.labels if label.key in values}
 
 
