@@ -8,13 +8,12 @@ judge fields), the keys every release wrote; each field has a default, so a log 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from pydantic import JsonValue, StrictInt
 
-from pydantic import BaseModel, ConfigDict, JsonValue, StrictInt
+from radiology_tasks.scorers.score_record import ScoreRecord
 
 
-class CrimsonRecord(BaseModel):
+class CrimsonRecord(ScoreRecord):
     """What the `crimson_judge` scorer records about one sample.
 
     Attributes:
@@ -37,8 +36,6 @@ class CrimsonRecord(BaseModel):
         unscored, unscored_detail, filled_in: The reason code and detail of a missing score, and whether
             ``-T unscored=worst`` filled it in (`radiology_tasks.core.unscored.judged_score`).
     """
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
 
     guidelines: bool = True
     patient_context: dict[str, str | None] = {}
@@ -65,24 +62,3 @@ class CrimsonRecord(BaseModel):
     unscored: dict[str, str] = {}
     unscored_detail: dict[str, str] = {}
     filled_in: list[str] = []
-
-    @classmethod
-    def read(cls, metadata: Mapping[str, Any] | None) -> CrimsonRecord:
-        """The record a score's metadata holds (as a log stores it).
-
-        Raises:
-            ValueError: naming the field a log holds in a form the scorer never writes.
-        """
-        return cls.model_validate(dict(metadata or {}))
-
-    @classmethod
-    def written(cls, metadata: Mapping[str, Any]) -> dict[str, Any]:
-        """`metadata` as the scorer writes it into `Score.metadata`, checked field by field.
-
-        Raises:
-            TypeError: for a key that is not one of the record's fields (nothing the scorer writes goes unnamed).
-        """
-        unknown = sorted(set(metadata) - set(cls.model_fields))
-        if unknown:
-            raise TypeError(f"{cls.__name__} has no field {', '.join(unknown)}")
-        return cls.model_validate(dict(metadata)).model_dump(exclude_unset=True)

@@ -184,12 +184,5 @@ class QAJudge:
     ) -> IdOutcome[T]:
         """`ask_in_mode` of the `grader` model for `ids`, one step under these options."""
         judge = self.judge
-        step = JudgeStep(
-            prompt=prompt,
-            contract=contract,
-            read=read,
-            constrain=judge.constrain,
-            max_tokens=judge.judge_max_tokens,
-            retries=judge.judge_retries,
-        )
+        step = JudgeStep(prompt, contract, read, judge.constrain, judge.judge_max_tokens, judge.judge_retries)
         return await ask_in_mode(grader_model(), step, ids, self.qa_mode)

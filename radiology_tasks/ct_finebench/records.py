@@ -8,13 +8,12 @@ one (a release before the experts' error counts were recorded) still reads.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from pydantic import JsonValue
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from radiology_tasks.scorers.score_record import ScoreRecord
 
 
-class QARecord(BaseModel):
+class QARecord(ScoreRecord):
     """What the `qa_comparison` scorer records about one report.
 
     Attributes:
@@ -32,8 +31,6 @@ class QARecord(BaseModel):
             ``-T unscored=worst`` filled it in (`radiology_tasks.core.unscored.judged_score`).
         parsed_answers: What a redacted log keeps of the answers instead of their text.
     """
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
 
     qa_mode: str = "batch"
     expert_score: float | None = None
@@ -57,24 +54,3 @@ class QARecord(BaseModel):
     unscored_detail: dict[str, str] = {}
     filled_in: list[str] = []
     parsed_answers: dict[str, JsonValue] | None = None
-
-    @classmethod
-    def read(cls, metadata: Mapping[str, Any] | None) -> QARecord:
-        """The record a score's metadata holds (as a log stores it).
-
-        Raises:
-            ValueError: naming the field a log holds in a form the scorer never writes.
-        """
-        return cls.model_validate(dict(metadata or {}))
-
-    @classmethod
-    def written(cls, metadata: Mapping[str, Any]) -> dict[str, Any]:
-        """`metadata` as the scorer writes it into `Score.metadata`, checked field by field.
-
-        Raises:
-            TypeError: for a key that is not one of the record's fields (nothing the scorer writes goes unnamed).
-        """
-        unknown = sorted(set(metadata) - set(cls.model_fields))
-        if unknown:
-            raise TypeError(f"{cls.__name__} has no field {', '.join(unknown)}")
-        return cls.model_validate(dict(metadata)).model_dump(exclude_unset=True)

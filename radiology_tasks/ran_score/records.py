@@ -8,10 +8,11 @@ release wrote; every field has a default, so a log that lacks one still reads.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, JsonValue
+from pydantic import JsonValue
+
+from radiology_tasks.scorers.score_record import ScoreRecord
 
 Side = Literal["reference", "candidate"]
 """The two reports of a sample whose labels are compared."""
@@ -20,7 +21,7 @@ SidePart = Literal["labels", "source", "evidence", "unscored", "evidence_not_in_
 """What the record keeps of each side."""
 
 
-class RanRecord(BaseModel):
+class RanRecord(ScoreRecord):
     """What the `finding_agreement` scorer records about one sample (labels keyed by label column).
 
     Attributes:
@@ -40,8 +41,6 @@ class RanRecord(BaseModel):
             ``-T unscored=worst`` filled it in (`radiology_tasks.core.unscored.judged_score`).
         parsed_answers: What a redacted log keeps of the reasons instead of their text (the reason codes by side).
     """
-
-    model_config = ConfigDict(frozen=True, extra="ignore")
 
     reference_labels: dict[str, int | None] | None = None
     candidate_labels: dict[str, int | None] | None = None
@@ -67,27 +66,6 @@ class RanRecord(BaseModel):
     unscored_detail: dict[str, str] = {}
     filled_in: list[str] = []
     parsed_answers: dict[str, JsonValue] | None = None
-
-    @classmethod
-    def read(cls, metadata: Mapping[str, Any] | None) -> RanRecord:
-        """The record a score's metadata holds (as a log stores it).
-
-        Raises:
-            ValueError: naming the field a log holds in a form the scorer never writes.
-        """
-        return cls.model_validate(dict(metadata or {}))
-
-    @classmethod
-    def written(cls, metadata: Mapping[str, Any]) -> dict[str, Any]:
-        """`metadata` as the scorer writes it into `Score.metadata`, checked field by field.
-
-        Raises:
-            TypeError: for a key that is not one of the record's fields (nothing the scorer writes goes unnamed).
-        """
-        unknown = sorted(set(metadata) - set(cls.model_fields))
-        if unknown:
-            raise TypeError(f"{cls.__name__} has no field {', '.join(unknown)}")
-        return cls.model_validate(dict(metadata)).model_dump(exclude_unset=True)
 
 
 def side_field(side: Side, part: SidePart) -> str:

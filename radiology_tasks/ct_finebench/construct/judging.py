@@ -46,14 +46,7 @@ class JudgeOptions:
         read: Callable[[str, Sequence[str]], IdReading[T]],
     ) -> JudgeStep[T]:
         """A judge step asking under these options."""
-        return JudgeStep(
-            prompt=prompt,
-            contract=contract,
-            read=read,
-            constrain=self.constrain,
-            max_tokens=self.max_tokens,
-            retries=self.retries,
-        )
+        return JudgeStep(prompt, contract, read, self.constrain, self.max_tokens, self.retries)
 
 
 def parse_model_args(pairs: list[str] | None) -> dict[str, Any]:
