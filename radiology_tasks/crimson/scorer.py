@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
@@ -105,10 +106,10 @@ def _sample_metadata(state: TaskState, pair: ReportPair, *, guidelines: bool, ex
     return metadata
 
 
-def _not_judged(metadata: dict[str, Any], candidate: str) -> tuple[str, str] | None:
+def _not_judged(metadata: Mapping[str, object], candidate: str) -> tuple[str, str] | None:
     """Why the candidate is not sent to the judge (its generation failed, or it is empty); None when it is."""
     generation = metadata.get("generation")
-    if generation is not None and generation.get("error"):
+    if isinstance(generation, dict) and generation.get("error"):
         code, _, detail = str(generation["error"]).partition(": ")
         return code, detail
     if not candidate.strip():

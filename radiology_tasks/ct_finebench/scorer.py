@@ -157,12 +157,14 @@ def _recorded(
     value: float | None,
     missing: dict[str, tuple[str, str]],
     policy: UnscoredPolicy,
-    metadata: dict[str, Any],
+    metadata: Mapping[str, object],
     **shown: str,
 ) -> Score:
     """The report's score (`judged_score`), its metadata written as a `QARecord` (a key the record does not declare
     is refused); `shown` holds the answer and explanation."""
-    score = judged_score({SCORE_KEY: value}, missing, policy=policy, bounded={SCORE_KEY}, metadata=metadata, **shown)
+    score = judged_score(
+        {SCORE_KEY: value}, missing, policy=policy, bounded={SCORE_KEY}, metadata=dict(metadata), **shown
+    )
     score.metadata = QARecord.written(score.metadata or {})
     return score
 

@@ -13,7 +13,6 @@ F1 are computed over all reports, and the Ran Score is the unweighted mean of th
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -43,7 +42,7 @@ DEMO_DATA = str(FAMILY.default_data)
 
 def _labels_only_dataset(
     reference: tuple[str, LabelTable], candidate: tuple[str, LabelTable], seed: int | None, limit: int | None
-) -> tuple[MemoryDataset, dict[str, Any]]:
+) -> tuple[MemoryDataset, dict[str, object]]:
     """One sample per study of the two label tables, which must list the same studies."""
     (reference_path, reference_rows), (candidate_path, candidate_rows) = reference, candidate
     rows_for(candidate_rows, list(reference_rows), candidate_path)
@@ -85,7 +84,7 @@ def _refuse_conflicts(options: LabelOptions, data: DataOptions, beside: Baseline
 
 def _dataset(
     options: LabelOptions, tables: dict[str, LabelTable], data: DataOptions
-) -> tuple[MemoryDataset, dict[str, Any]]:
+) -> tuple[MemoryDataset, dict[str, object]]:
     """The run's samples: the studies of the two label tables when they stand alone, else the data's rows."""
     if options.labels_only and data.data is None:
         return _labels_only_dataset(
@@ -101,7 +100,7 @@ def _dataset(
     return dataset, summary
 
 
-def _run_metadata(options: LabelOptions, labels: Taxonomy, summary: dict[str, Any]) -> dict[str, Any]:
+def _run_metadata(options: LabelOptions, labels: Taxonomy, summary: dict[str, object]) -> dict[str, object]:
     """What the log header records about the run: the data, the taxonomy, where labels came from, the prompts."""
     root = options.cache_directory
     return {
