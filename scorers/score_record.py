@@ -14,6 +14,10 @@ from pydantic import BaseModel, ConfigDict
 
 R = TypeVar("R", bound="ScoreRecord")
 
+PARSED_ANSWERS = "parsed_answers"
+"""The score metadata key under which a record keeps what its scorer read from the judge's answers, which a redacted
+log is re-scored from (the leaderboard's `radiology_tasks.leaderboard.rules.PARSED_ANSWERS` is this one)."""
+
 
 class ScoreRecord(BaseModel):
     """Frozen, and lenient about keys it does not know when read."""

@@ -18,10 +18,10 @@ from radiology_tasks.core.unscored import UnscoredPolicy, judged_score
 from radiology_tasks.crimson.context import PatientContext, patient_context
 from radiology_tasks.crimson.parsed import kept_answer
 from radiology_tasks.crimson.records import CrimsonRecord
-from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
 from radiology_tasks.scorers.crimson.contract import CONTRACT
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY, CrimsonReading, read_crimson
 from radiology_tasks.scorers.crimson.score import at_grammar_bound, crimson_outcome
+from radiology_tasks.scorers.score_record import PARSED_ANSWERS
 from radiology_tasks.scorers.untrusted import neutralize_candidate
 from radiology_tasks.templates import render
 
