@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from radiology_tasks.core.records import ReportPair
 
 AGE_COLUMNS = ("age", "patient_age", "PatientAge")
 """Data columns read as the patient's age, first found first (RadPref's files call it ``PatientAge``); a column the
 data model does not know lands in the pair's metadata."""
 
+PatientContext = dict[str, str | None]
+"""The patient's ``age``, ``sex`` and ``indication`` (None when the data gives none) and the ``age_column`` and
+``sex_column`` they were read from."""
+
 SEX_COLUMNS = ("sex", "patient_sex", "PatientSex", "gender")
 """Data columns read as the patient's sex, first found first (RadPref's files call it ``PatientSex``)."""
 
 
-def patient_context(pair: ReportPair) -> dict[str, Any]:
+def patient_context(pair: ReportPair) -> PatientContext:
     """The patient's age, sex and indication as the data gives them (None when absent), and the columns read.
 
     The values are passed to the judge as written (``072Y`` stays ``072Y``, ``O`` stays ``O``): the judge reads
@@ -40,5 +42,5 @@ def _read(pair: ReportPair, typed: str | None, columns: tuple[str, ...]) -> tupl
     return column, str(pair.metadata[column]).strip() if column else None
 
 
-def _given(value: Any) -> bool:
+def _given(value: object) -> bool:
     return value is not None and not isinstance(value, bool) and str(value).strip() != ""

@@ -5,9 +5,10 @@ missing findings, the attribute errors with their severities and types), with ea
 replaced by its hash: no score depends on them, and a one-word text would otherwise survive redaction, which
 hashes free text by its whitespace, in every copy Inspect makes of the score metadata (the sample's score event).
 
-The key and the hash are the leaderboard's (`radiology_tasks.leaderboard.rules.PARSED_ANSWERS`,
-`radiology_tasks.leaderboard.redact.text_hash`), written out here so that a run, which imports the scorer, does
-not import the leaderboard; the family's tests hold them equal.
+It is kept under `radiology_tasks.scorers.score_record.PARSED_ANSWERS` (the leaderboard's key, a field of
+`radiology_tasks.crimson.records.CrimsonRecord`). The hash is the leaderboard's
+(`radiology_tasks.leaderboard.redact.text_hash`), written out here so that a run, which imports the scorer, does
+not import the redaction; the family's tests hold them equal.
 """
 
 from __future__ import annotations
@@ -16,9 +17,6 @@ import hashlib
 from typing import Any
 
 from radiology_tasks.scorers.crimson.reading import Assessment
-
-PARSED_ANSWERS = "parsed_answers"
-"""The score metadata key of the kept answer."""
 
 
 def _hashed(text: str) -> str:

@@ -10,13 +10,14 @@ together as an answer does, and every score, error profile and logged outcome is
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from radiology_tasks.core.judge import stored_unreadable_reason
 from radiology_tasks.core.unscored import check_policy
 from radiology_tasks.crimson.parsed import kept_answer
+from radiology_tasks.crimson.records import CrimsonRecord
 from radiology_tasks.crimson.scorer import crimson_score
-from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, FunctionRescoring, RankedScore
+from radiology_tasks.leaderboard.rules import FunctionRescoring, RankedScore
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY, CrimsonReading, read_crimson, read_parsed
 from radiology_tasks.scorers.crimson.score import CrimsonOutcome, crimson_outcome
 
@@ -31,13 +32,14 @@ def reading_of(run: RunEvidence, sample: SampleEvidence) -> CrimsonReading | Non
     """What the scorer read from the sample's stored judge answer (None when it stores none): the answer read
     again, or for a redacted run the parsed answer it keeps, read by the same rules (an answer that did not read
     keeps none)."""
-    if not isinstance(sample.metadata.get("judge_answer"), str):
+    record = CrimsonRecord.read(sample.metadata)
+    if record.judge_answer is None:
         return None
     if not run.redacted:
-        return read_crimson(sample.metadata["judge_answer"])
-    if PARSED_ANSWERS not in sample.metadata:
+        return read_crimson(record.judge_answer)
+    if record.parsed_answers is None:
         return CrimsonReading(problem=_NO_PARSED_ANSWER)
-    return read_parsed(sample.metadata[PARSED_ANSWERS])
+    return read_parsed(record.parsed_answers)
 
 
 def _outcome(run: RunEvidence, sample: SampleEvidence) -> CrimsonOutcome | None:
@@ -51,18 +53,18 @@ def expected_values(run: RunEvidence, sample: SampleEvidence) -> dict[str, float
     policy = check_policy(run.task_args.get("unscored") or "worst")
     reading = reading_of(run, sample)
     if reading is None:
-        reason = (sample.metadata.get("unscored") or {}).get(MAIN_KEY, "unscored")
+        reason = CrimsonRecord.read(sample.metadata).unscored.get(MAIN_KEY, "unscored")
         score = crimson_score(None, (str(reason), ""), policy=policy)
     else:
         score = crimson_score(reading, (stored_unreadable_reason(sample.metadata), ""), policy=policy)
-    return dict(score.value)  # type: ignore[arg-type]
+    return dict(cast(dict[str, float], score.value))  # crimson_score gives one number, never a scalar value
 
 
 def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
     """The stored judge answer read again with the scorer's reader, as the scorer keeps it (`kept_answer`); {}
     when there is no answer or it does not read."""
-    answer = sample.metadata.get("judge_answer")
-    reading = read_crimson(answer) if isinstance(answer, str) else None
+    answer = CrimsonRecord.read(sample.metadata).judge_answer
+    reading = read_crimson(answer) if answer is not None else None
     return kept_answer(reading.assessment) if reading is not None and reading.assessment is not None else {}
 
 
@@ -85,10 +87,11 @@ def sample_checks(run: RunEvidence, sample: SampleEvidence) -> list[str]:
     answer): the outcome (``crimson`` metadata) and, unredacted, the parsed answer the scorer kept."""
     reading = reading_of(run, sample)
     outcome = crimson_outcome(reading.assessment) if reading and reading.assessment else None
+    record = CrimsonRecord.read(sample.metadata)
     lines = []
     if run.redacted and reading is not None and reading.problem not in (None, _NO_PARSED_ANSWER):
         lines.append(f"sample {sample.id}: the parsed answer it keeps does not read: {reading.problem}")
-    logged = sample.metadata.get("crimson")
+    logged = record.crimson
     if outcome is None and logged is not None:
         lines.append(f"sample {sample.id}: logs a CRIMSON outcome but its stored answer gives none")
     elif outcome is not None:
@@ -97,7 +100,7 @@ def sample_checks(run: RunEvidence, sample: SampleEvidence) -> list[str]:
             lines.append(f"sample {sample.id}: logged outcome {', '.join(fields)} is not what its answer gives")
     if not run.redacted:
         kept = kept_answer(reading.assessment) if reading and reading.assessment else None
-        if sample.metadata.get(PARSED_ANSWERS) != kept:
+        if record.parsed_answers != kept:
             lines.append(f"sample {sample.id}: the parsed answer its score keeps is not its stored judge answer read")
     return lines
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, GenerateConfig
@@ -9,15 +10,18 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
-from radiology_tasks.core.judge import ask_judge, grader_model, judge_explanation
+from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, judge_explanation
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import expert_metadata, mean_of
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
-from radiology_tasks.crimson.context import patient_context
-from radiology_tasks.crimson.parsed import PARSED_ANSWERS, kept_answer
+from radiology_tasks.core.unscored import UnscoredPolicy, judged_score
+from radiology_tasks.crimson.context import PatientContext, patient_context
+from radiology_tasks.crimson.parsed import kept_answer
+from radiology_tasks.crimson.records import CrimsonRecord
 from radiology_tasks.scorers.crimson.contract import CONTRACT
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY, CrimsonReading, read_crimson
 from radiology_tasks.scorers.crimson.score import at_grammar_bound, crimson_outcome
+from radiology_tasks.scorers.score_record import PARSED_ANSWERS
 from radiology_tasks.scorers.untrusted import neutralize_candidate
 from radiology_tasks.templates import render
 
@@ -28,15 +32,16 @@ a report for leaving the judge unable to answer, since zero is what a normal tem
 SYSTEM_MESSAGE = "You assess the clinical accuracy of radiology reports and answer in the JSON format you are given."
 
 
-def crimson_prompt(reference: str, candidate: str, context: dict[str, Any], *, guidelines: bool = True) -> str:
+def crimson_prompt(reference: str, candidate: str, context: PatientContext, *, guidelines: bool = True) -> str:
     """The judge prompt for one pair; every text from the data is neutralised here."""
+    given = {name: neutralize_candidate(text) for name in ("age", "sex", "indication") if (text := context.get(name))}
     return render(
         "crimson/judge",
         reference=neutralize_candidate(reference),
         candidate=neutralize_candidate(candidate),
-        age=neutralize_candidate(context["age"]) if context.get("age") else None,
-        sex=neutralize_candidate(context["sex"]) if context.get("sex") else None,
-        indication=neutralize_candidate(context["indication"]) if context.get("indication") else None,
+        age=given.get("age"),
+        sex=given.get("sex"),
+        indication=given.get("indication"),
         guidelines=guidelines,
     )
 
@@ -54,8 +59,8 @@ def crimson_score(
 
     The value is ``{"crimson": score}``; the metadata keeps the intermediate quantities, the error counts, the
     answer as read (under `PARSED_ANSWERS`, what a redacted log is re-scored from) and the line saying where an
-    unread answer breaks the contract. Under ``worst`` a missing score counts as `FLOOR`,
-    listed in ``filled_in``.
+    unread answer breaks the contract, each a field of `CrimsonRecord`. Under ``worst`` a missing score counts as
+    `FLOOR`, listed in ``filled_in``.
     """
     extra = dict(metadata or {})
     value: float | None = None
@@ -74,16 +79,60 @@ def crimson_score(
     if value is None and policy == "worst":
         score.value = {MAIN_KEY: FLOOR}
         score.metadata = {**(score.metadata or {}), "filled_in": [MAIN_KEY]}
+    score.metadata = CrimsonRecord.written(score.metadata or {})
     return score
 
 
-def _unreadable(result: Any) -> tuple[str, str] | None:
+def _unreadable(result: JudgeResult[CrimsonReading]) -> tuple[str, str] | None:
     """The reason and detail of a judge call that gave no reading, or of a reading that failed."""
     if result.reading is None:
         return str(result.failure), result.failure_detail or ""
     if result.reading.problem is not None:
         return result.unreadable_reason, result.reading.problem
     return None
+
+
+def _sample_metadata(state: TaskState, pair: ReportPair, *, guidelines: bool, expert: bool) -> dict[str, Any]:
+    """What every score of the pair records before the judge is asked: the prompt's options, the patient context,
+    the experts' view of the candidate and, where the run wrote the candidate, the generation outcome."""
+    metadata: dict[str, Any] = {
+        "guidelines": guidelines,
+        "patient_context": patient_context(pair),
+        **expert_metadata(pair if expert else None),
+    }
+    generation = state.metadata.get("generation")
+    if generation is not None:
+        metadata["generation"] = generation
+    return metadata
+
+
+def _not_judged(metadata: Mapping[str, object], candidate: str) -> tuple[str, str] | None:
+    """Why the candidate is not sent to the judge (its generation failed, or it is empty); None when it is."""
+    generation = metadata.get("generation")
+    if isinstance(generation, dict) and generation.get("error"):
+        code, _, detail = str(generation["error"]).partition(": ")
+        return code, detail
+    if not candidate.strip():
+        return "no_response", "the candidate is empty"
+    return None
+
+
+async def _judged(
+    prompt: str, options: JudgeOptions, metadata: dict[str, Any]
+) -> tuple[JudgeResult[CrimsonReading], dict[str, Any]]:
+    """Ask the `grader` about one pair under `options`; the result and the metadata with the judge's record."""
+    judge = grader_model()
+    constrained = constrained_config(judge, CONTRACT, options.constrain)
+    budget = CONTRACT.max_tokens if options.judge_max_tokens is None else options.judge_max_tokens
+    config = constrained.config.merge(GenerateConfig(max_tokens=budget, temperature=0.0))
+    messages: list[ChatMessage] = [ChatMessageSystem(content=SYSTEM_MESSAGE), ChatMessageUser(content=prompt)]
+    result = await ask_judge(judge, messages, config, read_crimson, retries=options.judge_retries)
+    metadata = metadata | {"judge": str(judge), "constraint": constrained.description, **result.metadata()}
+    assessment = result.reading.assessment if result.reading else None
+    if constrained.method == "grammar" and assessment is not None:
+        # The grammar bounds the lists: an answer that fills one may have left findings out, so say so.
+        metadata["at_grammar_bound"] = at_grammar_bound(assessment)
+    return result, metadata
 
 
 @scorer(metrics=[mean_of(MAIN_KEY)])
@@ -98,6 +147,8 @@ def crimson_judge(
 ) -> Scorer:
     """Judge each candidate against its reference with CRIMSON's judge (the `grader` role) and score it in code.
 
+    The judge settings are the task's `JudgeOptions` fields by their logged names, checked once, by `JudgeOptions`.
+
     Args:
         guidelines: Include the rating guidelines (typical significance ratings, attribute severities, patient
             context); the authors' fine-tuned judge was trained without them.
@@ -108,42 +159,23 @@ def crimson_judge(
         unscored: `worst` counts a missing score as -1, `exclude` leaves it out.
         max_tokens: Upper bound on the judge's answer; None sends the contract's budget.
     """
-    policy = check_policy(unscored)
-    budget = CONTRACT.max_tokens if max_tokens is None else max_tokens
+    options = JudgeOptions(
+        constrain=constrain, judge_max_tokens=max_tokens, judge_retries=judge_retries, unscored=unscored
+    )
 
     async def score(state: TaskState, target: Target) -> Score:
         pair = state.metadata_as(ReportPair)
-        context = patient_context(pair)
-        metadata: dict[str, Any] = {
-            "guidelines": guidelines,
-            "patient_context": context,
-            **expert_metadata(pair if expert else None),
-        }
-        generation = state.metadata.get("generation")
-        if generation is not None:
-            metadata["generation"] = generation
+        metadata = _sample_metadata(state, pair, guidelines=guidelines, expert=expert)
         candidate = state.output.completion if state.output else ""
-        if generation is not None and generation.get("error"):
-            code, _, detail = str(generation["error"]).partition(": ")
-            return crimson_score(None, (code, detail), policy=policy, metadata=metadata)
-        if not candidate.strip():
-            return crimson_score(None, ("no_response", "the candidate is empty"), policy=policy, metadata=metadata)
-
-        judge = grader_model()
-        constrained = constrained_config(judge, CONTRACT, constrain)
-        config = constrained.config.merge(GenerateConfig(max_tokens=budget, temperature=0.0))
-        prompt = crimson_prompt(pair.reference, candidate, context, guidelines=guidelines)
-        messages: list[ChatMessage] = [ChatMessageSystem(content=SYSTEM_MESSAGE), ChatMessageUser(content=prompt)]
-        result = await ask_judge(judge, messages, config, read_crimson, retries=judge_retries)
-        metadata |= {"judge": str(judge), "constraint": constrained.description, **result.metadata()}
-        assessment = result.reading.assessment if result.reading else None
-        if constrained.method == "grammar" and assessment is not None:
-            # The grammar bounds the lists: an answer that fills one may have left findings out, so say so.
-            metadata["at_grammar_bound"] = at_grammar_bound(assessment)
+        reason = _not_judged(metadata, candidate)
+        if reason is not None:
+            return crimson_score(None, reason, policy=options.unscored, metadata=metadata)
+        prompt = crimson_prompt(pair.reference, candidate, metadata["patient_context"], guidelines=guidelines)
+        result, metadata = await _judged(prompt, options, metadata)
         return crimson_score(
             result.reading,
             _unreadable(result),
-            policy=policy,
+            policy=options.unscored,
             answer=candidate,
             explanation=judge_explanation(result),
             metadata=metadata,

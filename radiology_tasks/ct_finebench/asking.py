@@ -19,7 +19,8 @@ from inspect_ai.model import GenerateConfig, Model
 
 from radiology_tasks.core.constrain import ConstrainMode, constrained_config
 from radiology_tasks.core.contract import OutputContract
-from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge
+from radiology_tasks.core.judge import TRUNCATED, JudgeResult, ask_judge, grader_model
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.ct_finebench.options import QAMode
 from radiology_tasks.scorers.ct_finebench.answers import IdReading
 
@@ -160,3 +161,28 @@ async def ask_in_mode(judge: Model, step: JudgeStep[T], ids: Sequence[str], qa_m
     for key in ids:
         outcome.merge(await ask_for_ids(judge, step, [key]))
     return outcome
+
+
+@dataclass(frozen=True)
+class QAJudge:
+    """How the CT-FineBench solver and scorer ask the `grader`: the question mode and the judge options, whole.
+
+    Attributes:
+        qa_mode: ``batch`` or ``per_question`` (see `QAMode`).
+        judge: The judge's constraint, answer budget (None: each contract's own), re-asks and unscored policy.
+    """
+
+    qa_mode: QAMode
+    judge: JudgeOptions
+
+    async def ask(
+        self,
+        prompt: Callable[[Sequence[str]], str],
+        contract: Callable[[Sequence[str]], OutputContract],
+        read: Callable[[str, Sequence[str]], IdReading[T]],
+        ids: Sequence[str],
+    ) -> IdOutcome[T]:
+        """`ask_in_mode` of the `grader` model for `ids`, one step under these options."""
+        judge = self.judge
+        step = JudgeStep(prompt, contract, read, judge.constrain, judge.judge_max_tokens, judge.judge_retries)
+        return await ask_in_mode(grader_model(), step, ids, self.qa_mode)

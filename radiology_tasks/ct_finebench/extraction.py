@@ -11,10 +11,10 @@ from inspect_ai.util import StoreModel
 from pydantic import Field
 
 from radiology_tasks.core.constrain import ConstrainMode
-from radiology_tasks.core.judge import grader_model
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.ct_finebench.asking import IdOutcome, JudgeStep, ask_in_mode
-from radiology_tasks.ct_finebench.options import QAMode, check_judge_options
+from radiology_tasks.ct_finebench.asking import IdOutcome, QAJudge
+from radiology_tasks.ct_finebench.options import QAMode, qa_mode_param
 from radiology_tasks.scorers.ct_finebench.answers import read_extraction
 from radiology_tasks.scorers.ct_finebench.contracts import ANSWER_MAX_CHARS, extraction_contract
 from radiology_tasks.scorers.ct_finebench.questions import Question, numbered_questions
@@ -80,31 +80,14 @@ def _prompt(questions: dict[str, Question], candidate: str, ids: Sequence[str]) 
     return extraction_prompt([questions[key] for key in ids], candidate)
 
 
-async def extract_answers(
-    questions: list[Question],
-    candidate: str,
-    *,
-    qa_mode: QAMode,
-    constrain: ConstrainMode,
-    max_tokens: int | None,
-    retries: int,
-) -> IdOutcome[str | None]:
+async def extract_answers(questions: list[Question], candidate: str, judge: QAJudge) -> IdOutcome[str | None]:
     """Ask the grader to answer `questions` from `candidate`: all at once, or one call per question.
 
     Returns:
         The answer (or None for "not stated") per question id, and the reason for each id without one.
     """
-    judge = grader_model()
     by_id = {question.id: question for question in questions}
-    step = JudgeStep(
-        prompt=partial(_prompt, by_id, candidate),
-        contract=extraction_contract,
-        read=read_extraction,
-        constrain=constrain,
-        max_tokens=max_tokens,
-        retries=retries,
-    )
-    return await ask_in_mode(judge, step, list(by_id), qa_mode)
+    return await judge.ask(partial(_prompt, by_id, candidate), extraction_contract, read_extraction, list(by_id))
 
 
 @solver
@@ -118,7 +101,8 @@ def qa_extraction(
     """Answer each of the reference's questions from the candidate report with the `grader` model.
 
     Run it after the solver that puts the candidate into the state (`replay_candidate`, `generate_report`).
-    The answers go to the sample's store (`QAExtraction`) for the `qa_comparison` scorer.
+    The answers go to the sample's store (`QAExtraction`) for the `qa_comparison` scorer. The judge settings are
+    the task's `JudgeOptions` fields by their logged names, checked once, by `JudgeOptions`.
 
     Args:
         qa_mode: ``batch`` asks once per report (JSON keyed by question id); ``per_question`` asks once per
@@ -127,9 +111,8 @@ def qa_extraction(
         max_tokens: Token budget of each judge answer; None uses the output contract's budget.
         retries: Re-asks of an answer that cannot be read as a whole.
     """
-
-    constrain = check_judge_options(
-        qa_mode=qa_mode, constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries
+    judge = QAJudge(
+        qa_mode_param(qa_mode), JudgeOptions(constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries)
     )
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -139,14 +122,7 @@ def qa_extraction(
         if not candidate.strip():
             extraction.no_response = True
         elif pair.qa:
-            outcome = await extract_answers(
-                numbered_questions(pair.qa),
-                candidate,
-                qa_mode=qa_mode,
-                constrain=constrain,
-                max_tokens=max_tokens,
-                retries=retries,
-            )
+            outcome = await extract_answers(numbered_questions(pair.qa), candidate, judge)
             extraction.answers = outcome.values
             extraction.unscored = {key: list(reason) for key, reason in outcome.missing.items()}
             extraction.judge = step_metadata(outcome)

@@ -120,7 +120,14 @@ def _item_layout(item_keys: Collection[str], label: str, where: str, keys: QAKey
                 f"{label} has no key '{part}' ({where} has: {_shown(item_keys)}); CT-FineBench's keys are not all "
                 "confirmed: if they differ, update QUESTION_KEYS in radiology_tasks/ct_finebench/layout.py"
             )
-    return QALayout(**found, attribute_type=_first(keys.attribute_type, item_keys), **shape)  # type: ignore[arg-type]
+    return QALayout(
+        question=str(found["question"]),
+        answer=str(found["answer"]),
+        finding=found["finding"],
+        attribute=found["attribute"],
+        attribute_type=_first(keys.attribute_type, item_keys),
+        **shape,
+    )
 
 
 def detect_qa_layout(records: Sequence[Mapping[str, Any]], label: str, keys: QAKeys) -> QALayout:

@@ -294,7 +294,8 @@ def _question_problems(entries: list[dict[str, Any]], outcomes: list[GradedQuest
 def expected_values(run: RunEvidence, sample: SampleEvidence) -> dict[str, float]:
     """The value dict the `qa_comparison` scorer gives for the sample's stored judge answers, under the run's
     ``-T`` settings."""
-    return dict(rescore_sample(run, sample).score.value)  # type: ignore[arg-type]
+    # The scorer's value is a dict of numbers (`judged_score`), never a scalar.
+    return dict(cast(dict[str, float], rescore_sample(run, sample).score.value))
 
 
 def _scored(run: RunEvidence) -> list[tuple[SampleEvidence, Rescored]]:

@@ -10,13 +10,14 @@ from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from radiology_tasks.core.constrain import ConstrainMode
-from radiology_tasks.core.judge import grader_model
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import expert_metadata, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
-from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
-from radiology_tasks.ct_finebench.asking import IdOutcome, JudgeStep, ask_in_mode
+from radiology_tasks.core.unscored import UnscoredPolicy, judged_score
+from radiology_tasks.ct_finebench.asking import IdOutcome, QAJudge
 from radiology_tasks.ct_finebench.extraction import QAExtraction, step_metadata
-from radiology_tasks.ct_finebench.options import QAMode, check_judge_options
+from radiology_tasks.ct_finebench.options import QAMode, qa_mode_param
+from radiology_tasks.ct_finebench.records import QARecord
 from radiology_tasks.scorers.ct_finebench.answers import read_grades
 from radiology_tasks.scorers.ct_finebench.contracts import comparison_contract
 from radiology_tasks.scorers.ct_finebench.questions import Question, numbered_questions
@@ -33,33 +34,14 @@ def _prompt(items: dict[str, dict[str, str]], ids: Sequence[str]) -> str:
     return render("ct_finebench/compare", items=[items[key] for key in ids])
 
 
-async def compare_answers(
-    items: dict[str, dict[str, str]],
-    *,
-    qa_mode: QAMode,
-    constrain: ConstrainMode,
-    max_tokens: int | None,
-    retries: int,
-) -> IdOutcome[float]:
+async def compare_answers(items: dict[str, dict[str, str]], judge: QAJudge) -> IdOutcome[float]:
     """Ask the grader to grade candidate answers against reference answers: all at once, or one call each.
 
     Args:
         items: ``id -> {id, question, reference, candidate}``, every text already neutralised.
-        qa_mode: ``batch`` (one call) or ``per_question`` (one call per item).
-        constrain: How to constrain the judge's output.
-        max_tokens: Token budget of each answer; None uses the contract's own budget.
-        retries: Re-asks of an answer that cannot be read as a whole.
+        judge: The question mode (``batch``: one call; ``per_question``: one call per item) and judge options.
     """
-    judge = grader_model()
-    step = JudgeStep(
-        prompt=partial(_prompt, items),
-        contract=comparison_contract,
-        read=read_grades,
-        constrain=constrain,
-        max_tokens=max_tokens,
-        retries=retries,
-    )
-    return await ask_in_mode(judge, step, list(items), qa_mode)
+    return await judge.ask(partial(_prompt, items), comparison_contract, read_grades, list(items))
 
 
 def graded_question(question: Question, extracted: str | None, **outcome: Any) -> GradedQuestion:
@@ -144,6 +126,49 @@ def _judge_totals(steps: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+async def grade_questions(
+    questions: list[Question], extraction: QAExtraction, judge: QAJudge
+) -> tuple[list[GradedQuestion], dict[str, dict[str, Any]]]:
+    """Every question's outcome, in order (the judge grades what code cannot), and each judge step's metadata."""
+    graded: dict[str, GradedQuestion] = {}
+    to_judge: dict[str, Question] = {}
+    for question in questions:
+        outcome = graded_without_judge(question, extraction.answers, extraction.unscored)
+        if outcome is None:
+            to_judge[question.id] = question
+        else:
+            graded[question.id] = outcome
+    steps = {"extraction": extraction.judge}
+    if to_judge:
+        answers = {key: extraction.answers[key] or "" for key in to_judge}
+        comparison = await compare_answers({key: _item(q, answers[key]) for key, q in to_judge.items()}, judge)
+        steps["comparison"] = step_metadata(comparison)
+        for key, question in to_judge.items():
+            if key in comparison.values:
+                grade = comparison.values[key]
+                graded[key] = graded_question(question, answers[key], answered=True, grade=grade, graded_by="judge")
+            else:
+                reason, detail = comparison.missing[key]
+                graded[key] = unscored_question(question, answers[key], reason, f"answer comparison: {detail}")
+    return [graded[question.id] for question in questions], steps
+
+
+def _recorded(
+    value: float | None,
+    missing: dict[str, tuple[str, str]],
+    policy: UnscoredPolicy,
+    metadata: Mapping[str, object],
+    **shown: str,
+) -> Score:
+    """The report's score (`judged_score`), its metadata written as a `QARecord` (a key the record does not declare
+    is refused); `shown` holds the answer and explanation."""
+    score = judged_score(
+        {SCORE_KEY: value}, missing, policy=policy, bounded={SCORE_KEY}, metadata=dict(metadata), **shown
+    )
+    score.metadata = QARecord.written(score.metadata or {})
+    return score
+
+
 @scorer(metrics=[parse_failure_rate(SCORE_KEY)])
 def qa_comparison(
     qa_mode: QAMode = "batch",
@@ -158,7 +183,8 @@ def qa_comparison(
     Numeric answers are graded in code (`scorers.ct_finebench.grade_numeric`); a question the candidate does
     not answer is 0 without a judge call; the other answers of a report are graded by one `grader` call
     (``per_question``: one call each). The report score is the mean over graded questions; a question the
-    judge gave no usable answer for is unscored with its reason, not 0.
+    judge gave no usable answer for is unscored with its reason, not 0. The judge settings are the task's
+    `JudgeOptions` fields by their logged names, checked once, by `JudgeOptions`.
 
     Args:
         qa_mode: ``batch`` or ``per_question`` (see `QAMode`).
@@ -168,51 +194,18 @@ def qa_comparison(
         unscored: A report without any graded question counts as 0 (``worst``) or is left out
             (``exclude``) of the means.
     """
-    constrain = check_judge_options(
-        qa_mode=qa_mode, constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries
-    )
-    policy = check_policy(unscored)
+    options = JudgeOptions(constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries, unscored=unscored)
+    judge = QAJudge(qa_mode_param(qa_mode), options)
 
     async def score(state: TaskState, target: Target) -> Score:
         pair = state.metadata_as(ReportPair)
         extraction = state.store_as(QAExtraction)
         if not extraction.done:
             raise RuntimeError("the qa_comparison scorer needs the qa_extraction solver to run first")
-        metadata: dict[str, Any] = {"qa_mode": qa_mode, **expert_metadata(pair)}
-        candidate = state.output.completion if state.output else ""
+        metadata: dict[str, Any] = {"qa_mode": judge.qa_mode, **expert_metadata(pair)}
         if extraction.no_response:
-            return judged_score({SCORE_KEY: None}, NO_RESPONSE, policy=policy, bounded={SCORE_KEY}, metadata=metadata)
-
-        questions = numbered_questions(pair.qa)
-        graded: dict[str, GradedQuestion] = {}
-        to_judge: dict[str, Question] = {}
-        for question in questions:
-            outcome = graded_without_judge(question, extraction.answers, extraction.unscored)
-            if outcome is None:
-                to_judge[question.id] = question
-            else:
-                graded[question.id] = outcome
-
-        steps = {"extraction": extraction.judge}
-        if to_judge:
-            answers = {key: extraction.answers[key] or "" for key in to_judge}
-            comparison = await compare_answers(
-                {key: _item(question, answers[key]) for key, question in to_judge.items()},
-                qa_mode=qa_mode,
-                constrain=constrain,
-                max_tokens=max_tokens,
-                retries=retries,
-            )
-            steps["comparison"] = step_metadata(comparison)
-            for key, question in to_judge.items():
-                if key in comparison.values:
-                    grade = comparison.values[key]
-                    graded[key] = graded_question(question, answers[key], answered=True, grade=grade, graded_by="judge")
-                else:
-                    reason, detail = comparison.missing[key]
-                    graded[key] = unscored_question(question, answers[key], reason, f"answer comparison: {detail}")
-
-        ordered = [graded[question.id] for question in questions]
+            return _recorded(None, NO_RESPONSE, options.unscored, metadata)
+        ordered, steps = await grade_questions(numbered_questions(pair.qa), extraction, judge)
         report = report_outcome(ordered)
         metadata |= {
             **report.counts(),
@@ -221,14 +214,8 @@ def qa_comparison(
             "extraction_judge": steps["extraction"],
             "comparison_judge": steps.get("comparison"),
         }
-        return judged_score(
-            {SCORE_KEY: report.score},
-            report_missing(report),
-            policy=policy,
-            bounded={SCORE_KEY},
-            answer=candidate,
-            explanation=explanation_table(ordered),
-            metadata=metadata,
-        )
+        answer = state.output.completion if state.output else ""
+        shown = {"answer": answer, "explanation": explanation_table(ordered)}
+        return _recorded(report.score, report_missing(report), options.unscored, metadata, **shown)
 
     return score

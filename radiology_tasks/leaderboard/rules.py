@@ -12,6 +12,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from radiology_tasks.scorers.score_record import PARSED_ANSWERS as PARSED_ANSWERS
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -40,10 +42,6 @@ class RankedScore:
     def sample_key(self) -> str:
         """The key each sample's value dict holds: the ranked key, or `per_sample` for a corpus statistic."""
         return self.per_sample or self.key
-
-
-PARSED_ANSWERS = "parsed_answers"
-"""Where a redacted log keeps, in a sample's score metadata, what the scorer read from its judge answers."""
 
 
 def stored_judge_answers(sample: SampleEvidence) -> list[str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.ran_score.label_files import write_label_file
+from radiology_tasks.ran_score.records import side_field
 from radiology_tasks.ran_score.scorer import SIDES
 
 SCORER = "finding_agreement"
@@ -54,7 +55,7 @@ def export_labels(log_file: str, out: Path) -> ExportedLabels:
         rows: list[tuple[str, dict[str, int]]] = []
         skipped: dict[str, str] = {}
         for study, metadata in scored:
-            labels = metadata[f"{side}_labels"]
+            labels = metadata[side_field(side, "labels")]
             unknown = [column for column in columns if labels.get(column) is None]
             if unknown:
                 skipped[study] = f"unknown {side} labels: {', '.join(unknown)}"

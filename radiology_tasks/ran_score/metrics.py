@@ -1,6 +1,6 @@
 """Corpus metrics of the Ran Score: per-label and averaged precision, recall and F1 over all samples.
 
-They read the labels `finding_agreement` keeps in `Score.metadata` (``reference_labels``,
+They read the labels `finding_agreement` keeps in `Score.metadata` (the `RanRecord` fields ``reference_labels``,
 ``candidate_labels``, ``gold_labels``, keyed by label column) and name each per-label value by the label's key
 (``f1_pleural_effusion``). The arithmetic and the treatment of unknown labels are `scorers.ran_score.f1`'s.
 """
@@ -11,11 +11,9 @@ from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
 from radiology_tasks.core.metrics import bootstrap_statistic_interval
 from radiology_tasks.core.unscored import check_policy
+from radiology_tasks.ran_score.records import CANDIDATE_LABELS, GOLD_LABELS, REFERENCE_LABELS
 from radiology_tasks.scorers.ran_score.f1 import F1Table, Labels, collect_decisions, f1_table
 
-REFERENCE_LABELS = "reference_labels"
-CANDIDATE_LABELS = "candidate_labels"
-GOLD_LABELS = "gold_labels"
 MACRO_F1 = "ran_score"
 """The key of the Ran Score itself (macro F1 over labels) among `ran_f1`'s values."""
 

@@ -33,8 +33,9 @@ from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
 from radiology_tasks.leaderboard.rules import PARSED_ANSWERS, FunctionRescoring, RankedScore
 from radiology_tasks.ran_score.extraction import Extraction, Extractor, ReportLabels, extraction_prompt
-from radiology_tasks.ran_score.metrics import CANDIDATE_LABELS, MACRO_F1, REFERENCE_LABELS, ran_f1, ran_per_label
-from radiology_tasks.ran_score.scorer import MAIN_KEY, SIDES, UNSCORED_POLICY, agreement_score
+from radiology_tasks.ran_score.metrics import MACRO_F1, ran_f1, ran_per_label
+from radiology_tasks.ran_score.records import CANDIDATE_LABELS, REFERENCE_LABELS, UNSCORED_POLICY, Side, side_field
+from radiology_tasks.ran_score.scorer import MAIN_KEY, SIDES, agreement_score
 from radiology_tasks.ran_score.solver import read_candidate
 from radiology_tasks.ran_score.taxonomy import load_taxonomy, taxonomy_digest
 from radiology_tasks.scorers.taxonomy import Taxonomy
@@ -178,14 +179,14 @@ async def _read_reference(reader: Extractor, report: str) -> ReportLabels:
     return await reader.extract(report)
 
 
-def _stored(taxonomy: Taxonomy, sample: SampleEvidence, side: str) -> ReportLabels:
+def _stored(taxonomy: Taxonomy, sample: SampleEvidence, side: Side) -> ReportLabels:
     """A side's labels as the sample stores them (for labels no stored answer gives, and for a redacted run,
     whose unscored reasons are hashes: their codes are in its parsed answers)."""
-    by_column = sample.metadata.get(f"{side}_labels") or {}
-    reasons = sample.metadata.get(f"{side}_unscored") or {}
+    by_column = sample.metadata.get(side_field(side, "labels")) or {}
+    reasons = sample.metadata.get(side_field(side, "unscored")) or {}
     parsed = sample.metadata.get(PARSED_ANSWERS)
-    if isinstance(parsed, dict) and isinstance(parsed.get(f"{side}_unscored"), dict):
-        reasons = parsed[f"{side}_unscored"]
+    if isinstance(parsed, dict) and isinstance(parsed.get(side_field(side, "unscored")), dict):
+        reasons = parsed[side_field(side, "unscored")]
     unscored: dict[str, tuple[str, str]] = {}
     for label in taxonomy.labels:
         if by_column.get(label.column) is None:
@@ -195,9 +196,9 @@ def _stored(taxonomy: Taxonomy, sample: SampleEvidence, side: str) -> ReportLabe
     return ReportLabels(source="file", labels=labels, unscored=unscored)
 
 
-def _side(run: RunEvidence, settings: _Settings, sample: SampleEvidence, side: str) -> tuple[ReportLabels, list[str]]:
+def _side(run: RunEvidence, settings: _Settings, sample: SampleEvidence, side: Side) -> tuple[ReportLabels, list[str]]:
     """One side's labels read again from the stored answers, with a line for each reason they cannot be."""
-    source = sample.metadata.get(f"{side}_source")
+    source = sample.metadata.get(side_field(side, "source"))
     if source == "judge":
         attempts = [a for a in sample.metadata.get("judge_attempts") or [] if a.get("report") == side]
         read: _Reader = _read_reference if side == "reference" else read_candidate
@@ -212,7 +213,7 @@ def _side(run: RunEvidence, settings: _Settings, sample: SampleEvidence, side: s
             if (
                 other.error is None
                 and other.target == sample.target
-                and other.metadata.get(f"{side}_source") == "judge"
+                and other.metadata.get(side_field(side, "source")) == "judge"
             ):
                 return _side(run, settings, other, side)[0], []
         line = (
@@ -260,9 +261,9 @@ def parsed_answers(run: RunEvidence, sample: SampleEvidence) -> dict[str, Any]:
     """The reason code of each label the judge's answers left unread, by side (the labels read are in the score
     metadata already); a redacted log keeps these in place of the reasons' text."""
     return {
-        f"{side}_unscored": {
+        side_field(side, "unscored"): {
             column: str(reason).partition(": ")[0]
-            for column, reason in (sample.metadata.get(f"{side}_unscored") or {}).items()
+            for column, reason in (sample.metadata.get(side_field(side, "unscored")) or {}).items()
         }
         for side in SIDES
     }
@@ -345,13 +346,8 @@ def _label_lines(settings: _Settings, sample: SampleEvidence, sides: dict[str, R
     return lines
 
 
-def run_checks(run: RunEvidence) -> list[str]:
-    """Lines for labels the stored answers do not give or cannot check, and for logged corpus figures that the
-    samples' labels do not give."""
-    try:
-        settings = _settings(run)
-    except ValueError as error:
-        return [f"the run's settings cannot be used here: {error}"]
+def _setting_lines(run: RunEvidence, settings: _Settings) -> list[str]:
+    """Lines for a run whose taxonomy or label files keep its labels from being checked against the release."""
     lines = []
     recorded = (run.metadata.get("taxonomy") or {}).get("digest")
     digest = taxonomy_digest(settings.taxonomy)
@@ -362,16 +358,24 @@ def run_checks(run: RunEvidence) -> list[str]:
     for option in ("reference_labels", "candidate_labels"):
         if run.task_args.get(option):
             lines.append(f"-T {option}: labels read from a file cannot be checked against judge answers")
-    for sample in run.samples:
-        if sample.error is not None:
-            continue
-        policy = sample.metadata.get(UNSCORED_POLICY)
-        if policy is None:
-            lines.append(f"sample {sample.id}: records no unscored policy (logs before ran_score 1.2.0 do not)")
-        elif policy != settings.policy:
-            lines.append(f"sample {sample.id}: scored under unscored={policy}, not the run's {settings.policy}")
-        sides, problems = _reread(run, settings, sample)
-        lines += problems + _label_lines(settings, sample, sides)
+    return lines
+
+
+def _sample_lines(run: RunEvidence, settings: _Settings, sample: SampleEvidence) -> list[str]:
+    """Lines for a sample scored under another policy, or whose stored labels its stored answers do not give."""
+    lines = []
+    policy = sample.metadata.get(UNSCORED_POLICY)
+    if policy is None:
+        lines.append(f"sample {sample.id}: records no unscored policy (logs before ran_score 1.2.0 do not)")
+    elif policy != settings.policy:
+        lines.append(f"sample {sample.id}: scored under unscored={policy}, not the run's {settings.policy}")
+    sides, problems = _reread(run, settings, sample)
+    return lines + problems + _label_lines(settings, sample, sides)
+
+
+def _figure_lines(run: RunEvidence, settings: _Settings) -> list[str]:
+    """Lines for logged corpus figures the samples' labels do not give."""
+    lines = []
     for name, value in _figures(settings, run.samples).items():
         logged = run.results.get(name)
         # From version 1.4.0 the log keeps the Ran Score (what is ranked) and leaves the other figures to
@@ -382,6 +386,20 @@ def run_checks(run: RunEvidence) -> list[str]:
         elif not _same(logged, value):
             lines.append(f"results: logged {name} {_shown(logged)} but the samples give {_shown(value)}")
     return lines
+
+
+def run_checks(run: RunEvidence) -> list[str]:
+    """Lines for labels the stored answers do not give or cannot check, and for logged corpus figures that the
+    samples' labels do not give."""
+    try:
+        settings = _settings(run)
+    except ValueError as error:
+        return [f"the run's settings cannot be used here: {error}"]
+    lines = _setting_lines(run, settings)
+    for sample in run.samples:
+        if sample.error is None:
+            lines += _sample_lines(run, settings, sample)
+    return lines + _figure_lines(run, settings)
 
 
 def breakdown(run: RunEvidence) -> dict[str, dict[str, float]] | None:

@@ -12,22 +12,33 @@ unknown labels one by one (see `scorers.ran_score.f1`).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeVar
 
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
+from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import judge_calls, parse_failure_rate
-from radiology_tasks.core.unscored import UnscoredPolicy, check_policy, judged_score
+from radiology_tasks.core.unscored import UnscoredPolicy, judged_score
 from radiology_tasks.ran_score.extraction import ReportLabels
+from radiology_tasks.ran_score.records import (
+    CANDIDATE_LABELS,
+    GOLD_LABELS,
+    REFERENCE_LABELS,
+    UNSCORED_POLICY,
+    RanRecord,
+    Side,
+    side_field,
+)
 from radiology_tasks.ran_score.solver import CANDIDATE, GOLD, REFERENCE
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
 from radiology_tasks.scorers.taxonomy import Taxonomy
 
 MAIN_KEY = "label_agreement"
-SIDES = ("reference", "candidate")
-UNSCORED_POLICY = "unscored_policy"
-"""Metadata key of the ``-T unscored`` policy the sample was scored under (the corpus F1 applies it too)."""
+V = TypeVar("V")
+
+SIDES: tuple[Side, ...] = ("reference", "candidate")
 
 
 def outcome(reference: int | None, candidate: int | None) -> str | None:
@@ -37,7 +48,7 @@ def outcome(reference: int | None, candidate: int | None) -> str | None:
     return {(1, 1): "tp", (0, 1): "fp", (1, 0): "fn", (0, 0): "tn"}[(reference, candidate)]
 
 
-def _by_column(taxonomy: Taxonomy, values: dict[str, Any]) -> dict[str, Any]:
+def _by_column(taxonomy: Taxonomy, values: Mapping[str, V]) -> dict[str, V]:
     return {label.column: values[label.key] for label in taxonomy.labels if label.key in values}
 
 
@@ -63,19 +74,20 @@ def _metadata(taxonomy: Taxonomy, sides: dict[str, ReportLabels], gold: dict[str
         for label in taxonomy.labels
     }
     metadata: dict[str, Any] = {
-        "reference_labels": _by_column(taxonomy, reference.labels),
-        "candidate_labels": _by_column(taxonomy, candidate.labels),
+        REFERENCE_LABELS: _by_column(taxonomy, reference.labels),
+        CANDIDATE_LABELS: _by_column(taxonomy, candidate.labels),
         "label_outcomes": outcomes,
-        "gold_labels": _by_column(taxonomy, gold) if gold is not None else None,
+        GOLD_LABELS: _by_column(taxonomy, gold) if gold is not None else None,
     }
     for side in SIDES:
         labels = sides[side]
-        metadata[f"{side}_source"] = labels.source
-        metadata[f"{side}_evidence"] = _by_column(taxonomy, labels.evidence)
+        metadata[side_field(side, "source")] = labels.source
+        metadata[side_field(side, "evidence")] = _by_column(taxonomy, labels.evidence)
         reasons = _by_column(taxonomy, labels.unscored)
-        metadata[f"{side}_unscored"] = {column: f"{code}: {detail}" for column, (code, detail) in reasons.items()}
+        unscored = {column: f"{code}: {detail}" for column, (code, detail) in reasons.items()}
+        metadata[side_field(side, "unscored")] = unscored
         unmatched = _by_column(taxonomy, dict.fromkeys(labels.evidence_not_in_report))
-        metadata[f"{side}_evidence_not_in_report"] = list(unmatched)
+        metadata[side_field(side, "evidence_not_in_report")] = list(unmatched)
     metadata |= {
         "constraint": candidate.constraint or reference.constraint,
         "judge_attempts": [{"report": side, **a} for side in SIDES for a in sides[side].attempts],
@@ -118,7 +130,7 @@ def agreement_score(
             break
     else:
         value = sum(result in ("tp", "tn") for result in outcomes.values()) / len(outcomes)
-    return judged_score(
+    score = judged_score(
         {MAIN_KEY: value},
         missing,
         policy=policy,
@@ -127,17 +139,20 @@ def agreement_score(
         explanation=_explanation(taxonomy, sides, outcomes),
         metadata=metadata,
     )
+    score.metadata = RanRecord.written(score.metadata or {})
+    return score
 
 
 @scorer(metrics=[parse_failure_rate(MAIN_KEY), judge_calls()])
-def finding_agreement(taxonomy: str | None = None, unscored: UnscoredPolicy = "worst") -> Scorer:
+def finding_agreement(taxonomy: str | None = None, judge: JudgeOptions | None = None) -> Scorer:
     """Compare the labels `extract_findings` stored for each sample.
 
     Args:
         taxonomy: Taxonomy file the labels were extracted with; None for the bundled 21 labels.
-        unscored: ``worst`` scores a sample whose candidate labels are incomplete 0; ``exclude`` leaves it out.
+        judge: The judge options, of which ``unscored``: ``worst`` scores a sample whose candidate labels are
+            incomplete 0; ``exclude`` leaves it out. None: the defaults.
     """
-    policy = check_policy(unscored)
+    policy = (judge or JudgeOptions()).unscored
     labels = load_taxonomy(taxonomy)
 
     async def score(state: TaskState, target: Target) -> Score:

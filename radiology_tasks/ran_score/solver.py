@@ -14,21 +14,13 @@ import hashlib
 
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from radiology_tasks.core.constrain import ConstrainMode, constrained_config
+from radiology_tasks.core.constrain import constrained_config
 from radiology_tasks.core.judge import grader_model
-from radiology_tasks.core.judge_options import constrain_param
-from radiology_tasks.core.params import choice_param, int_param
-from radiology_tasks.ran_score.cache import LabelCache, cache_root
-from radiology_tasks.ran_score.extraction import (
-    EXTRACTIONS,
-    Extraction,
-    Extractor,
-    ReportLabels,
-    evidence_not_in,
-    unscored_report,
-)
-from radiology_tasks.ran_score.label_files import LabelTable, gold_from_metadata, read_label_file
-from radiology_tasks.ran_score.taxonomy import load_taxonomy
+from radiology_tasks.core.judge_options import JudgeOptions
+from radiology_tasks.ran_score.cache import LabelCache
+from radiology_tasks.ran_score.extraction import Extractor, ReportLabels, evidence_not_in, unscored_report
+from radiology_tasks.ran_score.label_files import gold_from_metadata
+from radiology_tasks.ran_score.options import LabelOptions
 from radiology_tasks.scorers.ran_score.contract import batch_contract, label_contract
 from radiology_tasks.scorers.taxonomy import Taxonomy
 
@@ -41,18 +33,6 @@ def _from_file(taxonomy: Taxonomy, row: dict[str, int]) -> ReportLabels:
     return ReportLabels(source="file", labels={label.key: row[label.column] for label in taxonomy.labels})
 
 
-def check_judge_options(extraction: object, constrain: object, judge_retries: object, judge_max_tokens: object) -> None:
-    """Validate ``-T extraction`` and the shared judge parameters once, when the task is built.
-
-    Raises:
-        InputError: naming the parameter and what it accepts.
-    """
-    choice_param("extraction", extraction, EXTRACTIONS)
-    constrain_param(constrain)
-    int_param("judge_retries", judge_retries, minimum=0, required=True)
-    int_param("judge_max_tokens", judge_max_tokens, minimum=1)
-
-
 async def read_candidate(reader: Extractor, text: str) -> ReportLabels:
     """The candidate's labels as `reader` reads them; an empty candidate is unscored (``no_response``)."""
     if text.strip():
@@ -60,67 +40,41 @@ async def read_candidate(reader: Extractor, text: str) -> ReportLabels:
     return unscored_report(reader.taxonomy, "no_response", "the candidate is empty")
 
 
-@solver
-def extract_findings(
-    taxonomy: str | None = None,
-    extraction: Extraction = "batch",
-    reference_labels: str | None = None,
-    candidate_labels: str | None = None,
-    gold_labels: str | None = None,
-    label_cache: str | None = None,
-    constrain: ConstrainMode = "auto",
-    judge_retries: int = 1,
-    judge_max_tokens: int | None = None,
-    temperature: float = 0.0,
-) -> Solver:
-    """Put each sample's reference, candidate and (when known) radiologist gold labels into its store.
+class _Readers:
+    """The judge's readings of a run: an extractor per call, and each reference read once per run and cached."""
 
-    Args:
-        taxonomy: Taxonomy file; None for the bundled 21 labels.
-        extraction: ``batch`` (one judge call per report) or ``per_label`` (one call per asked label).
-        reference_labels: Label table of the reference reports (then no judge reads them).
-        candidate_labels: Label table of the candidate reports (then no judge reads them).
-        gold_labels: Radiologists' label table of the reference reports, to check the extractor against;
-            otherwise a sample's ``gold_labels`` field, when the data has one.
-        label_cache: Reference-label cache directory; None for the default, ``off`` for none.
-        constrain: How to constrain the judge's output (`auto` picks what the backend understands).
-        judge_retries: Re-asks of an answer that leaves a label unreadable.
-        judge_max_tokens: Upper bound on each answer; None sends the contract's budget.
-        temperature: Judge sampling temperature.
-    """
-    check_judge_options(extraction, constrain, judge_retries, judge_max_tokens)
-    labels = load_taxonomy(taxonomy)
-    tables: dict[str, LabelTable | None] = {
-        name: read_label_file(path, labels) if path else None
-        for name, path in (("reference", reference_labels), ("candidate", candidate_labels), ("gold", gold_labels))
-    }
-    contract = batch_contract([x.key for x in labels.asked]) if extraction == "batch" else label_contract()
-    root = cache_root(label_cache)
-    # One reading per reference per run, whatever the cache: samples sharing a reference wait for the first.
-    readings: dict[str, ReportLabels] = {}
-    locks: dict[str, asyncio.Lock] = {}
+    def __init__(self, taxonomy: Taxonomy, options: LabelOptions, judge: JudgeOptions, temperature: float) -> None:
+        self.taxonomy, self.options, self.judge, self.temperature = taxonomy, options, judge, temperature
+        asked = [x.key for x in taxonomy.asked]
+        self.contract = batch_contract(asked) if options.extraction == "batch" else label_contract()
+        self.root = options.cache_directory
+        # One reading per reference per run, whatever the cache: samples sharing a reference wait for the first.
+        self.readings: dict[str, ReportLabels] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
 
-    def extractor() -> Extractor:
-        judge = grader_model()
+    def extractor(self) -> Extractor:
+        """An extractor asking the `grader` model under the run's setup."""
+        model, budget = grader_model(), self.judge.judge_max_tokens
         return Extractor(
-            judge,
-            labels,
-            extraction,
-            constrained_config(judge, contract, constrain),
-            max_tokens=contract.max_tokens if judge_max_tokens is None else judge_max_tokens,
-            temperature=temperature,
-            retries=judge_retries,
+            model,
+            self.taxonomy,
+            self.options.extraction,
+            constrained_config(model, self.contract, self.judge.constrain),
+            max_tokens=self.contract.max_tokens if budget is None else budget,
+            temperature=self.temperature,
+            retries=self.judge.judge_retries,
         )
 
-    async def reference_side(report: str) -> ReportLabels:
-        reader = extractor()
-        judge = reader.judge
-        identity = {"model_args": judge.model_args, "config": judge.config.model_dump(exclude_none=True)}
-        cache = LabelCache.for_setup(root, str(judge), identity, reader.cache_setup(contract))
+    async def reference(self, report: str) -> ReportLabels:
+        """The reference's labels: this run's reading, the cache's, or the judge's now (then cached if complete)."""
+        reader = self.extractor()
+        model = reader.judge
+        identity = {"model_args": model.model_args, "config": model.config.model_dump(exclude_none=True)}
+        cache = LabelCache.for_setup(self.root, str(model), identity, reader.cache_setup(self.contract))
         key = f"{cache.directory}|{hashlib.sha256(report.encode()).hexdigest()}"
-        async with locks.setdefault(key, asyncio.Lock()):
-            if key in readings:
-                return _reused(readings[key])
+        async with self.locks.setdefault(key, asyncio.Lock()):
+            if key in self.readings:
+                return _reused(self.readings[key])
             cached = cache.load(report)
             if cached is not None:
                 reading = ReportLabels(
@@ -134,23 +88,38 @@ def extract_findings(
                 reading = await reader.extract(report)
                 if reading.complete:
                     known = {k: int(v) for k, v in reading.labels.items() if v is not None}
-                    cache.store(report, known, reading.evidence, str(judge))
-            readings[key] = reading
+                    cache.store(report, known, reading.evidence, str(model))
+            self.readings[key] = reading
             return reading
+
+
+@solver
+def extract_findings(options: LabelOptions, judge: JudgeOptions, temperature: float = 0.0) -> Solver:
+    """Put each sample's reference, candidate and (when known) radiologist gold labels into its store.
+
+    Args:
+        options: Where each side's labels come from (label tables, else the judge), the taxonomy, the extraction
+            mode and the reference-label cache; gold labels not in a table come from a sample's ``gold_labels``
+            field, when the data has one.
+        judge: The judge's constraint, answer budget (None: the contract's) and re-asks.
+        temperature: Judge sampling temperature.
+    """
+    labels = options.load_taxonomy()
+    tables = options.tables(labels)
+    readers = _Readers(labels, options, judge, temperature)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         sample_id = str(state.sample_id)
-        if tables["reference"] is not None:
+        if "reference" in tables:
             reference = _from_file(labels, tables["reference"][sample_id])
         else:
-            reference = await reference_side(str(state.metadata["reference"]))
-        if tables["candidate"] is not None:
+            reference = await readers.reference(str(state.metadata["reference"]))
+        if "candidate" in tables:
             candidate = _from_file(labels, tables["candidate"][sample_id])
         else:
-            candidate = await read_candidate(extractor(), state.output.completion if state.output else "")
-        gold_table = tables["gold"]
-        if gold_table is not None:
-            gold: dict[str, int] | None = {x.key: gold_table[sample_id][x.column] for x in labels.labels}
+            candidate = await read_candidate(readers.extractor(), state.output.completion if state.output else "")
+        if "gold" in tables:
+            gold: dict[str, int] | None = {x.key: tables["gold"][sample_id][x.column] for x in labels.labels}
         else:
             gold = gold_from_metadata(state.metadata.get("metadata") or {}, labels, source=sample_id)
         state.store.set(REFERENCE, reference.model_dump(mode="json"))

@@ -13,7 +13,6 @@ F1 are computed over all reports, and the Ran Score is the unweighted mean of th
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -26,14 +25,14 @@ from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
 from radiology_tasks.core.task_options import shared, shared_parameters
 from radiology_tasks.lexical import BaselineOptions, add_baselines
-from radiology_tasks.ran_score.cache import cache_root
 from radiology_tasks.ran_score.extraction import Extraction
 from radiology_tasks.ran_score.family import FAMILY
-from radiology_tasks.ran_score.label_files import LabelTable, gold_from_metadata, read_label_file, rows_for
+from radiology_tasks.ran_score.label_files import LabelTable, gold_from_metadata, rows_for
+from radiology_tasks.ran_score.options import LabelOptions
 from radiology_tasks.ran_score.run_metrics import ran_metrics
 from radiology_tasks.ran_score.scorer import finding_agreement
-from radiology_tasks.ran_score.solver import check_judge_options, extract_findings
-from radiology_tasks.ran_score.taxonomy import load_taxonomy, taxonomy_digest
+from radiology_tasks.ran_score.solver import extract_findings
+from radiology_tasks.ran_score.taxonomy import taxonomy_digest
 from radiology_tasks.scorers.taxonomy import Taxonomy
 from radiology_tasks.templates import template_hashes
 
@@ -43,7 +42,7 @@ DEMO_DATA = str(FAMILY.default_data)
 
 def _labels_only_dataset(
     reference: tuple[str, LabelTable], candidate: tuple[str, LabelTable], seed: int | None, limit: int | None
-) -> tuple[MemoryDataset, dict[str, Any]]:
+) -> tuple[MemoryDataset, dict[str, object]]:
     """One sample per study of the two label tables, which must list the same studies."""
     (reference_path, reference_rows), (candidate_path, candidate_rows) = reference, candidate
     rows_for(candidate_rows, list(reference_rows), candidate_path)
@@ -65,6 +64,59 @@ def _check_gold(dataset: MemoryDataset, taxonomy: Taxonomy, source: str) -> bool
         extra = (sample.metadata or {}).get("metadata") or {}
         found |= gold_from_metadata(extra, taxonomy, source=f"{source}, id '{sample.id}'") is not None
     return found
+
+
+def _refuse_conflicts(options: LabelOptions, data: DataOptions, beside: BaselineOptions) -> None:
+    """Refuse parameters that contradict each other.
+
+    Raises:
+        InputError: naming the parameters and what to drop.
+    """
+    if options.candidate_labels and (data.generate or data.candidates):
+        raise InputError("-T candidate_labels gives the candidates' labels: drop -T generate and -T candidates")
+    if options.reference_labels and options.gold_labels:
+        raise InputError("-T gold_labels checks the judge's reading of the references, which -T reference_labels skips")
+    if options.labels_only and data.data is None and (data.reports or data.revision):
+        raise InputError("-T reports and -T revision apply to -T data, which label files alone do not need")
+    if beside.baselines is not None and options.candidate_labels:
+        raise InputError("-T baselines compares report texts, which -T candidate_labels runs do not have")
+
+
+def _dataset(
+    options: LabelOptions, tables: dict[str, LabelTable], data: DataOptions
+) -> tuple[MemoryDataset, dict[str, object]]:
+    """The run's samples: the studies of the two label tables when they stand alone, else the data's rows."""
+    if options.labels_only and data.data is None:
+        return _labels_only_dataset(
+            (str(options.reference_labels), tables["reference"]),
+            (str(options.candidate_labels), tables["candidate"]),
+            data.seed,
+            data.limit,
+        )
+    # Generating: one sample per study, without the stored candidates (they describe other reports).
+    dataset, summary, _ = report_dataset(
+        replace(data, data=data.data or DEMO_DATA), require_candidate=not options.candidate_labels
+    )
+    return dataset, summary
+
+
+def _run_metadata(options: LabelOptions, labels: Taxonomy, summary: dict[str, object]) -> dict[str, object]:
+    """What the log header records about the run: the data, the taxonomy, where labels came from, the prompts."""
+    root = options.cache_directory
+    return {
+        "data": summary,
+        "taxonomy": {
+            "name": labels.name,
+            "file": options.taxonomy or "bundled",
+            "digest": taxonomy_digest(labels),
+            "columns": labels.columns,
+            "keys": labels.keys,
+        },
+        "extraction": options.extraction,
+        "label_files": options.label_files,
+        "label_cache": None if options.reference_labels or root is None else str(root),
+        "templates": template_hashes("ran_score"),
+    }
 
 
 @task
@@ -108,78 +160,26 @@ def ran_score(
         judge_retries: Re-asks of an answer that leaves a label unreadable.
         unscored: A candidate label that could not be had: `worst` counts it wrong, `exclude` leaves it out.
     """
-    check_judge_options(extraction, judge.constrain, judge.judge_retries, judge.judge_max_tokens)
-    labels = load_taxonomy(taxonomy)
-    if candidate_labels and (data.generate or data.candidates):
-        raise InputError("-T candidate_labels gives the candidates' labels: drop -T generate and -T candidates")
-    if reference_labels and gold_labels:
-        raise InputError("-T gold_labels checks the judge's reading of the references, which -T reference_labels skips")
-    tables = {path: read_label_file(path, labels) for path in (reference_labels, candidate_labels, gold_labels) if path}
-    if reference_labels and candidate_labels and data.data is None:
-        if data.reports or data.revision:
-            raise InputError("-T reports and -T revision apply to -T data, which label files alone do not need")
-        dataset, summary = _labels_only_dataset(
-            (reference_labels, tables[reference_labels]),
-            (candidate_labels, tables[candidate_labels]),
-            data.seed,
-            data.limit,
-        )
-    else:
-        # Generating: one sample per study, without the stored candidates (they describe other reports).
-        dataset, summary, _ = report_dataset(
-            replace(data, data=data.data or DEMO_DATA), require_candidate=not candidate_labels
-        )
-    if not (reference_labels and candidate_labels):
+    options = LabelOptions(taxonomy, extraction, reference_labels, candidate_labels, gold_labels, label_cache)
+    _refuse_conflicts(options, data, beside)
+    labels = options.load_taxonomy()
+    tables = options.tables(labels)
+    dataset, summary = _dataset(options, tables, data)
+    if not options.labels_only:
         require_judge()
     ids = [str(sample.id) for sample in dataset]
-    for path, table in tables.items():
-        rows_for(table, ids, path)
+    for side, table in tables.items():
+        rows_for(table, ids, str(options.label_files[side]))
     with_gold = bool(gold_labels) or _check_gold(dataset, labels, str(summary["source"]))
-
-    steps: list[Solver] = []
-    if not candidate_labels:
-        steps.append(generate_report() if data.generate else replay_candidate())
-    steps.append(
-        extract_findings(
-            taxonomy=taxonomy,
-            extraction=extraction,
-            reference_labels=reference_labels,
-            candidate_labels=candidate_labels,
-            gold_labels=gold_labels,
-            label_cache=label_cache,
-            constrain=judge.constrain,
-            judge_retries=judge.judge_retries,
-            judge_max_tokens=judge.judge_max_tokens,
-        )
-    )
-    root = cache_root(label_cache)
-    metadata = {
-        "data": summary,
-        "taxonomy": {
-            "name": labels.name,
-            "file": taxonomy or "bundled",
-            "digest": taxonomy_digest(labels),
-            "columns": labels.columns,
-            "keys": labels.keys,
-        },
-        "extraction": extraction,
-        "label_files": {"reference": reference_labels, "candidate": candidate_labels, "gold": gold_labels},
-        "label_cache": None if reference_labels or root is None else str(root),
-        "templates": template_hashes("ran_score"),
-    }
-    if beside.baselines is not None and candidate_labels:
-        raise InputError("-T baselines compares report texts, which -T candidate_labels runs do not have")
-    scorer = add_baselines(
-        finding_agreement(taxonomy=taxonomy, unscored=judge.unscored), beside.baselines, unscored=judge.unscored
-    )
+    steps: list[Solver] = [] if candidate_labels else [generate_report() if data.generate else replay_candidate()]
     metrics = ran_metrics(
         labels, judge.unscored, with_gold=with_gold, generate=data.generate, baselines=beside.baselines
     )
     return Task(
         dataset=dataset,
-        solver=steps,
-        scorer=scorer,
+        solver=[*steps, extract_findings(options, judge)],
+        scorer=add_baselines(finding_agreement(taxonomy, judge), beside.baselines, unscored=judge.unscored),
         metrics=[*metrics.headline],
-        metadata=metadata,
+        metadata=_run_metadata(options, labels, summary),
         version=TASK_VERSION,
     )

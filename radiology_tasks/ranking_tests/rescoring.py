@@ -14,7 +14,7 @@ raise its figure by failing on the hard cases; the tie and unscored shares are s
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import attempt_answers
@@ -24,7 +24,7 @@ from radiology_tasks.ranking_tests.cases import RankingCase, data_path, read_cas
 from radiology_tasks.ranking_tests.metric_choice import ChosenMetric, choose_metric
 from radiology_tasks.ranking_tests.outcome import tolerance_param
 from radiology_tasks.ranking_tests.scorer import ACCURACY, TIE, candidate_pair, judge_outcome
-from radiology_tasks.scorers.report_judge.reading import read_scores
+from radiology_tasks.scorers.report_judge.reading import JudgePrompt, read_scores
 
 if TYPE_CHECKING:
     from radiology_tasks.leaderboard.evidence import RunEvidence, SampleEvidence
@@ -52,7 +52,8 @@ def _value(chosen: ChosenMetric, text: str, record: dict[str, Any]) -> tuple[flo
     answer = (record.get("metadata") or {}).get("judge_answer")
     if not isinstance(answer, str):
         return None, str(record.get("reason") or "grader_failed")
-    reading = read_scores(answer, prompt=chosen.name, candidate=text)  # type: ignore[arg-type]
+    # Only a judge metric stores a judge answer, and its name is its prompt.
+    reading = read_scores(answer, prompt=cast(JudgePrompt, chosen.name), candidate=text)
     value = reading.values.get(chosen.key)
     return (None, "invalid_response_format") if value is None else (float(value), None)
 
@@ -111,7 +112,7 @@ def judge_measures(run: RunEvidence) -> dict[str, dict[str, float]]:
     for sample in run.samples:
         right, tied = sample.values.get(ACCURACY), sample.values.get(TIE)
         missing = right is None or math.isnan(right)
-        accuracy[sample.id] = 0.0 if missing else float(right)  # type: ignore[arg-type]
+        accuracy[sample.id] = 0.0 if right is None or math.isnan(right) else float(right)
         tie[sample.id] = math.nan if missing or tied is None else float(tied)
         unscored[sample.id] = float(missing)
     return {"accuracy": accuracy, "tie_share": tie, "unscored_share": unscored}

@@ -104,6 +104,37 @@ def common_values(values: Iterable[str], limit: int = MAX_EXAMPLES) -> list[str]
     return [first[key] for key in ranked[:limit]]
 
 
+def _ranked(counts: Mapping[str, int]) -> list[str]:
+    """Names by count, most first, then by name."""
+    return sorted(counts, key=lambda name: (-counts[name], name))
+
+
+def _kept_attributes(
+    finding: str,
+    counts: Mapping[str, int],
+    values: Mapping[tuple[str, str], list[str]],
+    min_count: int,
+    below: list[Group],
+) -> list[SchemaAttribute]:
+    """The attributes of a kept finding that occur in at least `min_count` reports; the others go to `below`."""
+    attributes = []
+    for attribute in _ranked(counts):
+        if counts[attribute] < min_count:
+            below.append(Group(finding, attribute, counts[attribute]))
+            continue
+        group_values = values[(finding, attribute)]
+        attributes.append(
+            SchemaAttribute(
+                attribute=attribute,
+                type=infer_type(attribute, group_values),
+                question=attribute_question(finding, attribute),
+                examples=common_values(group_values),
+                count=counts[attribute],
+            )
+        )
+    return attributes
+
+
 def group_triplets(reports: Mapping[str, Sequence[Triplet]], min_count: int = DEFAULT_MIN_COUNT) -> Grouping:
     """Group the triplets of each report and keep the groups that occur in at least `min_count` reports.
 
@@ -131,32 +162,15 @@ def group_triplets(reports: Mapping[str, Sequence[Triplet]], min_count: int = DE
                 attribute_reports[finding][attribute].add(report_id)
                 values[(finding, attribute)].append(triplet.value)
 
-    def ranked(counts: Mapping[str, int]) -> list[str]:
-        return sorted(counts, key=lambda name: (-counts[name], name))
-
     below: list[Group] = []
     finding_counts = {name: len(ids) for name, ids in finding_reports.items()}
-    for finding in ranked(finding_counts):
+    for finding in _ranked(finding_counts):
         if finding_counts[finding] < min_count:
             # Its attributes occur in no more reports than the finding itself: they are below too.
             below.append(Group(finding, None, finding_counts[finding]))
             continue
         attribute_counts = {name: len(ids) for name, ids in attribute_reports[finding].items()}
-        attributes = []
-        for attribute in ranked(attribute_counts):
-            if attribute_counts[attribute] < min_count:
-                below.append(Group(finding, attribute, attribute_counts[attribute]))
-                continue
-            group_values = values[(finding, attribute)]
-            attributes.append(
-                SchemaAttribute(
-                    attribute=attribute,
-                    type=infer_type(attribute, group_values),
-                    question=attribute_question(finding, attribute),
-                    examples=common_values(group_values),
-                    count=attribute_counts[attribute],
-                )
-            )
+        attributes = _kept_attributes(finding, attribute_counts, values, min_count, below)
         grouping.findings.append(
             SchemaFinding(
                 finding=finding,

@@ -64,7 +64,7 @@ class LabelReading:
     ignored_keys: list[str] = field(default_factory=list)
 
 
-class _Object(dict):  # type: ignore[type-arg]
+class _Object(dict[str, Any]):
     """A JSON object that remembers which of its keys were given twice with different values."""
 
     def __init__(self, pairs: list[tuple[str, Any]]) -> None:

@@ -17,6 +17,7 @@ import pytest
 from inspect_ai.log import EvalLog
 
 from radiology_tasks.crimson import parsed
+from radiology_tasks.crimson.records import CrimsonRecord
 from radiology_tasks.crimson.rescoring import RESCORING
 from radiology_tasks.leaderboard.board import Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
@@ -89,7 +90,7 @@ def _score(log: EvalLog, sample_id: str) -> Any:
 
 def test_the_kept_answer_uses_the_leaderboard_s_key_and_hash():
     assessment = read_crimson(SIMPLE).assessment
-    assert assessment is not None and parsed.PARSED_ANSWERS == PARSED_ANSWERS
+    assert assessment is not None and PARSED_ANSWERS in CrimsonRecord.model_fields
     kept = parsed.kept_answer(assessment)
     assert kept["reference_findings"][0]["finding"] == text_hash("finding R1")
     assert kept["errors"]["attribute_errors"][0]["explanation"] == text_hash("the details differ")

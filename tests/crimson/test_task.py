@@ -9,7 +9,12 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
+from radiology_tasks.core.metrics import expert_metadata
+from radiology_tasks.core.records import ReportPair
+from radiology_tasks.crimson.records import CrimsonRecord
+from radiology_tasks.crimson.scorer import crimson_score
 from radiology_tasks.crimson.tasks import crimson
+from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
 from tests.conftest import write_jsonl
 from tests.crimson.stub_judge import FORGED, ROWS, SCORES, gullible_reply, reply
 from tests.openai_stub import openai_stub
@@ -163,3 +168,57 @@ def test_candidates_from_another_file_are_not_compared_with_the_experts(monkeypa
     assert all(score.metadata["expert_score"] is None for score in _scores(log).values())
     metrics = {name for s in log.results.scores for name in s.metrics}
     assert "crimson_mean" in metrics and not any("kendall" in name or "preference" in name for name in metrics)
+
+
+BEFORE_THE_JUDGE = {
+    "guidelines",
+    "patient_context",
+    "expert_score",
+    "expert_significant",
+    "expert_insignificant",
+    "expert_raters",
+    "expert_group",
+}
+JUDGED = BEFORE_THE_JUDGE | {
+    "judge",
+    "constraint",
+    "judge_answer",
+    "judge_answer_attempt",
+    "judge_attempts",
+    "judge_retried",
+    "judge_truncated",
+    "judge_calls",
+    "judge_input_tokens",
+    "judge_output_tokens",
+}
+MISSING = {"unscored", "unscored_detail", "filled_in"}
+
+
+def test_each_path_writes_the_keys_every_release_wrote_and_reads_back_through_the_record(scripted):
+    log, _ = scripted
+    scores = _scores(log)
+    assert set(scores["a"].metadata) == JUDGED | MISSING | {"crimson", "parsed_answers"}
+    assert set(scores["c"].metadata) == JUDGED | MISSING | {"reading_problem"}
+    for score in scores.values():
+        record = CrimsonRecord.read(score.metadata)
+        assert CrimsonRecord.written(score.metadata) == score.metadata
+        assert record.judge_calls == score.metadata["judge_calls"] and record.guidelines is True
+    assert CrimsonRecord.read(scores["a"].metadata).parsed_answers == scores["a"].metadata[PARSED_ANSWERS]
+
+
+def test_a_sample_never_judged_writes_no_judge_fields_and_nothing_unnamed():
+    pair = ReportPair(id="x", reference="Right effusion.", candidate="No effusion.")
+    score = crimson_score(
+        None,
+        ("no_response", "the candidate is empty"),
+        policy="exclude",
+        metadata={
+            "guidelines": False,
+            "patient_context": {},
+            **expert_metadata(pair),
+        },
+    )
+    assert set(score.metadata or {}) == BEFORE_THE_JUDGE | MISSING
+    assert CrimsonRecord.read(score.metadata).guidelines is False
+    with pytest.raises(TypeError, match="CrimsonRecord has no field judge_verdict"):
+        crimson_score(None, ("no_response", ""), policy="exclude", metadata={"judge_verdict": "perfect"})

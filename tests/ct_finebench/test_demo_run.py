@@ -31,6 +31,7 @@ from tests.ct_finebench.stub_judge import (
     run,
     scores,
 )
+from tests.ct_finebench.test_records import NOT_ASKED
 from tests.judge_answers import mock_output
 from tests.openai_stub import openai_stub
 
@@ -173,6 +174,7 @@ def test_an_empty_generated_report_is_unscored_without_a_judge_call(tmp_path):
     assert log.status == "success", log.error
     score = log.samples[0].scores[SCORER]
     assert score.reason == "no_response" and score.metadata["unscored"] == {"ct_finebench": "no_response"}
+    assert set(score.metadata) == NOT_ASKED  # no question or judge fields: nothing was asked
 
 
 @pytest.mark.embedded

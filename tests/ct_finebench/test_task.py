@@ -25,6 +25,7 @@ from tests.ct_finebench.stub_judge import (
     run,
     scores,
 )
+from tests.ct_finebench.test_records import GRADED
 from tests.openai_stub import StubReply
 
 
@@ -105,6 +106,7 @@ def test_fixed_answers_give_hand_computed_scores_and_metrics(monkeypatch, data):
     }
 
     r1 = by_id["r1"]
+    assert set(r1.metadata) == GRADED
     assert r1.metadata["questions"][0] == {
         "id": "q1",
         "question": "What is the size of the nodule?",

@@ -105,6 +105,27 @@ def test_batch_extraction_scores_by_hand(monkeypatch, tmp_path):
     ]
 
 
+def test_a_label_only_the_candidate_asserts_is_not_absent_and_weighs_in_the_macro_f1(monkeypatch, tmp_path):
+    # The promise: a label counts as absent from the corpus only when no reference and no candidate has it; one
+    # only the candidate asserts is a run of false positives, scored F1 0 in the macro mean over all 21 labels.
+    studies = {**STUDIES, "s1": ({"pleural_effusion", "cardiomegaly"}, {"pleural_effusion", "fracture"})}
+    rows, answers = _rows(studies)
+    data = write_jsonl(tmp_path / "pairs.jsonl", rows)
+    log, _ = run(ran_score(data=str(data), label_cache="off"), lambda b: answers[report_in(b)], monkeypatch)
+    s1 = next(s for s in log.samples if s.id == "s1").scores[SCORER]
+    assert s1.metadata["label_outcomes"]["Fracture"] == "fp"
+    values = metrics(log)
+    # Fracture: truth 0,0,0,0 vs 1,0,0,0 -> one false positive, precision and F1 0, support 0. It is not absent:
+    # 16 labels have no positive anywhere, not 17, and the Ran Score still divides by all 21 labels.
+    assert values["labels_absent"] == 16.0
+    assert values["f1_fracture"] == 0.0 and values["precision_fracture"] == 0.0
+    assert values["support_fracture"] == 0.0
+    assert values["ran_score"] == pytest.approx((4 / 5 + 2 / 3 + 1) / 21)
+    # Pooled: tp 4, fp 2 (effusion in s2, fracture in s1), fn 2.
+    assert values["micro_precision"] == pytest.approx(4 / 6)
+    assert values["micro_f1"] == pytest.approx(2 / 3)
+
+
 @pytest.mark.parametrize("policy", ["worst", "exclude"])
 def test_an_unreadable_candidate_is_unscored_never_zero(monkeypatch, tmp_path, policy):
     studies = {**STUDIES, "s5": ({"pneumothorax"}, {"pneumothorax"})}

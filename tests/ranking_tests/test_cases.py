@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from operator import setitem
 from pathlib import Path
 
 import pytest
@@ -238,35 +240,32 @@ def test_authors_file_without_the_list_or_with_code_in_it_is_refused(tmp_path):
 IN_TEST = "category 1 (Severity Grading), "
 
 
+_CHANGES: dict[str, Callable[[list, dict, dict], None]] = {
+    "category not an object": lambda suite, category, test: setitem(suite, 0, "severity"),
+    "tests not a list": lambda suite, category, test: setitem(category, "tests", {"1a": test}),
+    "test not an object": lambda suite, category, test: setitem(category["tests"], 0, "1a"),
+    "candidate not an object": lambda suite, category, test: setitem(
+        test["candidates"], "C2", "Massive right effusion."
+    ),
+    "context not an object": lambda suite, category, test: setitem(test["candidates"]["C2"], "context", "elderly"),
+    "statement not text": lambda suite, category, test: setitem(test, "expected_ranking", ["C1 > C2", 3]),
+    "no reference": lambda suite, category, test: test.pop("ground_truth"),
+    "no id on the second test": lambda suite, category, test: category["tests"][1].pop("id"),
+    "extra test field": lambda suite, category, test: setitem(test, "notes", "x"),
+    "extra category field": lambda suite, category, test: setitem(category, "notes", "x"),
+    "empty category name": lambda suite, category, test: setitem(category, "category", ""),
+    "empty age": lambda suite, category, test: setitem(test["candidates"]["C2"], "context", {"age": ""}),
+    "indication not text": lambda suite, category, test: setitem(
+        test["candidates"]["C2"], "context", {"indication": ["chest pain"]}
+    ),
+}
+"""Each broken form of the authors' suite: a change to the suite, its first category and that category's first
+test."""
+
+
 def _suite_with(change: str) -> object:
     suite = json.loads(json.dumps(AUTHORS_SUITE))
-    category, test = suite[0], suite[0]["tests"][0]
-    if change == "category not an object":
-        suite[0] = "severity"
-    elif change == "tests not a list":
-        category["tests"] = {"1a": test}
-    elif change == "test not an object":
-        category["tests"][0] = "1a"
-    elif change == "candidate not an object":
-        test["candidates"]["C2"] = "Massive right effusion."
-    elif change == "context not an object":
-        test["candidates"]["C2"]["context"] = "elderly"
-    elif change == "statement not text":
-        test["expected_ranking"] = ["C1 > C2", 3]
-    elif change == "no reference":
-        del test["ground_truth"]
-    elif change == "no id on the second test":
-        del category["tests"][1]["id"]
-    elif change == "extra test field":
-        test["notes"] = "x"
-    elif change == "extra category field":
-        category["notes"] = "x"
-    elif change == "empty category name":
-        category["category"] = ""
-    elif change == "empty age":
-        test["candidates"]["C2"]["context"] = {"age": ""}
-    elif change == "indication not text":
-        test["candidates"]["C2"]["context"] = {"indication": ["chest pain"]}
+    _CHANGES[change](suite, suite[0], suite[0]["tests"][0])
     return suite
 
 

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 from inspect_ai.model import Model, get_model
 
 from radiology_tasks.core.constrain import ConstrainMode
+from radiology_tasks.core.contract import OutputContract
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge import TRUNCATED, JudgeResult
-from radiology_tasks.ct_finebench.asking import INVALID_RESPONSE_FORMAT
+from radiology_tasks.ct_finebench.asking import INVALID_RESPONSE_FORMAT, JudgeStep
+from radiology_tasks.scorers.ct_finebench.answers import IdReading
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,15 @@ class JudgeOptions:
     max_tokens: int | None = None
     retries: int = 1
     max_connections: int = 4
+
+    def step(
+        self,
+        prompt: Callable[[Sequence[str]], str],
+        contract: Callable[[Sequence[str]], OutputContract],
+        read: Callable[[str, Sequence[str]], IdReading[T]],
+    ) -> JudgeStep[T]:
+        """A judge step asking under these options."""
+        return JudgeStep(prompt, contract, read, self.constrain, self.max_tokens, self.retries)
 
 
 def parse_model_args(pairs: list[str] | None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 
 from inspect_ai.model import Model
 
-from radiology_tasks.ct_finebench.asking import IdOutcome, JudgeStep, ask_for_ids
+from radiology_tasks.ct_finebench.asking import IdOutcome, ask_for_ids
 from radiology_tasks.ct_finebench.construct.judging import JudgeOptions, cost, last_answers
 from radiology_tasks.ct_finebench.construct.output import FAILED, OK
 from radiology_tasks.ct_finebench.construct.reports import ReportRow, read_reports
@@ -105,27 +105,13 @@ async def report_qa(
     text = neutralize_candidate(report.reference)
     findings = finding_items(schema)
     by_id = {item.id: item for item in findings}
-    ask_existence = JudgeStep(
-        prompt=partial(existence_prompt, by_id, text),
-        contract=existence_contract,
-        read=read_existence,
-        constrain=options.constrain,
-        max_tokens=options.max_tokens,
-        retries=options.retries,
-    )
+    ask_existence = options.step(partial(existence_prompt, by_id, text), existence_contract, read_existence)
     outcomes: list[IdOutcome[Any]] = [await ask_for_ids(judge, ask_existence, list(by_id))]
     statuses = outcomes[0].values
     attributes = attribute_items(present_findings(findings, statuses)) if not outcomes[0].missing else []
     if attributes:
         items = {item.id: item for item in attributes}
-        ask_attributes = JudgeStep(
-            prompt=partial(attribute_prompt, items, text),
-            contract=extraction_contract,
-            read=read_extraction,
-            constrain=options.constrain,
-            max_tokens=options.max_tokens,
-            retries=options.retries,
-        )
+        ask_attributes = options.step(partial(attribute_prompt, items, text), extraction_contract, read_extraction)
         outcomes.append(await ask_for_ids(judge, ask_attributes, list(items)))
     construction: dict[str, Any] = {"key": key, "judge": _judge_summary(outcomes)}
     if any(outcome.missing for outcome in outcomes):

@@ -1,0 +1,30 @@
+"""The base of the families' typed score records (`radiology_tasks.scorers.score_record`)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from radiology_tasks.scorers.score_record import ScoreRecord
+
+
+class _Record(ScoreRecord):
+    judge_calls: int = 0
+    filled_in: list[str] = []
+
+
+def test_written_keeps_exactly_the_fields_set_and_refuses_an_undeclared_one():
+    assert _Record.written({"judge_calls": 2}) == {"judge_calls": 2}
+    assert _Record.written({}) == {}
+    with pytest.raises(TypeError, match="_Record has no field judge_verdict, score"):
+        _Record.written({"judge_calls": 1, "score": 1.0, "judge_verdict": "perfect"})
+    with pytest.raises(ValidationError, match="judge_calls"):
+        _Record.written({"judge_calls": "many"})
+
+
+def test_read_ignores_unknown_keys_gives_defaults_and_is_frozen():
+    record = _Record.read({"filled_in": ["x"], "added_later": 1})
+    assert record.filled_in == ["x"] and record.judge_calls == 0
+    assert _Record.read(None) == _Record()
+    with pytest.raises(ValidationError):
+        record.judge_calls = 3  # type: ignore[misc]  # frozen: the assignment itself is what is tested
