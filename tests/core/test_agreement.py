@@ -14,6 +14,7 @@ from radiology_tasks.core.agreement import (
     count_bias_by_human_errors,
     interval_of_draws,
     paired_p_value,
+    resampled_kendall_taus,
 )
 
 JUDGE = [0.1, 0.4, 0.35, 0.8, 0.6, 0.6, 0.9, 0.2]
@@ -307,6 +308,15 @@ def test_constant_resamples_are_undefined_even_when_their_mean_is_rounded() -> N
             assert high == pytest.approx(want_high, abs=1e-12)
 
 
+def test_a_resample_constant_on_one_side_only_is_undefined_though_rounding_centres_it_off_zero() -> None:
+    # Seven scores, six of them 0.1: about a third of the resamples draw 0.1 alone, whose mean of seven copies is
+    # rounded, so centred they are a tiny constant; the other side still varies in them. Each such resample is
+    # undefined (counted at -1 and +1), never the near-zero correlation the rounding would give.
+    rounded, varied = [0.1] * 6 + [0.7], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.9]
+    for judge, expert in ((rounded, varied), (varied, rounded)):
+        assert correlate(judge, expert, n_resamples=400, seed=1).pearson_ci == (-1.0, 1.0)
+
+
 def test_correlations_stay_within_minus_one_and_one_despite_rounding() -> None:
     # Exactly linear data: computed resample correlations land a few ulps beyond +-1 before clipping.
     x = [0.64, 0.27, 0.04, 0.02, 0.81, 0.91, 0.61]
@@ -436,3 +446,15 @@ def test_interval_of_draws_counts_undefined_draws_at_the_bounds() -> None:
     assert interval_of_draws(np.array([math.nan]), confidence=0.9, bounds=(0.0, 3.0)) == (0.0, 3.0)
     empty = interval_of_draws(np.array([]), confidence=0.9)
     assert math.isnan(empty[0]) and math.isnan(empty[1])
+
+
+def test_resampled_taus_leave_a_constant_resample_undefined_without_a_warning() -> None:
+    import warnings
+
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0])
+    resamples = np.array([[0, 0, 0], [0, 1, 2], [2, 1, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        taus = resampled_kendall_taus(x, y, resamples)
+    assert math.isnan(taus[0])
+    assert taus[1:] == pytest.approx([stats.kendalltau(x, y).statistic] * 2)
