@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
@@ -27,6 +26,7 @@ from radiology_tasks.agreement.model import (
     TauFigures,
 )
 from radiology_tasks.core.table_cells import csv_cell, markdown_cell
+from radiology_tasks.core.undefined import not_numbers
 
 PAGE_TEMPLATE = "page.html.jinja"
 OUTPUT_FILES = {"json": "agreement.json", "csv": "agreement.csv", "markdown": "agreement.md", "page": "agreement.html"}
@@ -125,10 +125,6 @@ class Footnotes:
 def has_published(table: AgreementTable, group: ColumnGroup) -> bool:
     """Whether some cell of the group has a published figure beside it."""
     return any(table.cell(row, group).published for row in table.rows)
-
-
-def _finite(value: Any) -> bool:
-    return not isinstance(value, float) or math.isfinite(value)
 
 
 def _figures_json(cell: Cell) -> dict[str, Any]:
@@ -374,17 +370,6 @@ class PageView:
         return number(test.difference) if test.reason is None else f"{NO_VALUE}: {test.reason}"
 
 
-def not_numbers(value: Any, where: str = "agreement") -> list[str]:
-    """The place of every NaN or infinity in `value` (nested dicts and lists)."""
-    if not _finite(value):
-        return [where]
-    if isinstance(value, dict):
-        return [place for key, item in value.items() for place in not_numbers(item, f"{where}.{key}")]
-    if isinstance(value, list):
-        return [place for i, item in enumerate(value) for place in not_numbers(item, f"{where}[{i}]")]
-    return []
-
-
 def write_outputs(table: AgreementTable, out: Path) -> dict[str, Path]:
     """Write agreement.json, agreement.csv, agreement.md and agreement.html into `out` (created if needed).
 
@@ -393,7 +378,7 @@ def write_outputs(table: AgreementTable, out: Path) -> dict[str, Path]:
             nothing is written then.
     """
     data = as_json(table)
-    places = not_numbers(data)
+    places = not_numbers(data, "agreement")
     if places:
         raise ValueError(f"not a number at {', '.join(places)}: an undefined figure is null with its reason")
     out.mkdir(parents=True, exist_ok=True)

@@ -95,23 +95,13 @@ def correlate(
     Raises:
         ValueError: On sequences of different lengths, an infinite value, or bad settings.
     """
-    import numpy as np
-
     if len(scores) != len(expert):
         raise ValueError(f"got {len(scores)} judge scores but {len(expert)} expert scores")
-    if not 0.0 < confidence < 1.0:
-        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
-    if n_resamples < 0:
-        raise ValueError(f"n_resamples must be >= 0, got {n_resamples}")
-    judge = _as_floats(scores, "judge score")
-    truth = _as_floats(expert, "expert score")
-    usable = ~(np.isnan(judge) | np.isnan(truth))
+    _check_bootstrap_settings(n_resamples=n_resamples, confidence=confidence)
     sign = 1 if higher_is_better else -1
-    x = sign * judge[usable]
-    y = truth[usable]
-    n_pairs = int(usable.sum())
-    n_missing = len(judge) - n_pairs
-
+    x, y = _usable_pairs(scores, expert, sign)
+    n_pairs = len(x)
+    n_missing = len(scores) - n_pairs
     point = _correlations(x, y)
     # No correlation on the whole sample (a constant side): there is nothing for an interval to be about.
     intervals = (
@@ -130,6 +120,26 @@ def correlate(
         n_missing=n_missing,
         sign=sign,
     )
+
+
+def _check_bootstrap_settings(*, n_resamples: int, confidence: float) -> None:
+    """Refuse a coverage outside (0, 1) or a negative number of resamples."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must lie in (0, 1), got {confidence}")
+    if n_resamples < 0:
+        raise ValueError(f"n_resamples must be >= 0, got {n_resamples}")
+
+
+def _usable_pairs(
+    scores: Sequence[float | None], expert: Sequence[float | None], sign: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The judge scores times `sign` and the expert scores, where both are present (neither NaN nor None)."""
+    import numpy as np
+
+    judge = _as_floats(scores, "judge score")
+    truth = _as_floats(expert, "expert score")
+    usable = ~(np.isnan(judge) | np.isnan(truth))
+    return sign * judge[usable], truth[usable]
 
 
 def _as_floats(values: Sequence[float | None], what: str) -> NDArray[np.float64]:

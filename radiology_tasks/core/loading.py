@@ -343,6 +343,27 @@ def load_pairs(
     return load_options(options, require_candidate=require_candidate, per_study=per_study)
 
 
+def _check_layout_options(options: DataOptions, resolved: ResolvedData) -> None:
+    """Refuse `-T reports` and `-T track` on data whose layout has no use for them."""
+    if options.reports is not None and not resolved.layout.takes_reports:
+        raise InputError(
+            "-T reports=... applies only to question datasets such as ct-finebench, not to "
+            f"{resolved.label} ({resolved.layout.name} layout)"
+        )
+    if options.track is not None and not resolved.layout.uses_track:
+        raise InputError(f"-T track applies to data with several report sections (rexrank), not to {resolved.label}")
+
+
+def _join_generation_log(
+    studies: list[ReportPair], path: Path, resolved: ResolvedData
+) -> tuple[list[ReportPair], dict[str, Any]]:
+    """The studies a generation log wrote a report for, each with it as the candidate, and the log's record."""
+    log = read_generation_log(path)
+    joined = join_generated(studies, log, resolved.label, resolved.fingerprint()["data_sha256"])
+    # Studies the generation run's own seed and limit left out: no report was written for them.
+    return joined, {**log.record(), "studies_not_generated": len(studies) - len(joined)}
+
+
 def load_options(options: DataOptions, *, require_candidate: bool = False, per_study: bool = False) -> LoadedPairs:
     """The report pairs `options` name: locate the data, read its rows with its layout, validate each row into a
     pair, fold pairs into studies when asked, and join candidates from a separate file or a generation log.
@@ -360,13 +381,7 @@ def load_options(options: DataOptions, *, require_candidate: bool = False, per_s
     """
     collector = _Collector(options.on_bad_rows)
     resolved = resolve_data(options.data, layout=options.layout, revision=options.revision)
-    if options.reports is not None and not resolved.layout.takes_reports:
-        raise InputError(
-            "-T reports=... applies only to question datasets such as ct-finebench, not to "
-            f"{resolved.label} ({resolved.layout.name} layout)"
-        )
-    if options.track is not None and not resolved.layout.uses_track:
-        raise InputError(f"-T track applies to data with several report sections (rexrank), not to {resolved.label}")
+    _check_layout_options(options, resolved)
     scale = _expert_scale(resolved, options.expert_scale)
     layout_input = resolved.input(options)
     rows = _with_expert_scale(resolved.layout.read(layout_input), scale)
@@ -390,11 +405,7 @@ def load_options(options: DataOptions, *, require_candidate: bool = False, per_s
             "(report_generation, or -T generate=true)"
         )
     if candidates is not None and from_log:
-        log = read_generation_log(Path(candidates).expanduser())
-        joined = join_generated(pairs, log, resolved.label, resolved.fingerprint()["data_sha256"])
-        # Studies the generation run's own seed and limit left out: no report was written for them.
-        generation = {**log.record(), "studies_not_generated": len(pairs) - len(joined)}
-        pairs = joined
+        pairs, generation = _join_generation_log(pairs, Path(candidates).expanduser(), resolved)
     elif candidates is not None:
         pairs = _join_candidates(pairs, Path(candidates).expanduser(), collector, options)
     if not pairs:

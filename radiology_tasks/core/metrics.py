@@ -205,28 +205,35 @@ def expert_agreement(
 
     def compute(scores: list[SampleScore]) -> Value:
         pairs = agreement_pairs(scores, key, truth, higher_is_better=True)
-        flat = {name: _NAN for name in _correlation_names()}
-        if pairs.judge:
-            agreement = correlate(
-                pairs.judge,
-                pairs.expert,
-                higher_is_better=higher,
-                n_resamples=n_resamples,
-                confidence=confidence,
-                seed=seed,
-            ).as_dict()
-            flat = {name: agreement[name] for name in _correlation_names()}
-        flat |= {
-            "n_pairs": float(len(pairs.judge)),
-            "n_unscored": float(pairs.n_unscored),
-            "n_no_expert": float(pairs.n_no_expert),
-            "sign": 1.0 if higher else -1.0,
-        }
+        flat = _agreement_values(pairs, higher=higher, n_resamples=n_resamples, confidence=confidence, seed=seed)
         if brief:
             return {f"{prefix}_{name}": flat[name] for name in _BRIEF_AGREEMENT if not math.isnan(flat[name])}
         return {f"{prefix}_{name}": number for name, number in flat.items()}
 
     return compute
+
+
+def _agreement_values(
+    pairs: AgreementPairs, *, higher: bool, n_resamples: int, confidence: float, seed: int
+) -> dict[str, float]:
+    """The correlations of `pairs` with their intervals (NaN without a pair), then the pair counts and the sign."""
+    flat = {name: _NAN for name in _correlation_names()}
+    if pairs.judge:
+        agreement = correlate(
+            pairs.judge,
+            pairs.expert,
+            higher_is_better=higher,
+            n_resamples=n_resamples,
+            confidence=confidence,
+            seed=seed,
+        ).as_dict()
+        flat = {name: agreement[name] for name in _correlation_names()}
+    return flat | {
+        "n_pairs": float(len(pairs.judge)),
+        "n_unscored": float(pairs.n_unscored),
+        "n_no_expert": float(pairs.n_no_expert),
+        "sign": 1.0 if higher else -1.0,
+    }
 
 
 @dataclass(frozen=True)

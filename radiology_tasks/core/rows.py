@@ -225,57 +225,9 @@ def pair_from_row(row: Mapping[str, Any], *, source: str, row_number: int, base_
     Raises:
         DataError: naming the source, row and field of the first problem found.
     """
-    report_id = _text(row, "id", source, row_number)
-    if report_id is None or not report_id.strip():
-        raise DataError(source, row_number, "id", "missing or empty")
-    reference = _text(row, "reference", source, row_number)
-    if reference is None or not reference.strip():
-        raise DataError(source, row_number, "reference", "missing or empty reference report")
-    candidate = _text(row, "candidate", source, row_number)
-    if candidate is not None and not candidate.strip():
-        raise DataError(source, row_number, "candidate", "empty candidate report")
-
-    score = _number(row, "expert_score", source, row_number)
-    scale_min = _number(row, "expert_score_min", source, row_number)
-    scale_max = _number(row, "expert_score_max", source, row_number)
-    raters = _count(row, "expert_raters", source, row_number)
-    if raters == 0:
-        raise DataError(source, row_number, "expert_raters", "expected at least 1 rater, got 0")
-    significant = _error_counts(row, "significant", source, row_number, raters)
-    insignificant = _error_counts(row, "insignificant", source, row_number, raters)
-    expert: dict[str, Any] | None = None
-    if score is not None or significant is not None or insignificant is not None:
-        expert = {
-            "score": score,
-            "scale_min": 0.0 if scale_min is None else scale_min,
-            "scale_max": 1.0 if scale_max is None else scale_max,
-            "significant": significant,
-            "insignificant": insignificant,
-            "raters": raters,
-        }
-        if expert["scale_max"] <= expert["scale_min"]:
-            raise DataError(
-                source,
-                row_number,
-                "expert_score_max" if scale_max is not None else "expert_score_min",
-                f"the scale [{expert['scale_min']}, {expert['scale_max']}] is empty: "
-                "expert_score_max must exceed expert_score_min",
-            )
-        if score is not None and not expert["scale_min"] <= score <= expert["scale_max"]:
-            raise DataError(
-                source,
-                row_number,
-                "expert_score",
-                f"{score} lies outside the scale [{expert['scale_min']}, {expert['scale_max']}]"
-                " (set expert_score_min / expert_score_max)",
-            )
-
-    qa = row.get("qa") or []
-    if isinstance(qa, str):
-        try:
-            qa = json.loads(qa)
-        except json.JSONDecodeError:
-            raise DataError(source, row_number, "qa", "expected a JSON list of question/answer objects") from None
+    report_id, reference, candidate = _report_texts(row, source, row_number)
+    expert = _expert_from_row(row, source, row_number)
+    qa = _qa_from_row(row, source, row_number)
     try:
         return ReportPair(
             id=report_id,
@@ -294,6 +246,69 @@ def pair_from_row(row: Mapping[str, Any], *, source: str, row_number: int, base_
         first = exc.errors()[0]
         column, detail = column_of(first["loc"])
         raise DataError(source, row_number, column, f"{detail}{first['msg']}") from None
+
+
+def _report_texts(row: Mapping[str, Any], source: str, row_number: int) -> tuple[str, str, str | None]:
+    """The id, reference and candidate of a flat row; the first two required, none of them blank."""
+    report_id = _text(row, "id", source, row_number)
+    if report_id is None or not report_id.strip():
+        raise DataError(source, row_number, "id", "missing or empty")
+    reference = _text(row, "reference", source, row_number)
+    if reference is None or not reference.strip():
+        raise DataError(source, row_number, "reference", "missing or empty reference report")
+    candidate = _text(row, "candidate", source, row_number)
+    if candidate is not None and not candidate.strip():
+        raise DataError(source, row_number, "candidate", "empty candidate report")
+    return report_id, reference, candidate
+
+
+def _expert_from_row(row: Mapping[str, Any], source: str, row_number: int) -> dict[str, Any] | None:
+    """The expert annotation of a flat row (score on its scale, error counts, raters); None when it has none."""
+    score = _number(row, "expert_score", source, row_number)
+    scale_min = _number(row, "expert_score_min", source, row_number)
+    scale_max = _number(row, "expert_score_max", source, row_number)
+    raters = _count(row, "expert_raters", source, row_number)
+    if raters == 0:
+        raise DataError(source, row_number, "expert_raters", "expected at least 1 rater, got 0")
+    significant = _error_counts(row, "significant", source, row_number, raters)
+    insignificant = _error_counts(row, "insignificant", source, row_number, raters)
+    if score is None and significant is None and insignificant is None:
+        return None
+    low = 0.0 if scale_min is None else scale_min
+    high = 1.0 if scale_max is None else scale_max
+    if high <= low:
+        raise DataError(
+            source,
+            row_number,
+            "expert_score_max" if scale_max is not None else "expert_score_min",
+            f"the scale [{low}, {high}] is empty: expert_score_max must exceed expert_score_min",
+        )
+    if score is not None and not low <= score <= high:
+        raise DataError(
+            source,
+            row_number,
+            "expert_score",
+            f"{score} lies outside the scale [{low}, {high}] (set expert_score_min / expert_score_max)",
+        )
+    return {
+        "score": score,
+        "scale_min": low,
+        "scale_max": high,
+        "significant": significant,
+        "insignificant": insignificant,
+        "raters": raters,
+    }
+
+
+def _qa_from_row(row: Mapping[str, Any], source: str, row_number: int) -> Any:
+    """The ``qa`` column of a flat row: a list as given, or decoded from the JSON text a CSV file holds."""
+    qa = row.get("qa") or []
+    if isinstance(qa, str):
+        try:
+            return json.loads(qa)
+        except json.JSONDecodeError:
+            raise DataError(source, row_number, "qa", "expected a JSON list of question/answer objects") from None
+    return qa
 
 
 # Where `ReportPair` keeps the annotation columns of a flat row.

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 CONSTANT = "a constant has no correlation"
 """Said after naming a constant series: why that makes the correlation undefined."""
@@ -70,3 +71,15 @@ def interval_undefined(n_pairs: int, n_resamples: int) -> str:
 def not_finite(value: float) -> str:
     """Why a figure a metric gave as an infinite `value` is reported as undefined rather than as that number."""
     return f"the metric gave {value:g}, which is not a finite number"
+
+
+def not_numbers(value: Any, where: str) -> list[str]:
+    """The place of every NaN or infinity in `value` (nested dicts and lists) below `where`, e.g.
+    ``leaderboard.boards[0].score``: a table's JSON holds an undefined figure as null with its reason, never so."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [where]
+    if isinstance(value, dict):
+        return [place for key, item in value.items() for place in not_numbers(item, f"{where}.{key}")]
+    if isinstance(value, list):
+        return [place for i, item in enumerate(value) for place in not_numbers(item, f"{where}[{i}]")]
+    return []

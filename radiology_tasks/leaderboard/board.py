@@ -335,6 +335,23 @@ def _full_runs(submissions: list[Submission]) -> list[str]:
     ]
 
 
+def _comparable_members(members: list[Submission], out: Path) -> tuple[list[Submission], list[dict[str, Any]]]:
+    """The runs of one board made with the settings most of them share, and a not-ranked entry for each other run."""
+    settings_seen = [comparability(m.run) for m in members if m.run is not None]
+    counts = Counter(_digest(s) for s in settings_seen)
+    reference = next(s for s in settings_seen if counts[_digest(s)] == max(counts.values()))
+    ranked = [m for m, s in zip(members, settings_seen, strict=True) if s == reference]
+    board_run = ranked[0].run
+    assert board_run is not None
+    set_aside = []
+    for member, setting in zip(members, settings_seen, strict=True):
+        if setting != reference:
+            assert member.run is not None
+            reason = not_comparable(setting, reference, member.run, board_run)
+            set_aside.append(_not_ranked(member, [reason], out))
+    return ranked, set_aside
+
+
 def build_leaderboard(paths: list[Path], out: Path, settings: Settings | None = None) -> dict[str, Any]:
     """Check every run, group comparable ones into boards, rank them with intervals and paired tests.
 
@@ -360,17 +377,8 @@ def build_leaderboard(paths: list[Path], out: Path, settings: Settings | None = 
             groups.setdefault(_board_key(submission), []).append(submission)
     boards = []
     for key_parts, members in groups.items():
-        settings_seen = [comparability(m.run) for m in members if m.run is not None]
-        counts = Counter(_digest(s) for s in settings_seen)
-        reference = next(s for s in settings_seen if counts[_digest(s)] == max(counts.values()))
-        ranked = [m for m, s in zip(members, settings_seen, strict=True) if s == reference]
-        board_run = ranked[0].run
-        assert board_run is not None
-        for member, setting in zip(members, settings_seen, strict=True):
-            if setting != reference:
-                assert member.run is not None
-                reason = not_comparable(setting, reference, member.run, board_run)
-                not_ranked.append(_not_ranked(member, [reason], out))
+        ranked, set_aside = _comparable_members(members, out)
+        not_ranked += set_aside
         board, undefined = _board(ranked, key_parts, out, settings)
         not_ranked += undefined
         if board is not None:

@@ -76,16 +76,11 @@ def coverage(run: RunEvidence) -> tuple[int, int]:
 
 
 def _sample_set_violations(run: RunEvidence, *, trial: bool) -> list[str]:
-    lines = []
-    counts = Counter((s.id, s.epoch) for s in run.samples)
-    for (sample_id, epoch), count in sorted(counts.items()):
-        if count > 1:
-            lines.append(f"sample {sample_id} (epoch {epoch}) appears {count} times")
+    lines = _duplicate_lines(run)
     args = run.task_args
     data = run.data_name
-    recorded = run.fingerprint
     hub_layout = all_layouts().get(data)
-    if hub_layout is not None and hub_layout.hub_repo and not (args.get("revision") or recorded.get("revision")):
+    if hub_layout is not None and hub_layout.hub_repo and not (args.get("revision") or run.fingerprint.get("revision")):
         lines.append(f"dataset {data} comes from the Hugging Face hub and the run did not pin -T revision")
     absent = data_absence(run) if run.redacted else None
     if absent is not None:
@@ -94,6 +89,23 @@ def _sample_set_violations(run: RunEvidence, *, trial: bool) -> list[str]:
         expected = dataset_ids(run)
     except Exception as error:  # noqa: BLE001 - any loading failure is reported as the line it gives
         return [*lines, f"the dataset {data} cannot be loaded here to check the sample set: {error}"]
+    return [*lines, *_coverage_lines(run, expected, trial=trial), *_fingerprint_lines(run)]
+
+
+def _duplicate_lines(run: RunEvidence) -> list[str]:
+    """A line for each sample and epoch the log holds more than once."""
+    counts = Counter((s.id, s.epoch) for s in run.samples)
+    return [
+        f"sample {sample_id} (epoch {epoch}) appears {count} times"
+        for (sample_id, epoch), count in sorted(counts.items())
+        if count > 1
+    ]
+
+
+def _coverage_lines(run: RunEvidence, expected: list[str], *, trial: bool) -> list[str]:
+    """What is wrong with the run's samples against the dataset's `expected` ids: missing ones (unless `trial`),
+    ones the dataset does not hold, and, on a trial, none in common."""
+    lines = []
     logged = {s.id for s in run.samples}
     missing = [i for i in expected if i not in logged]
     extra = sorted(logged - set(expected))
@@ -104,22 +116,26 @@ def _sample_set_violations(run: RunEvidence, *, trial: bool) -> list[str]:
     if extra:
         lines.append(f"{len(extra)} samples are not in the dataset: {_ids(extra)}")
     if trial and not logged & set(expected):
-        lines.append(f"none of the run's samples is in the dataset {data}")
-    if not recorded:
-        lines.append("the log records no data fingerprint (made before radiology-tasks recorded one); run it again")
-    else:
-        try:
-            now = data_fingerprint(run_data_options(run))
-        except (OSError, ValueError) as error:
-            lines.append(f"the run's data files cannot be read here to check their SHA-256: {error}")
-        else:
-            # Logs made before hub data was hashed pin it by the revision alone (checked above).
-            hashed_hub = "layout" in recorded or recorded.get("data_sha256") is not None
-            names = ("data_sha256", "candidates_sha256", "reports_sha256") if hashed_hub else ("candidates_sha256",)
-            for name in names:
-                if recorded.get(name) != now[name]:
-                    lines.append(_changed_line(name, run, recorded.get(name), now[name]))
+        lines.append(f"none of the run's samples is in the dataset {run.data_name}")
     return lines
+
+
+def _fingerprint_lines(run: RunEvidence) -> list[str]:
+    """A line for a missing data fingerprint, for data files that cannot be read here, or for each file whose
+    SHA-256 differs from the one the log records."""
+    recorded = run.fingerprint
+    if not recorded:
+        return ["the log records no data fingerprint (made before radiology-tasks recorded one); run it again"]
+    try:
+        now = data_fingerprint(run_data_options(run))
+    except (OSError, ValueError) as error:
+        return [f"the run's data files cannot be read here to check their SHA-256: {error}"]
+    # Logs made before hub data was hashed pin it by the revision alone (checked by the caller).
+    hashed_hub = "layout" in recorded or recorded.get("data_sha256") is not None
+    names = ("data_sha256", "candidates_sha256", "reports_sha256") if hashed_hub else ("candidates_sha256",)
+    return [
+        _changed_line(name, run, recorded.get(name), now[name]) for name in names if recorded.get(name) != now[name]
+    ]
 
 
 def _recorded_sample_set_violations(run: RunEvidence, absent: str, *, trial: bool) -> list[str]:

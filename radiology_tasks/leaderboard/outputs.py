@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import os
 import shlex
 from collections.abc import Iterable
@@ -18,6 +17,7 @@ import jsonschema
 
 from radiology_tasks.core.table_cells import csv_cell, markdown_code
 from radiology_tasks.core.table_cells import markdown_cell as _cell
+from radiology_tasks.core.undefined import not_numbers
 from radiology_tasks.leaderboard.redact import REDACTED_CHECKS
 
 SCHEMA_FILE = "leaderboard.schema.json"
@@ -315,17 +315,6 @@ def page(leaderboard: dict[str, Any], title: str = "Radiology report metrics lea
     return environment.from_string(source).render(title=title, data=leaderboard, **texts)
 
 
-def not_numbers(value: Any, where: str = "leaderboard") -> list[str]:
-    """The place of every NaN or infinity in `value` (nested dicts and lists), e.g. `leaderboard.boards[0].score`."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return [where]
-    if isinstance(value, dict):
-        return [place for key, item in value.items() for place in not_numbers(item, f"{where}.{key}")]
-    if isinstance(value, list):
-        return [place for i, item in enumerate(value) for place in not_numbers(item, f"{where}[{i}]")]
-    return []
-
-
 def write_outputs(leaderboard: dict[str, Any], out: Path) -> dict[str, Path]:
     """Write leaderboard.json, leaderboard.csv, leaderboard.md and index.html into `out`.
 
@@ -334,7 +323,7 @@ def write_outputs(leaderboard: dict[str, Any], out: Path) -> dict[str, Path]:
             reason, never a bare `nan`), or each place where the leaderboard does not follow its schema
             (`SCHEMA_FILE`); nothing is written then.
     """
-    places = not_numbers(leaderboard)
+    places = not_numbers(leaderboard, "leaderboard")
     if places:
         raise ValueError(f"not a number at {', '.join(places)}: a missing figure is null with its reason")
     problems = schema_problems(leaderboard)

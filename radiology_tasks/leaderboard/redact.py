@@ -22,7 +22,7 @@ covered without anyone remembering it:
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,29 +133,26 @@ def collect_texts(samples: Iterable[Mapping[str, Any]]) -> SampleTexts:
 def redact_sample_value(value: Any, texts: SampleTexts) -> Any:
     """A dumped sample (or part of one) with every free text, and every string equal to a sample's text,
     hashed; dict keys stay unless one holds a sample's text."""
-    if isinstance(value, str):
-        return text_hash(value) if is_free_text(value) or texts.equals(value) else value
-    if isinstance(value, Mapping):
-        return {
-            (text_hash(k) if isinstance(k, str) and texts.found_in(k) else k): redact_sample_value(v, texts)
-            for k, v in value.items()
-        }
-    if isinstance(value, list):
-        return [redact_sample_value(item, texts) for item in value]
-    return value
+    return _hashed_strings(value, texts, lambda text: is_free_text(text) or texts.equals(text))
 
 
 def redact_config_value(value: Any, texts: SampleTexts) -> Any:
     """A dumped part of the log outside its samples with every string (or key) that holds a sample's text hashed."""
+    return _hashed_strings(value, texts, texts.found_in)
+
+
+def _hashed_strings(value: Any, texts: SampleTexts, hashed: Callable[[str], bool]) -> Any:
+    """`value` (nested dicts and lists) with each string value for which `hashed` holds, and each dict key that
+    holds a sample's text, replaced by its SHA-256."""
     if isinstance(value, str):
-        return text_hash(value) if texts.found_in(value) else value
+        return text_hash(value) if hashed(value) else value
     if isinstance(value, Mapping):
         return {
-            (text_hash(k) if isinstance(k, str) and texts.found_in(k) else k): redact_config_value(v, texts)
+            (text_hash(k) if isinstance(k, str) and texts.found_in(k) else k): _hashed_strings(v, texts, hashed)
             for k, v in value.items()
         }
     if isinstance(value, list):
-        return [redact_config_value(item, texts) for item in value]
+        return [_hashed_strings(item, texts, hashed) for item in value]
     return value
 
 

@@ -28,7 +28,6 @@ from radiology_tasks.agreement.outputs import (
     csv_rows,
     figures_text,
     markdown,
-    not_numbers,
     page,
     write_outputs,
 )
@@ -262,13 +261,6 @@ def test_write_outputs_writes_four_files_and_refuses_a_nan(tmp_path):
     with pytest.raises(ValueError, match=r"not a number at agreement\.rows\[0\]\.cells\.rate / score\.statistic"):
         write_outputs(broken, tmp_path / "nan")
     assert not (tmp_path / "nan").exists()
-
-
-def test_not_numbers_finds_each_nan_and_infinity():
-    assert not_numbers({"a": [1.0, math.inf, {"b": math.nan}], "c": "nan", "d": None}) == [
-        "agreement.a[1]",
-        "agreement.a[2].b",
-    ]
 
 
 def test_protocol_labels_name_the_experts_side():

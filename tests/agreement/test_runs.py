@@ -12,7 +12,16 @@ from inspect_ai.log import EvalLog, write_eval_log
 from inspect_ai.scorer import SampleScore, Score
 
 from radiology_tasks.agreement.model import RowId, Value
-from radiology_tasks.agreement.runs import dataset_of, judge_of, judged_keys, read_run, read_runs, run_of, score_keys
+from radiology_tasks.agreement.runs import (
+    dataset_of,
+    judge_of,
+    judged_keys,
+    read_run,
+    read_runs,
+    row_of,
+    run_of,
+    score_keys,
+)
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.suite.tasks import metric_suite
 from tests.agreement.logs import JUDGE, run_task
@@ -227,3 +236,13 @@ def test_an_unreadable_log_says_what_went_wrong(monkeypatch):
     with pytest.raises(InputError) as raised:
         read_run("x.eval")
     assert str(raised.value) == "x.eval: not a readable Inspect log (KeyError: 'header.json')"
+
+
+def test_a_judged_key_s_row_names_the_prompt_only_where_the_task_is_another_metric_s():
+    # green_ec is read from GREEN's prompt: a run of GREEN gives its own row, a run of the VERT prompt another one.
+    assert row_of("green_ec", "green", "judge-m") == RowId("green_ec", "judge-m", None)
+    assert row_of("green_ec", "vert", "judge-m") == RowId("green_ec", "judge-m", "vert")
+    # A task that is no metric's prompt (a suite of several judges) leaves the key's own prompt.
+    assert row_of("green_ec", "report_judge_suite", "judge-m") == RowId("green_ec", "judge-m", None)
+    # A metric no judge scores has neither judge nor prompt.
+    assert row_of("bleu_2", "vert", None) == RowId("bleu_2")

@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from radiology_tasks.core.agreement import Agreement, correlate, count_bias_by_human_errors
+from radiology_tasks.core.agreement import (
+    Agreement,
+    correlate,
+    count_bias_by_human_errors,
+    interval_of_draws,
+    paired_p_value,
+    resampled_kendall_taus,
+)
 
 JUDGE = [0.1, 0.4, 0.35, 0.8, 0.6, 0.6, 0.9, 0.2]
 EXPERT = [0.0, 0.2, 0.4, 1.0, 0.6, 0.8, 0.8, 0.2]
@@ -301,6 +308,15 @@ def test_constant_resamples_are_undefined_even_when_their_mean_is_rounded() -> N
             assert high == pytest.approx(want_high, abs=1e-12)
 
 
+def test_a_resample_constant_on_one_side_only_is_undefined_though_rounding_centres_it_off_zero() -> None:
+    # Seven scores, six of them 0.1: about a third of the resamples draw 0.1 alone, whose mean of seven copies is
+    # rounded, so centred they are a tiny constant; the other side still varies in them. Each such resample is
+    # undefined (counted at -1 and +1), never the near-zero correlation the rounding would give.
+    rounded, varied = [0.1] * 6 + [0.7], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.9]
+    for judge, expert in ((rounded, varied), (varied, rounded)):
+        assert correlate(judge, expert, n_resamples=400, seed=1).pearson_ci == (-1.0, 1.0)
+
+
 def test_correlations_stay_within_minus_one_and_one_despite_rounding() -> None:
     # Exactly linear data: computed resample correlations land a few ulps beyond +-1 before clipping.
     x = [0.64, 0.27, 0.04, 0.02, 0.81, 0.91, 0.61]
@@ -402,3 +418,43 @@ def test_the_bootstrap_in_chunks_gives_the_intervals_of_one_draw(monkeypatch):
     monkeypatch.setattr(agreement, "_CHUNK_ELEMENTS", 300 * 7)  # chunks of 7 resamples, the last one shorter
     chunked = agreement._bootstrap_intervals(x, y, n_resamples=500, confidence=0.95, seed=1)
     assert chunked == whole
+
+
+def test_paired_p_value_counts_draws_as_far_from_the_observed_difference_as_it_is_from_zero() -> None:
+    # Observed 0.2: 0.5 and -0.1 lie 0.3 from it (extreme), 0.25 lies 0.05 (not), NaN is undefined (extreme).
+    differences = np.array([0.5, -0.1, 0.25, math.nan])
+    assert paired_p_value(differences, 0.2) == pytest.approx((3 + 1) / (4 + 1))
+    # The same distance counts as extreme, and a negative observed difference is measured by its size.
+    assert paired_p_value(np.array([0.0, 0.1]), 0.1) == pytest.approx((1 + 1) / (2 + 1))
+    assert paired_p_value(np.array([0.0, -0.15]), -0.1) == pytest.approx((1 + 1) / (2 + 1))
+    # A draw short of the distance by a rounding error still counts; one short by more does not.
+    assert paired_p_value(np.array([0.2 - 1e-15]), 0.1) == 1.0
+    assert paired_p_value(np.array([0.2 - 1e-9]), 0.1) == pytest.approx(0.5)
+    # No difference observed: every draw is at least as far from it as zero is.
+    assert paired_p_value(np.array([0.3, -0.2, 0.0]), 0.0) == 1.0
+
+
+def test_interval_of_draws_counts_undefined_draws_at_the_bounds() -> None:
+    draws = np.array([0.5, math.nan])
+    # Coverage 0.5: the low end is the 25th percentile of [0.5, -1], the high end the 75th of [0.5, +1].
+    assert interval_of_draws(draws, confidence=0.5) == (pytest.approx(-0.625), pytest.approx(0.875))
+    assert interval_of_draws(draws, confidence=0.5, bounds=(0.0, 2.0)) == (pytest.approx(0.125), pytest.approx(1.625))
+    # Defined draws alone: the percentiles of the draws (5th and 95th at coverage 0.9).
+    defined = np.linspace(0.0, 1.0, 101)
+    assert interval_of_draws(defined, confidence=0.9) == (pytest.approx(0.05), pytest.approx(0.95))
+    assert interval_of_draws(np.array([math.nan, math.nan]), confidence=0.9) == (-1.0, 1.0)
+    assert interval_of_draws(np.array([math.nan]), confidence=0.9, bounds=(0.0, 3.0)) == (0.0, 3.0)
+    empty = interval_of_draws(np.array([]), confidence=0.9)
+    assert math.isnan(empty[0]) and math.isnan(empty[1])
+
+
+def test_resampled_taus_leave_a_constant_resample_undefined_without_a_warning() -> None:
+    import warnings
+
+    x, y = np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0])
+    resamples = np.array([[0, 0, 0], [0, 1, 2], [2, 1, 0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        taus = resampled_kendall_taus(x, y, resamples)
+    assert math.isnan(taus[0])
+    assert taus[1:] == pytest.approx([stats.kendalltau(x, y).statistic] * 2)

@@ -11,6 +11,7 @@ import pytest
 from inspect_ai.scorer import SampleScore, Score
 from scipy import stats
 
+from radiology_tasks.core.agreement import correlate
 from radiology_tasks.core.family import Family, add_family, higher_is_better, orientation, remove_family
 from radiology_tasks.core.metrics import (
     ExpertPresence,
@@ -195,6 +196,34 @@ def test_bad_insignificant_counts_are_refused_naming_the_sample():
         expert_agreement("k", truth="total_errors")(samples)
 
 
+def test_bad_significant_counts_are_refused_naming_the_sample_and_the_field():
+    metadata = {"expert_significant": {"a": 1}, "expert_insignificant": _counts(), "expert_raters": 1}
+    with pytest.raises(ValueError, match="sample 8: expert_significant: category 'b' is missing"):
+        expert_agreement("k", truth="total_errors")([_sample("8", {"k": 0.1}, metadata)])
+
+
+def test_counts_without_a_number_of_raters_are_a_single_rater_s():
+    assert ExpertPresence.of_metadata([{"expert_significant": _counts(a=2)}]).single_rater_counts
+    assert ExpertPresence.of_metadata([{"expert_significant": _counts(a=2), "expert_raters": None}]).single_rater_counts
+
+
+def test_the_brief_agreement_metric_gives_tau_and_its_interval_only():
+    samples = [_sample(str(i), {"k": float(i % 3)}, {"expert_score": i / 6}) for i in range(6)]
+    (brief,) = agreement_metrics("k", ExpertPresence(score=True, counts=False, single_rater_counts=False), brief=True)
+    assert set(brief(samples)) == {"k_kendall_tau", "k_kendall_tau_ci_low", "k_kendall_tau_ci_high"}
+
+
+def test_the_agreement_metric_draws_its_bootstrap_with_its_own_settings():
+    samples = [_sample(str(i), {"k": float((i * 7) % 5)}, {"expert_score": i / 9}) for i in range(10)]
+    judge = [float((i * 7) % 5) for i in range(10)]
+    expert = [i / 9 for i in range(10)]
+    for settings in ({"n_resamples": 50, "seed": 3, "confidence": 0.8}, {"n_resamples": 80, "seed": 11}):
+        value = expert_agreement("k", **settings)(samples)
+        low, high = correlate(judge, expert, **settings).pearson_ci
+        assert (value["k_pearson_ci_low"], value["k_pearson_ci_high"]) == (low, high)
+    assert math.isnan(expert_agreement("k", n_resamples=0)(samples)["k_kendall_tau_ci_low"])
+
+
 # --- the pairs every agreement uses -------------------------------------------------------------------------
 
 
@@ -211,6 +240,9 @@ def test_agreement_pairs_are_oriented_ordered_and_counted():
     assert (pairs.ids, pairs.judge, pairs.expert) == (["a", "b"], [-1.0, -3.0], [0.9, 0.2])
     assert (pairs.n_unscored, pairs.n_no_expert) == (2, 1)
     assert agreement_pairs(samples, "green_ec", "score", higher_is_better=True).judge == [1.0, 3.0]
+    # A score no family declares is higher-is-better: left as it is.
+    plain = [_sample("a", {"k": 0.25}, {"expert_score": 0.5}), _sample("b", {"k": 0.75}, {"expert_score": 0.1})]
+    assert agreement_pairs(plain, "k", "score").judge == [0.25, 0.75]
 
 
 def test_the_declared_orientation_makes_agreement_positive():

@@ -68,3 +68,9 @@ def test_a_missing_score_must_be_left_out_first():
         preference_outcome([("t", float("nan"), 0.3)])
     with pytest.raises(ValueError, match="tie_tolerance must be >= 0, got -0.1"):
         preference_outcome([], tie_tolerance=-0.1)
+
+
+def test_every_reversed_pair_counts_as_wrong():
+    # Three candidates the score orders exactly against the experts: all three pairs are wrong.
+    outcome = preference_outcome([("s", 1.0, 0.9), ("s", 2.0, 0.5), ("s", 3.0, 0.1)])
+    assert outcome == Preferences(pairs=3, right=0, wrong=3, ties=0, accuracy=0.0)

@@ -114,3 +114,39 @@ def test_a_stored_mean_that_is_no_multiple_of_one_over_the_raters_names_the_samp
     metric = expert_agreement("green_ec", higher_is_better=False, truth="significant_errors", n_resamples=0)
     with pytest.raises(ValueError, match=r"sample split-4-6: expert_significant: category 'a'"):
         metric([broken, _sample("clean")])
+
+
+@pytest.mark.parametrize(
+    ("counts", "raters", "message"),
+    [
+        ([1, 2], None, r"^row 2: expected counts keyed a-f, got \[1, 2\]$"),
+        ({**dict.fromkeys("abcdef", 0), "g": 1}, None, r"^row 2: unknown categories \['g'\]$"),
+        (dict.fromkeys("abcdef", 0), 0, r"^row 2: the number of raters must be a whole number of at least 1, got 0$"),
+        (dict.fromkeys("abcdef", 0), 2.5, r"number of raters must be a whole number of at least 1, got 2\.5$"),
+        (dict.fromkeys("abcdef", 0), True, r"number of raters must be a whole number of at least 1, got True$"),
+        (dict.fromkeys("abcdef", 0), "6", r"number of raters must be a whole number of at least 1, got '6'$"),
+        (
+            {**dict.fromkeys("abcdef", 0), "d": 0.5},
+            None,
+            r"^row 2: category 'd': 0\.5 is not a whole number of at least 0$",
+        ),
+        (
+            {**dict.fromkeys("abcdef", 0), "e": -1},
+            None,
+            r"^row 2: category 'e': -1 is not a whole number of at least 0$",
+        ),
+        (
+            {**dict.fromkeys("abcdef", 0), "f": -1},
+            1,
+            r"category 'f': -1 is not a mean over 1 raters \(a multiple of 1/1\)",
+        ),
+    ],
+)
+def test_expert_total_refuses_bad_counts_and_raters_naming_the_place(counts, raters, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        expert_error_total(counts, raters, "row 2")
+
+
+def test_expert_total_reads_whole_counts_without_raters_and_means_over_one_rater() -> None:
+    counts = {**dict.fromkeys("abcdef", 0), "a": 3, "f": 1}
+    assert expert_error_total(counts, None, "row") == expert_error_total(counts, 1, "row") == Fraction(4)

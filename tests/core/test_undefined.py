@@ -7,7 +7,7 @@ import math
 import pytest
 
 from radiology_tasks.core.agreement import correlate
-from radiology_tasks.core.undefined import correlation_undefined, interval_undefined
+from radiology_tasks.core.undefined import correlation_undefined, interval_undefined, not_numbers
 
 NAN = math.nan
 
@@ -45,3 +45,12 @@ def test_interval_reasons() -> None:
     assert interval_undefined(10, 0) == "no bootstrap resamples were drawn (resamples = 0)"
     assert interval_undefined(1, 100) == "a bootstrap needs at least 2 pairs, got 1"
     assert interval_undefined(2, 3) == "every one of the 3 bootstrap resamples of the 2 pairs is constant"
+
+
+def test_not_numbers_finds_each_nan_and_infinity():
+    assert not_numbers({"a": [1.0, math.inf, {"b": math.nan}], "c": "nan", "d": None, "e": 2}, "agreement") == [
+        "agreement.a[1]",
+        "agreement.a[2].b",
+    ]
+    assert not_numbers(-math.inf, "figure") == ["figure"]
+    assert not_numbers([], "empty") == []

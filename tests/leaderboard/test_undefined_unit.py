@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from radiology_tasks.core.family import add_family, remove_family
+from radiology_tasks.core.undefined import not_numbers
 from radiology_tasks.leaderboard import board as board_module
 from radiology_tasks.leaderboard.board import build_leaderboard
 from radiology_tasks.leaderboard.evidence import RunEvidence
-from radiology_tasks.leaderboard.outputs import not_numbers, write_outputs
+from radiology_tasks.leaderboard.outputs import write_outputs
 from tests.leaderboard.memory_runs import write_pairs
 from tests.leaderboard.test_corpus_unit import A_COUNTS, SETTINGS, _Corpus, _run
 from tests.toy_families import ToyFamily
@@ -62,7 +63,7 @@ def test_a_run_whose_statistic_is_undefined_is_not_ranked_and_says_why(tmp_path,
     (tmp_path / "alone").mkdir()
     alone = _leaderboard(tmp_path / "alone", monkeypatch, empty=("toy_sparse", EMPTY))
     assert alone["boards"] == [] and len(alone["not_ranked"]) == 1
-    assert not_numbers(result) == [] and not_numbers(alone) == []
+    assert not_numbers(result, "leaderboard") == [] and not_numbers(alone, "leaderboard") == []
 
 
 def test_an_interval_and_tests_undefined_on_resamples_are_empty_with_the_reason(tmp_path, monkeypatch):
@@ -82,7 +83,7 @@ def test_an_interval_and_tests_undefined_on_resamples_are_empty_with_the_reason(
     assert set(test["empty"]) == {"paired_bootstrap_p", "randomization_p"}
     assert test["empty"]["randomization_p"].startswith("not computed: f1 is undefined on ")
     assert test["difference"] == pytest.approx(sparse["score"] - clean["score"])
-    assert not_numbers(result) == []
+    assert not_numbers(result, "leaderboard") == []
     written = write_outputs(result, tmp_path / "site")
     assert "NaN" not in written["json"].read_text() and "nan" not in written["csv"].read_text().lower()
     assert "nan" not in written["markdown"].read_text().lower()
