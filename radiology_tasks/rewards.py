@@ -355,10 +355,8 @@ def reward_function(
     judges the batch's distinct (reference, completion) pairs concurrently in one Inspect evaluation (the judge's
     connection limit, retries and cache apply) and writes one log, under ``<log_dir>``, with the training step in
     the task metadata (``reward.step``); a pair already scored by this function is taken from its cache. Reward
-    functions awaited together share one evaluation. A task that calls no model (``baselines``) has its pairs
-    scored in one loop by the task's own solver and scorer, its log written with Inspect's log functions
-    (`radiology_tasks.batch_scoring`). With `workers` above 1 the distinct pairs are split among that many worker
-    processes, each judging its part in its own evaluation and log (``reward.part`` of ``reward.parts``).
+    functions awaited together share one evaluation. A task that calls no model (``baselines``) is scored in one
+    loop by its own solver and scorer (`radiology_tasks.batch_scoring`).
 
     Args:
         metric: A registered task that scores given candidates (`radiology_tasks.api.scorable_tasks` lists them:
@@ -374,11 +372,9 @@ def reward_function(
             over `REWARD_EVAL_DEFAULTS`.
         name: The name TRL logs the reward under (default: `default_name`, e.g. ``baselines_rouge_l``).
         cache_size: How many distinct (reference, completion) results to keep.
-        workers: Worker processes a call's pairs are split among (1: judged in this process). Each runs its own
-            Inspect evaluation and writes its own log; ``max_connections`` in `eval_args` is shared among them.
-            They start at the first call, with the environment of that moment, and stop with `ReportReward.close`
-            or this process. Above 1, `judge` and `eval_args` must be sendable to another process (a model name,
-            not a `Model`).
+        workers: Worker processes a call's distinct pairs are split among (1: judged in this process), each with
+            its own evaluation and log (``reward.part`` of ``reward.parts``) and a share of ``max_connections``;
+            started at the first call, stopped by `ReportReward.close`. Above 1, `judge` must be a model name.
         **params: The task's ``-T`` parameters (``detail="brief"``, ``baselines="rouge_l"``, ...).
 
     Raises:
@@ -387,23 +383,22 @@ def reward_function(
             `score` the metric does not give by the first call that judged. A refused call leaves no file behind.
     """
     check_params(metric, task_function(metric), params)
-    if cache_size < 0:
-        raise InputError(f"cache_size must be at least 0, got {cache_size}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InputError(f"workers must be a whole number of at least 1, got {workers!r}")
-    judging = Judging(
-        metric,
-        judge,
-        score,
-        dict(params),
-        None if log_dir is None else str(log_dir),
-        {**REWARD_EVAL_DEFAULTS, **(eval_args or {})},
-    )
+    _check_sizes(cache_size, workers)
+    folder = None if log_dir is None else str(log_dir)
+    judging = Judging(metric, judge, score, dict(params), folder, {**REWARD_EVAL_DEFAULTS, **(eval_args or {})})
     if workers > 1:
         check_sendable(judging)
     return ReportReward(
         judging, reference_column, unscored_reward, name or default_name(metric, score, params), cache_size, workers
     )
+
+
+def _check_sizes(cache_size: int, workers: int) -> None:
+    """Refuse a negative cache size and a worker count that is not a whole number of at least 1."""
+    if cache_size < 0:
+        raise InputError(f"cache_size must be at least 0, got {cache_size}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InputError(f"workers must be a whole number of at least 1, got {workers!r}")
 
 
 def check_sendable(judging: Judging) -> None:
