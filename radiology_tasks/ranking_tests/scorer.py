@@ -30,13 +30,13 @@ _COST = ("judge_calls", "judge_input_tokens", "judge_output_tokens")
 
 
 def candidate_pair(case: RankingCase, candidate: Candidate) -> ReportPair:
-    """The report pair a metric scores for one candidate (patient age in the metadata, as ReportPair has no field)."""
+    """The report pair a metric scores for one candidate, with the candidate's patient context."""
     return ReportPair(
         id=f"{case.id}/{candidate.label}",
         reference=case.reference,
         candidate=candidate.text,
         indication=candidate.indication,
-        metadata={"age": candidate.age} if candidate.age is not None else {},
+        age=candidate.age,
     )
 
 

@@ -61,10 +61,11 @@ def test_scored_candidates_give_the_outcome_and_each_relation():
 
 def test_the_pair_a_metric_scores_carries_the_candidates_context():
     pair = candidate_pair(CASE, CASE.candidates[0])
-    assert (pair.id, pair.reference, pair.candidate, pair.metadata) == (
+    assert (pair.id, pair.reference, pair.candidate, pair.age, pair.metadata) == (
         "k/C1",
         "Moderate edema.",
         "Mild edema.",
-        {"age": "70"},
+        "70",
+        {},
     )
-    assert candidate_pair(CASE, CASE.candidates[1]).metadata == {}
+    assert candidate_pair(CASE, CASE.candidates[1]).age is None
