@@ -27,6 +27,7 @@ section header to `parse_assessment`, and one character never costs more than on
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from radiology_tasks.core.contract import OutputContract
@@ -155,7 +156,13 @@ def assessment_max_chars(*, with_score: bool, bounds: AnswerBounds = DETAIL_BOUN
 
 def assessment_contract(name: str, *, with_score: bool, detail: Detail = "full") -> OutputContract:
     """The sectioned-answer contract of a GREEN-family prompt at a level of detail."""
-    bounds = DETAIL_BOUNDS[detail]
+    return _contract(name, with_score, detail, DETAIL_BOUNDS[detail])
+
+
+@cache
+def _contract(name: str, with_score: bool, detail: Detail, bounds: AnswerBounds) -> OutputContract:
+    """The contract, built once per prompt, score section and bounds and shared (it is frozen): its grammar and
+    regex take milliseconds to build, which a judge would otherwise pay for every report."""
     return OutputContract(
         name=name if detail == "full" else f"{name}-{detail}",
         max_chars=assessment_max_chars(with_score=with_score, bounds=bounds),

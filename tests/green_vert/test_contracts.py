@@ -161,3 +161,12 @@ def test_contract_names_say_the_prompt_and_any_level_of_detail_but_full() -> Non
     assert assessment_contract("vert", with_score=True).name == "vert"
     assert assessment_contract("vert", with_score=True) == assessment_contract("vert", with_score=True, detail="full")
     assert assessment_contract("green", with_score=False, detail="brief").name == "green-brief"
+
+
+def test_a_contract_is_built_once_per_prompt_and_detail_and_shared() -> None:
+    # A judge asks for its contract with every report: the grammar and regex are built once and the frozen
+    # contract is shared, and different settings still get their own.
+    first = assessment_contract("green", with_score=False, detail="brief")
+    assert assessment_contract("green", with_score=False, detail="brief") is first
+    assert assessment_contract("green", with_score=True, detail="brief") is not first
+    assert assessment_contract("green", with_score=True, detail="brief").regex != first.regex
