@@ -78,6 +78,25 @@ def _rouge() -> Any:
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
 
 
+def _bleu_of_order(full: Any, order: int) -> Any:
+    """Sentence BLEU-`order` from the statistics of a sentence BLEU of a higher order (its first `order` n-gram
+    counts and totals, the same lengths): what ``sentence_score`` of ``BLEU(max_ngram_order=order,
+    effective_order=True)`` returns, without extracting the n-grams again."""
+    from sacrebleu.metrics import BLEU
+
+    if order == len(full.counts):
+        return full
+    return BLEU.compute_bleu(
+        full.counts[:order],
+        full.totals[:order],
+        full.sys_len,
+        full.ref_len,
+        smooth_method="exp",
+        effective_order=True,
+        max_ngram_order=order,
+    )
+
+
 def lexical_scores(reference: str, candidate: str, keys: Sequence[str]) -> tuple[dict[str, float], dict[str, Any]]:
     """Score one candidate against its reference.
 
@@ -93,19 +112,21 @@ def lexical_scores(reference: str, candidate: str, keys: Sequence[str]) -> tuple
     """
     scores: dict[str, float] = {}
     statistics: dict[str, Any] = {}
+    orders = [_SACREBLEU_ORDERS[key] for key in keys if key in _SACREBLEU_ORDERS]
+    bleu = _sentence_bleu(max(orders)).sentence_score(candidate, [reference]) if orders else None
     for key in keys:
         if key in _SACREBLEU_ORDERS:
             order = _SACREBLEU_ORDERS[key]
-            result = _sentence_bleu(order).sentence_score(candidate, [reference])
-            scores[key] = result.score / 100.0
-            statistics[key] = [list(result.counts), list(result.totals), result.sys_len, result.ref_len]
+            scores[key] = _bleu_of_order(bleu, order).score / 100.0
+            statistics[key] = [list(bleu.counts[:order]), list(bleu.totals[:order]), bleu.sys_len, bleu.ref_len]
         elif key == REXRANK_BLEU_KEY:
             scores[key] = rexrank_bleu(reference, candidate)
         elif key == "chrf":
             chrf = _chrf()
-            scores[key] = chrf.sentence_score(candidate, [reference]).score / 100.0
-            # sacrebleu's corpus chrF sums these per-segment statistics; keeping them gives the corpus value.
+            # One pass over the character and word n-grams: sacrebleu's sentence chrF is its score of these
+            # statistics, and its corpus chrF sums them over segments.
             statistics[key] = [int(v) for v in chrf._extract_corpus_statistics([candidate], [[reference]])[0]]
+            scores[key] = chrf._compute_score_from_stats(statistics[key]).score / 100.0
         elif key == "rouge_l":
             scores[key] = float(_rouge().score(reference, candidate)["rougeL"].fmeasure)
         else:

@@ -44,6 +44,28 @@ def test_bleu_2_is_sacrebleus_sentence_bleu_of_order_two():
     assert 0 < scores["bleu_2"] < 1
 
 
+EDGE_PAIRS = [*PAIRS, ("a b c", "a b d"), ("one", "two three four five"), ("x", ""), ("", "x"), ("same", "same")]
+
+
+@pytest.mark.parametrize(("reference", "candidate"), EDGE_PAIRS)
+@pytest.mark.parametrize("keys", [["bleu_1"], ["bleu_3"], ["bleu_1", "bleu_4"], ["bleu_2", "bleu_3", "chrf"]])
+def test_bleu_orders_and_chrf_from_one_pass_equal_sacrebleus_own_exactly(reference, candidate, keys):
+    # Every order asked for is read from one n-gram extraction (of the highest order asked), and chrF's score
+    # from the statistics kept for the corpus: the numbers must be sacrebleu's own to the last bit, and so must the
+    # statistics the corpus values add up.
+    scores, statistics = lexical_scores(reference, candidate, keys)
+    for key in keys:
+        if key == "chrf":
+            chrf = CHRF()
+            assert scores[key] == chrf.sentence_score(candidate, [reference]).score / 100
+            assert statistics[key] == list(chrf._extract_corpus_statistics([candidate], [[reference]])[0])
+            continue
+        order = int(key[-1])
+        expected = BLEU(max_ngram_order=order, effective_order=True).sentence_score(candidate, [reference])
+        assert scores[key] == expected.score / 100
+        assert statistics[key] == [expected.counts, expected.totals, expected.sys_len, expected.ref_len]
+
+
 def test_corpus_values_are_sacrebleus_corpus_scores():
     statistics = [lexical_scores(r, c, LEXICAL_KEYS)[1] for r, c in PAIRS]
     corpus = corpus_scores(statistics, LEXICAL_KEYS)
