@@ -4,6 +4,8 @@ call's pairs split among worker processes (the same rewards in order, one log pe
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -20,7 +22,8 @@ from radiology_tasks.core.report_hook import local_path
 from radiology_tasks.core.run_report import run_figures
 from radiology_tasks.rewards import part_eval_args, split_pairs
 from tests.api.conftest import JUDGE, ROWS
-from tests.api.scripted_judge import GARBAGE
+from tests.api.scripted_judge import GARBAGE, reply
+from tests.openai_stub import StubReply, openai_stub
 
 REFERENCES = [row["reference"] for row in ROWS]
 COMPLETIONS = [row["candidate"] for row in ROWS]
@@ -81,7 +84,7 @@ def test_a_lexical_reward_goes_through_inspects_loop_when_eval_args_change_how_s
     assert SCORED_IN_BATCH not in log.eval.metadata and all(s.events for s in log.samples)
 
 
-def test_only_a_model_free_task_with_plain_eval_args_is_batch_scorable(tmp_path):
+def test_a_task_is_batch_scorable_when_its_scorers_need_no_model_or_only_its_bound_judge(tmp_path):
     def built(metric: str, judge: str | None = None) -> Any:
         return build_task(
             metric, REFERENCES[:1], COMPLETIONS[:1], judge=judge, ids=None, log_dir=tmp_path, params={}
@@ -90,7 +93,83 @@ def test_only_a_model_free_task_with_plain_eval_args_is_batch_scorable(tmp_path)
     plain = eval_arguments(tmp_path, {"max_connections": 8})
     assert batch_scorable(built("baselines"), plain)
     assert not batch_scorable(built("baselines"), {**plain, "epochs": 2})
-    assert not batch_scorable(built("green", "mockllm/model"), plain)
+    assert batch_scorable(built("green", "mockllm/model"), {**plain, "max_retries": 2, "timeout": 30})
+    assert not batch_scorable(built("green", "mockllm/model"), {**plain, "max_samples": 4})
+    unbound = built("green", "mockllm/model")
+    unbound.model_roles = None
+    assert not batch_scorable(unbound, plain)  # no grader bound: Inspect's loop finds the judge (or says there is none)
+    assert not batch_scorable(built("crimson", "mockllm/model"), plain)  # a scorer not known to need only its judge
+
+
+def test_a_judged_reward_is_scored_in_one_pass_with_the_log_inspect_eval_writes(judge, tmp_path):
+    rewards = reward_function("green", judge=JUDGE, log_dir=tmp_path)
+    values = _call(rewards, COMPLETIONS, REFERENCES)
+    batch = _read(rewards.logs[0])
+    location = score(REFERENCES, COMPLETIONS, "green", judge=JUDGE, log_dir=tmp_path).log.location
+    inspect_run = read_eval_log(local_path(location), resolve_attachments=True)
+    expected = [s.scores["report_judge"].value["green"] for s in inspect_run.samples]
+    # The garbled pair's answer cannot be read: unscored (None), which its log counts at the worst score.
+    assert values == [expected[0], expected[1], None, expected[3]] and expected[2] == 0.0
+    assert batch.eval.metadata[SCORED_IN_BATCH] is True and batch.status == "success"
+    as_json = [[score.model_dump_json() for score in s.scores.values()] for s in inspect_run.samples]  # NaN == NaN
+    assert [[score.model_dump_json() for score in s.scores.values()] for s in batch.samples] == as_json
+    assert batch.model_dump_json(include={"results", "reductions"}) == inspect_run.model_dump_json(
+        include={"results", "reductions"}
+    )
+    for part in ("task", "task_args", "dataset", "scorers", "metrics", "model", "model_roles"):
+        assert getattr(batch.eval, part) == getattr(inspect_run.eval, part), part
+    # Each sample's transcript is its judge calls, as Inspect logged them: the prompt sent, the answer, the usage
+    # (the garbled pair's re-asks included); the raw provider exchange only for a call that failed.
+    calls = [[e for e in s.events if e.event == "model"] for s in inspect_run.samples]
+    assert [[e.event for e in s.events] for s in batch.samples] == [["model"] * len(c) for c in calls]
+    assert [[([m.text for m in e.input], e.output.completion, e.role) for e in s.events] for s in batch.samples] == [
+        [([m.text for m in e.input], e.output.completion, e.role) for e in c] for c in calls
+    ]
+    assert all(e.call is None for s in batch.samples for e in s.events)
+    assert [s.role_usage for s in batch.samples] == [s.role_usage for s in inspect_run.samples]
+    assert batch.stats.role_usage == inspect_run.stats.role_usage
+    assert batch.stats.model_usage == inspect_run.stats.model_usage
+    assert run_figures(batch).summary_check == "equal"
+
+
+def test_log_model_api_keeps_every_judge_calls_raw_exchange(judge, tmp_path):
+    rewards = reward_function("green", judge=JUDGE, log_dir=tmp_path, eval_args={"log_model_api": True})
+    _call(rewards, COMPLETIONS[:2], REFERENCES[:2])
+    assert all(e.call is not None and e.call.request for s in _read(rewards.logs[0]).samples for e in s.events)
+
+
+def test_a_judged_batch_sends_at_most_max_connections_requests_at_once(tmp_path, monkeypatch):
+    lock, state = threading.Lock(), {"now": 0, "most": 0}
+
+    def slow_reply(body: dict[str, Any]) -> str:
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return reply(body)
+
+    with openai_stub(slow_reply) as server:
+        monkeypatch.setenv("STUBSVC_BASE_URL", server.base_url)
+        monkeypatch.setenv("STUBSVC_API_KEY", "not-a-real-key")
+        completions = [f"{c} ({i})" for i in range(3) for c in COMPLETIONS]
+        rewards = reward_function("green", judge=JUDGE, log_dir=tmp_path, eval_args={"max_connections": 3})
+        _call(rewards, completions, REFERENCES * 3)
+    assert state["most"] == 3
+
+
+def test_a_judge_that_refuses_the_key_fails_the_call_with_the_error_in_the_log(tmp_path, monkeypatch):
+    refused = StubReply(status=401, error={"message": "Incorrect API key provided", "code": "invalid_api_key"})
+    with openai_stub(lambda body: refused) as server:
+        monkeypatch.setenv("STUBSVC_BASE_URL", server.base_url)
+        monkeypatch.setenv("STUBSVC_API_KEY", "not-a-real-key")
+        rewards = reward_function("green", judge=JUDGE, log_dir=tmp_path, eval_args={"max_retries": 0})
+        with pytest.raises(RuntimeError, match="Incorrect API key"):
+            _call(rewards, COMPLETIONS, REFERENCES)
+    (written,) = [path for path in tmp_path.iterdir() if path.suffix == ".json"]
+    log = read_eval_log(str(written))
+    assert log.status == "error" and "Incorrect API key" in log.error.message and not log.samples
 
 
 def test_pairs_are_split_into_consecutive_runs_of_even_size():
