@@ -4,9 +4,9 @@
     green = reward_function("green", judge="openai-api/vllm/GREEN-RadLlama2-7b")
     trainer = GRPOTrainer(model=..., reward_funcs=[green], train_dataset=dataset_with_a_reference_column)
 
-Each call scores one generation batch with the metric's registered task, through the same path as
-`radiology_tasks.score` (`radiology_tasks.api`): strict reading, constrained answers, reason codes, and one
-Inspect log per call, so a training run's rewards can be read in ``inspect view``, step by step.
+Each call scores one generation batch with the metric's registered task, built as `radiology_tasks.score` builds
+it (`radiology_tasks.api`) and scored by its own solver and scorers: strict reading, constrained answers, reason
+codes, and one Inspect log per call, so a training run's rewards can be read in ``inspect view``, step by step.
 """
 
 from __future__ import annotations
@@ -164,8 +164,9 @@ class PartResult:
 async def judge_part(part: Part) -> PartResult:
     """Score a part's pairs with the metric's task in one Inspect evaluation, in this process.
 
-    A task that calls no model (a lexical reward) is scored in one loop (`radiology_tasks.batch_scoring`); other
-    tasks run through Inspect's eval, queued with the evaluations this event loop is running (`run_eval`).
+    A task that calls no model or only its judge (a lexical, GREEN or VERT reward) is scored in one pass of its own
+    solver and scorers (`radiology_tasks.batch_scoring`); other tasks run through Inspect's eval, queued with the
+    evaluations this event loop is running (`run_eval`).
 
     Raises:
         InputError: the task refused the pairs or a parameter value, or gives no score `score` (the log and the
@@ -358,8 +359,9 @@ def reward_function(
     judges the batch's distinct (reference, completion) pairs concurrently in one Inspect evaluation (the judge's
     connection limit, retries and cache apply) and writes one log, under ``<log_dir>``, with the training step in
     the task metadata (``reward.step``); a pair already scored by this function is taken from its cache. Reward
-    functions awaited together share one evaluation. A task that calls no model (``baselines``) is scored in one
-    loop by its own solver and scorer (`radiology_tasks.batch_scoring`).
+    functions awaited together share one evaluation. A task that calls no model or only its judge (``baselines``,
+    ``green``, ``vert``) is scored in one pass of its own solver and scorers, without Inspect's per-sample machinery
+    (`radiology_tasks.batch_scoring`); the log is in Inspect's JSON format unless `eval_args` sets ``log_format``.
 
     Args:
         metric: A registered task that scores given candidates (`radiology_tasks.api.scorable_tasks` lists them:

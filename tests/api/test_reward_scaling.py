@@ -65,6 +65,16 @@ def test_a_lexical_reward_is_scored_in_one_loop_with_the_log_inspect_eval_writes
     assert run_figures(batch).summary_check == "equal"
 
 
+def test_a_reward_log_is_inspects_json_unless_eval_args_set_the_format(tmp_path):
+    default = reward_function("baselines", baselines="rouge_l", log_dir=tmp_path)
+    compact = reward_function("baselines", baselines="rouge_l", log_dir=tmp_path, eval_args={"log_format": "eval"})
+    assert _call(default, COMPLETIONS, REFERENCES) == _call(compact, COMPLETIONS, REFERENCES)
+    assert [Path(default.logs[0]).suffix, Path(compact.logs[0]).suffix] == [".json", ".eval"]
+    json_log, eval_log = _read(default.logs[0]), _read(compact.logs[0])
+    assert [s.scores for s in json_log.samples] == [s.scores for s in eval_log.samples]
+    assert json_log.results == eval_log.results and json_log.eval.task_args == eval_log.eval.task_args
+
+
 def test_lexical_rewards_equal_the_metrics_computed_directly(tmp_path):
     from rouge_score import rouge_scorer
     from sacrebleu.metrics import CHRF
