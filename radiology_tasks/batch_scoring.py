@@ -37,7 +37,7 @@ import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, cast
 
 from inspect_ai import SampleSource, Task, task_with
 from inspect_ai.dataset import Sample
@@ -53,7 +53,7 @@ from inspect_ai.log import (
 )
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model, ModelName, ModelOutput, ModelUsage
 from inspect_ai.scorer import Score, Scorer, Target
-from inspect_ai.solver import Solver, TaskState
+from inspect_ai.solver import Generate, Solver, TaskState
 from inspect_ai.util import registry_info
 
 from radiology_tasks.api import run_eval
@@ -255,7 +255,7 @@ async def _scored_sample(sample: Sample, run: _Run) -> EvalSample:
         messages=_input_messages(sample),
         metadata=sample.metadata or {},
     )
-    state = await run.solver(state, _no_model)  # type: ignore[arg-type]
+    state = await run.solver(state, cast(Generate, _no_model))
     scores: dict[str, Score] = {}
     for name, scorer in run.scorers:
         score = await scorer(state, target)

@@ -22,7 +22,7 @@ import traceback
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from multiprocessing.connection import Connection
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from radiology_tasks.core.errors import InputError
 
@@ -106,7 +106,7 @@ class Worker:
                 ) from error
         if status == "error":
             raise value
-        return value  # type: ignore[no-any-return]
+        return cast(Result, value)
 
     def close(self) -> None:
         """Close the connection, so the worker finishes, and wait for it (killed after `STOP_SECONDS`)."""
@@ -152,10 +152,12 @@ class WorkerPool:
             *(asyncio.to_thread(worker.run, function, job) for worker, job in zip(self._workers, jobs)),
             return_exceptions=True,
         )
+        results: list[Result] = []
         for outcome in done:
             if isinstance(outcome, BaseException):
                 raise outcome
-        return done  # type: ignore[return-value]
+            results.append(outcome)
+        return results
 
     def close(self) -> None:
         """Stop every worker (the pool is not used again)."""

@@ -113,7 +113,7 @@ def lexical_scores(reference: str, candidate: str, keys: Sequence[str]) -> tuple
     scores: dict[str, float] = {}
     statistics: dict[str, Any] = {}
     orders = [_SACREBLEU_ORDERS[key] for key in keys if key in _SACREBLEU_ORDERS]
-    bleu = _sentence_bleu(max(orders)).sentence_score(candidate, [reference]) if orders else None
+    bleu: Any = _sentence_bleu(max(orders)).sentence_score(candidate, [reference]) if orders else None
     for key in keys:
         if key in _SACREBLEU_ORDERS:
             order = _SACREBLEU_ORDERS[key]

@@ -12,7 +12,7 @@ import math
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from radiology_tasks.core.table_cells import markdown_cell
 
@@ -122,14 +122,19 @@ def _main_values(report: RunReport, key: str) -> list[float]:
     return values
 
 
+def _real(value: object) -> TypeGuard[int | float]:
+    """A real number that is not NaN (a bool is not one)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and not math.isnan(value)
+
+
 def _expert_pairs(report: RunReport, key: str) -> list[tuple[float, float]]:
     pairs = []
     for sample in report.samples:
         value = sample.score.value
         judge = value.get(key) if isinstance(value, Mapping) else value
         expert = (sample.score.metadata or {}).get("expert_score")
-        if all(isinstance(v, int | float) and not isinstance(v, bool) and not math.isnan(v) for v in (judge, expert)):
-            pairs.append((float(judge), float(expert)))  # type: ignore[arg-type]
+        if _real(judge) and _real(expert):
+            pairs.append((float(judge), float(expert)))
     return pairs
 
 

@@ -104,7 +104,7 @@ def judged_score(
         raise ValueError(f"unscored keys {sorted(absent)} and their reasons {sorted(missing)} do not match")
     filled = [key for key in values if key in absent and policy == "worst" and key in bounded]
     value = {
-        key: WORST if key in filled else (math.nan if key in absent else float(number))  # type: ignore[arg-type]
+        key: WORST if key in filled else (math.nan if number is None or key in absent else float(number))
         for key, number in values.items()
     }
     main = next(iter(values))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from radiology_tasks.core.agreement import correlate
 from radiology_tasks.core.family import higher_is_better
@@ -21,7 +22,7 @@ Values = Mapping[str, Sequence[float | None]]
 """Score key -> one value per sample, every list in the same sample order."""
 
 
-def _present(value: float | None) -> bool:
+def _present(value: float | None) -> TypeGuard[float]:
     return value is not None and not math.isnan(value)
 
 
@@ -54,8 +55,8 @@ def correlation_matrix(values: Values) -> list[Correlation]:
     for first in keys:
         for second in keys:
             pairs = [(a, b) for a, b in zip(values[first], values[second]) if _present(a) and _present(b)]
-            xs = [float(a) for a, _ in pairs]  # type: ignore[arg-type]
-            ys = [float(b) for _, b in pairs]  # type: ignore[arg-type]
+            xs = [float(a) for a, _ in pairs]
+            ys = [float(b) for _, b in pairs]
             if len(pairs) < 2 or len(set(xs)) < 2 or len(set(ys)) < 2:
                 kendall = pearson = math.nan
             else:
@@ -167,12 +168,12 @@ def pos_neg_table(values: Values, pairs: Sequence[tuple[int, int]]) -> list[PosN
 
     rows: list[PosNegRow] = []
     for key, column in values.items():
-        usable = [(column[p], column[n]) for p, n in pairs if _present(column[p]) and _present(column[n])]
+        usable = [(a, b) for a, b in ((column[p], column[n]) for p, n in pairs) if _present(a) and _present(b)]
         if not usable:
             rows.append(PosNegRow(key, math.nan, math.nan, math.nan, math.nan, math.nan, 0))
             continue
-        pos = np.array([float(p) for p, _ in usable])  # type: ignore[arg-type]
-        neg = np.array([float(n) for _, n in usable])  # type: ignore[arg-type]
+        pos = np.array([float(p) for p, _ in usable])
+        neg = np.array([float(n) for _, n in usable])
         better = pos > neg if higher_is_better(key) else neg > pos
         rows.append(
             PosNegRow(
