@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Metric
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from inspect_ai.scorer import Metric, SampleScore
 
 from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.core.metrics import (
@@ -33,3 +36,9 @@ def crimson_metrics(experts: ExpertPresence, *, generate: bool) -> ReportMetrics
     if generate:
         secondary.append(report_truncated())
     return ReportMetrics(headline=headline, secondary=secondary)
+
+
+def report_metrics(task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+    """A logged run's metrics (the family's `run_metrics_module`): as the task chooses them, with the experts' data
+    its samples record."""
+    return crimson_metrics(ExpertPresence.of_samples(samples), generate=bool(task_args.get("generate")))

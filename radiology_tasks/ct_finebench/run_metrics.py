@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore
 
@@ -44,3 +45,9 @@ def explain_undefined(metric: str, key: str, samples: Sequence[SampleScore]) -> 
     if key == "unanswered_share":
         return "the judge extracted an answer for no question, so no share of unanswered ones can be taken"
     return None
+
+
+def report_metrics(task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+    """A logged run's metrics (the family's `run_metrics_module`): as the task chooses them, from the samples' expert
+    scores."""
+    return ct_metrics(ExpertPresence.of_samples(samples), task_args.get("baselines"))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Metric
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from inspect_ai.scorer import Metric, SampleScore
 
 from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.core.metrics import (
@@ -18,6 +21,7 @@ from radiology_tasks.core.metrics import (
     unscored_share,
 )
 from radiology_tasks.lexical import baseline_metrics
+from radiology_tasks.report_judge.scorer import JudgePrompt, score_keys
 
 
 def judge_metrics(
@@ -42,3 +46,15 @@ def judge_metrics(
         secondary.append(report_truncated())
     secondary += baseline_metrics(baselines, experts=experts)
     return ReportMetrics(headline=headline, secondary=secondary)
+
+
+def report_metrics(task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+    """A logged run's metrics (the family's `run_metrics_module`): as `judge_task` chooses them for the run's prompt,
+    from the samples' expert data."""
+    prompt = "green" if task == "green" else task_args.get("prompt") or "vert"
+    return judge_metrics(
+        score_keys(cast("JudgePrompt", prompt)),
+        ExpertPresence.of_samples(samples),
+        generate=bool(task_args.get("generate")),
+        baselines=task_args.get("baselines"),
+    )
