@@ -2,9 +2,9 @@
 
 A family (GREEN/VERT, CT-FineBench, Ran Score, ...) lives in its own package and defines a subclass of `Family`
 in a `family.py` module there, with one instance named ``FAMILY``: its tasks, their released version, the
-template folders they hash, what it adds to `metric_suite`, its lm-eval configs, its data layouts and its own
-subcommands, mostly as class attributes naming its own modules, which the base class imports when asked. A family
-whose logs can be submitted also implements the leaderboard's `radiology_tasks.leaderboard.rules.Submittable`
+template folders they hash, what it adds to `metric_suite`, its lm-eval configs, its data layouts, its run metrics
+and its own subcommands, mostly as class attributes naming its own modules, which the base class imports when asked.
+A family whose logs can be submitted also implements the leaderboard's `radiology_tasks.leaderboard.rules.Submittable`
 (`radiology_tasks.rescored.RescoredFamily` does, from the family's re-scoring module). `radiology_tasks.families`
 lists the family modules, one line per family. The leaderboard, the metric suite, the command line and the layout
 registry look families up here and never name one.
@@ -130,6 +130,13 @@ class Family:
             `SuiteMetric`; None: none. `suite_metrics` imports it when asked.
         commands_module: The module whose ``add_commands(commands)`` adds the family's own `radiology-tasks`
             subcommands; None: none. `add_commands` imports it when the parser is built.
+        run_metrics_module: The module whose ``report_metrics(task, task_args, samples)`` returns the
+            `ReportMetrics` of a run of one of the family's tasks (usually ``<family>.run_metrics``, whose metric
+            lists the tasks build too); None: the family declares none and `radiology-tasks report` refuses its logs.
+            `report_metrics` imports it when asked.
+        score_orientations: The family's score keys that are not higher-is-better with the default tie tolerance,
+            each with its `radiology_tasks.core.orientation.Orientation` (``{"green_ec": LOWER_IS_BETTER}``);
+            `orientations` returns them.
         shared_host: True for a shared host (the metric suite): registered like a family, for its tasks, but its
             package is shared code that asks the families for what it runs, names none of them, and that families
             may import. False for a family, whose folders nothing outside them imports.
@@ -151,6 +158,8 @@ class Family:
     scorer_modules: tuple[str, ...] = ()
     suite_module: str | None = None
     commands_module: str | None = None
+    run_metrics_module: str | None = None
+    score_orientations: Mapping[str, Orientation] = {}
     shared_host: bool = False
 
     @property
@@ -178,8 +187,9 @@ class Family:
     def orientations(self) -> Mapping[str, Orientation]:
         """The family's score keys that are not higher-is-better with the default tie tolerance, each with its
         orientation (`radiology_tasks.core.orientation`): declared here once, read by every agreement statistic.
-        None by default."""
-        return {}
+        Its `score_orientations` (none by default); a family whose keys are only known once a module is imported
+        overrides this."""
+        return self.score_orientations
 
     def add_commands(self, commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         """Add the family's own subcommands to the `radiology-tasks` parser: its `commands_module`'s (none without)."""
@@ -190,9 +200,17 @@ class Family:
         """The headline and secondary metrics of a run of `task`, chosen from its `-T` arguments and its samples.
 
         The family's tasks build their metric lists with the same function, so the report computes exactly what
-        a run logs, and the rest. A family that has not declared them gets a clear error from the report.
+        a run logs, and the rest. Its `run_metrics_module`'s ``report_metrics`` decides them.
+
+        Raises:
+            NotImplementedError: the family declares no `run_metrics_module` (the report names the family).
         """
-        raise NotImplementedError(f"the {self.name} family does not declare its report metrics")
+        if self.run_metrics_module is None:
+            raise NotImplementedError(f"the {self.name} family does not declare its report metrics")
+        declared: ReportMetrics = importlib.import_module(self.run_metrics_module).report_metrics(
+            task, task_args, samples
+        )
+        return declared
 
 
 _EXTRA: list[Family] = []

@@ -24,7 +24,7 @@ from inspect_ai.hooks import Hooks, RunEnd, hooks
 from inspect_ai.log import EvalLog
 from inspect_ai.util import display_type
 
-from radiology_tasks.core.family import Family, family_of
+from radiology_tasks.core.family import family_of
 
 
 def local_path(location: str) -> str:
@@ -39,9 +39,9 @@ def report_line(log: EvalLog) -> str | None:
     """``All metrics: radiology-tasks report <log>`` for a finished log of a task whose family declares its report
     metrics, else None."""
     family = family_of(log.eval.task.split("/")[-1])
-    # A family that has not declared its report metrics (a plug-in of an older shape) gets no line to a report that
+    # A family that declares no run metrics module (a plug-in of an older shape) gets no line to a report that
     # would refuse its log.
-    if family is None or type(family).report_metrics is Family.report_metrics or not log.location:
+    if family is None or family.run_metrics_module is None or not log.location:
         return None
     if log.status != "success":
         return None

@@ -2,16 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from radiology_tasks.rescored import RescoredFamily
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-
-    from inspect_ai.scorer import SampleScore
-
-    from radiology_tasks.core.family import ReportMetrics
 
 
 class Crimson(RescoredFamily):
@@ -27,13 +18,7 @@ class Crimson(RescoredFamily):
     scorer_modules = ("radiology_tasks.crimson.scorer",)
     suite_module = "radiology_tasks.crimson.suite"
     rescoring_module = "radiology_tasks.crimson.rescoring"
-
-    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
-        """The run's summary and report metrics, as the task chooses them (experts: from what the samples record)."""
-        from radiology_tasks.core.metrics import ExpertPresence
-        from radiology_tasks.crimson.run_metrics import crimson_metrics
-
-        return crimson_metrics(ExpertPresence.of_samples(samples), generate=bool(task_args.get("generate")))
+    run_metrics_module = "radiology_tasks.crimson.run_metrics"
 
 
 FAMILY = Crimson()

@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Metric
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from inspect_ai.scorer import SampleScore
 
 from radiology_tasks.core.family import ReportMetrics
-from radiology_tasks.core.metrics import (
-    ExpertPresence,
-    agreement_metrics,
-    judge_calls,
-    mean_interval,
-    mean_of,
-    parse_failure_rate,
-    preference_agreement,
-    report_truncated,
-    unscored_share,
-)
+from radiology_tasks.core.metrics import ExpertPresence, preference_agreement, report_truncated
+from radiology_tasks.core.run_metrics import judged_score_metrics
 from radiology_tasks.scorers.crimson.reading import MAIN_KEY
 
 
@@ -24,12 +18,13 @@ def crimson_metrics(experts: ExpertPresence, *, generate: bool) -> ReportMetrics
     Kendall's tau with their score and the pairwise preference accuracy; the unscored share; the judge's cost) and
     the report's metrics (agreement with every truth the experts' data carries, the preference counts, parse
     failures, retries and truncations)."""
-    headline: list[Metric] = [mean_of(MAIN_KEY), mean_interval(MAIN_KEY)]
-    headline += agreement_metrics(MAIN_KEY, experts, brief=True)
-    if experts.preferences:
-        headline.append(preference_agreement(MAIN_KEY, brief=True))
-    headline += [unscored_share(MAIN_KEY), judge_calls(brief=True)]
-    secondary: list[Metric] = [*agreement_metrics(MAIN_KEY, experts), parse_failure_rate(MAIN_KEY), judge_calls()]
-    if generate:
-        secondary.append(report_truncated())
-    return ReportMetrics(headline=headline, secondary=secondary)
+    preference = [preference_agreement(MAIN_KEY, brief=True)] if experts.preferences else []
+    judged = judged_score_metrics([MAIN_KEY], experts, headline_extra=preference)
+    truncated = [report_truncated()] if generate else []
+    return ReportMetrics(headline=judged.headline, secondary=[*judged.secondary, *truncated])
+
+
+def report_metrics(task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+    """A logged run's metrics (the family's `run_metrics_module`): as the task chooses them, with the experts' data
+    its samples record."""
+    return crimson_metrics(ExpertPresence.of_samples(samples), generate=bool(task_args.get("generate")))

@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.rescored import RescoredFamily
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-
-    from inspect_ai.scorer import SampleScore
 
 
 class CTFineBench(RescoredFamily):
@@ -29,13 +21,7 @@ class CTFineBench(RescoredFamily):
     suite_module = "radiology_tasks.ct_finebench.suite"
     commands_module = "radiology_tasks.ct_finebench.commands"
     rescoring_module = "radiology_tasks.ct_finebench.rescoring"
-
-    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
-        """The run's summary and report metrics, as the task chooses them (from the samples' expert scores)."""
-        from radiology_tasks.core.metrics import ExpertPresence
-        from radiology_tasks.ct_finebench.run_metrics import ct_metrics
-
-        return ct_metrics(ExpertPresence.of_samples(samples), task_args.get("baselines"))
+    run_metrics_module = "radiology_tasks.ct_finebench.run_metrics"
 
 
 FAMILY = CTFineBench()

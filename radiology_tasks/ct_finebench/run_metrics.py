@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from inspect_ai.scorer import Metric, SampleScore
+from inspect_ai.scorer import SampleScore
 
 from radiology_tasks.core.family import ReportMetrics
-from radiology_tasks.core.metrics import (
-    ExpertPresence,
-    agreement_metrics,
-    judge_calls,
-    mean_interval,
-    mean_of,
-    parse_failure_rate,
-    unscored_share,
-)
+from radiology_tasks.core.metrics import ExpertPresence
+from radiology_tasks.core.run_metrics import judged_score_metrics
 from radiology_tasks.ct_finebench.metrics import question_breakdown
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY
 from radiology_tasks.lexical import baseline_metrics
@@ -25,13 +19,9 @@ def ct_metrics(experts: ExpertPresence, baselines: str | list[str] | None) -> Re
     """The run's summary (the mean grade and its interval, Kendall's tau with the experts, the unscored share, the
     judge's cost) and the report's metrics (the question breakdown, every agreement statistic, parse failures,
     retries, the baselines)."""
-    headline: list[Metric] = [mean_of(SCORE_KEY), mean_interval(SCORE_KEY)]
-    secondary: list[Metric] = [question_breakdown()]
-    headline += agreement_metrics(SCORE_KEY, experts, brief=True)
-    secondary += agreement_metrics(SCORE_KEY, experts)
-    headline += [unscored_share(SCORE_KEY), judge_calls(brief=True)]
-    secondary += [parse_failure_rate(SCORE_KEY), judge_calls(), *baseline_metrics(baselines, experts=experts)]
-    return ReportMetrics(headline=headline, secondary=secondary, explain=explain_undefined)
+    judged = judged_score_metrics([SCORE_KEY], experts)
+    secondary = [question_breakdown(), *judged.secondary, *baseline_metrics(baselines, experts=experts)]
+    return ReportMetrics(headline=judged.headline, secondary=secondary, explain=explain_undefined)
 
 
 def explain_undefined(metric: str, key: str, samples: Sequence[SampleScore]) -> str | None:
@@ -44,3 +34,9 @@ def explain_undefined(metric: str, key: str, samples: Sequence[SampleScore]) -> 
     if key == "unanswered_share":
         return "the judge extracted an answer for no question, so no share of unanswered ones can be taken"
     return None
+
+
+def report_metrics(task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+    """A logged run's metrics (the family's `run_metrics_module`): as the task chooses them, from the samples' expert
+    scores."""
+    return ct_metrics(ExpertPresence.of_samples(samples), task_args.get("baselines"))

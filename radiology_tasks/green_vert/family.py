@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
-
-from radiology_tasks.core.family import ReportMetrics
+from radiology_tasks.core.orientation import LOWER_IS_BETTER
 from radiology_tasks.rescored import RescoredFamily
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-
-    from inspect_ai.scorer import SampleScore
-
-    from radiology_tasks.core.orientation import Orientation
-    from radiology_tasks.report_judge.scorer import JudgePrompt
 
 
 class GreenVert(RescoredFamily):
@@ -41,26 +31,9 @@ class GreenVert(RescoredFamily):
     suite_module = "radiology_tasks.green_vert.suite"
     commands_module = "radiology_tasks.green_vert.commands"
     rescoring_module = "radiology_tasks.green_vert.rescoring"
-
-    def orientations(self) -> Mapping[str, Orientation]:
-        """GREEN-EC counts the judge's clinically significant errors: the fewer, the better the report."""
-        from radiology_tasks.core.orientation import LOWER_IS_BETTER
-
-        return {"green_ec": LOWER_IS_BETTER}
-
-    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
-        """The run's summary and report metrics, as `judge_task` chooses them (from the samples' expert data)."""
-        from radiology_tasks.core.metrics import ExpertPresence
-        from radiology_tasks.green_vert.run_metrics import judge_metrics
-        from radiology_tasks.report_judge.scorer import score_keys
-
-        prompt = "green" if task == "green" else task_args.get("prompt") or "vert"
-        return judge_metrics(
-            score_keys(cast("JudgePrompt", prompt)),
-            ExpertPresence.of_samples(samples),
-            generate=bool(task_args.get("generate")),
-            baselines=task_args.get("baselines"),
-        )
+    run_metrics_module = "radiology_tasks.green_vert.run_metrics"
+    # GREEN-EC counts the judge's clinically significant errors: the fewer, the better the report.
+    score_orientations = {"green_ec": LOWER_IS_BETTER}
 
 
 FAMILY = GreenVert()

@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from inspect_ai.scorer import Metric
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
+
+from inspect_ai.scorer import Metric, SampleScore
 
 from radiology_tasks.core.family import ReportMetrics
-from radiology_tasks.core.metrics import (
-    ExpertPresence,
-    agreement_metrics,
-    category_f1,
-    error_count_bias,
-    judge_calls,
-    mean_interval,
-    mean_of,
-    parse_failure_rate,
-    report_truncated,
-    unscored_share,
-)
+from radiology_tasks.core.metrics import ExpertPresence, category_f1, error_count_bias, mean_of, report_truncated
+from radiology_tasks.core.run_metrics import judged_score_metrics
 from radiology_tasks.lexical import baseline_metrics
+from radiology_tasks.report_judge.scorer import JudgePrompt, score_keys
 
 
 def judge_metrics(
@@ -26,19 +20,26 @@ def judge_metrics(
     """The run's summary (the main score's mean and interval, Kendall's tau with the experts, the unscored share,
     the judge's cost) and the report's metrics (the other scores' means, every agreement statistic, per-category
     F1, count bias, the judge's retries and truncations, the baselines), for a run of the judge with `keys`."""
-    main = keys[0]
-    headline: list[Metric] = [mean_of(main), mean_interval(main)]
-    secondary: list[Metric] = [mean_of(k) for k in keys[1:]]
-    headline += agreement_metrics(main, experts, brief=True)
-    # Every score the judge gives, against every truth the experts' data carries (each score's orientation is
-    # its family's declaration: GREEN-EC counts errors).
-    secondary += [metric for key in keys for metric in agreement_metrics(key, experts)]
-    # Per-category matches need whole counts: rater means (ReXVal) take part in the agreement above only.
-    if "green_ec" in keys and experts.single_rater_counts:
-        secondary += [category_f1(), error_count_bias()]
-    headline += [unscored_share(main), judge_calls(brief=True)]
-    secondary += [parse_failure_rate(main), judge_calls()]
+    # Every score the judge gives is compared with every truth the experts' data carries (each score's orientation
+    # is its family's declaration: GREEN-EC counts errors). Per-category matches need whole counts: rater means
+    # (ReXVal) take part in that agreement only.
+    counts = [category_f1(), error_count_bias()] if "green_ec" in keys and experts.single_rater_counts else []
+    judged = judged_score_metrics(keys, experts, secondary_extra=counts)
+    secondary: list[Metric] = [mean_of(key) for key in keys[1:]]
+    secondary += judged.secondary
     if generate:
         secondary.append(report_truncated())
     secondary += baseline_metrics(baselines, experts=experts)
-    return ReportMetrics(headline=headline, secondary=secondary)
+    return ReportMetrics(headline=judged.headline, secondary=secondary)
+
+
+def report_metrics(task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+    """A logged run's metrics (the family's `run_metrics_module`): as `judge_task` chooses them for the run's prompt,
+    from the samples' expert data."""
+    prompt = "green" if task == "green" else task_args.get("prompt") or "vert"
+    return judge_metrics(
+        score_keys(cast("JudgePrompt", prompt)),
+        ExpertPresence.of_samples(samples),
+        generate=bool(task_args.get("generate")),
+        baselines=task_args.get("baselines"),
+    )

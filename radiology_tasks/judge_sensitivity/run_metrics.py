@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from inspect_ai.scorer import SampleScore
 
@@ -12,6 +13,7 @@ from radiology_tasks.judge_sensitivity.metrics import (
     count_recovered,
     detection_by_type,
     discrimination_robustness,
+    judged_variants,
     score_monotonicity,
     variant_exclusions,
 )
@@ -67,3 +69,12 @@ def explain_undefined(metric: str, key: str, samples: Sequence[SampleScore]) -> 
     if key.startswith("detection_f1_"):
         return f"no scored error variant has an injected error of type ({key.removeprefix('detection_f1_')})"
     return None
+
+
+def report_metrics(task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+    """A logged run's metrics (the family's `run_metrics_module`): for the error types and counts its variants
+    hold."""
+    errors = [v for v in judged_variants(samples, None) if v.kind == "error"]
+    categories = tuple(dict.fromkeys(str(v.category) for v in errors))
+    prompt = cast("SensitivityPrompt", task_args.get("prompt") or "vert")
+    return sensitivity_metrics(prompt, categories, max((v.n_errors for v in errors), default=0))

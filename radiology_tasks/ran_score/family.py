@@ -2,15 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from radiology_tasks.core.family import BundledData, ReportMetrics
+from radiology_tasks.core.family import BundledData
 from radiology_tasks.rescored import RescoredFamily
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-
-    from inspect_ai.scorer import SampleScore
 
 
 class RanScore(RescoredFamily):
@@ -38,21 +31,7 @@ class RanScore(RescoredFamily):
     scorer_modules = ("radiology_tasks.ran_score.scorer", "radiology_tasks.ran_score.solver")
     commands_module = "radiology_tasks.ran_score.commands"
     rescoring_module = "radiology_tasks.ran_score.rescoring"
-
-    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
-        """The run's summary and report metrics, as the task chooses them, under the run's taxonomy and policy."""
-        from radiology_tasks.core.unscored import check_policy
-        from radiology_tasks.ran_score.metrics import GOLD_LABELS
-        from radiology_tasks.ran_score.run_metrics import ran_metrics
-        from radiology_tasks.ran_score.taxonomy import load_taxonomy
-
-        return ran_metrics(
-            load_taxonomy(task_args.get("taxonomy")),
-            check_policy(task_args.get("unscored") or "worst"),
-            with_gold=any((s.score.metadata or {}).get(GOLD_LABELS) is not None for s in samples),
-            generate=bool(task_args.get("generate")),
-            baselines=task_args.get("baselines"),
-        )
+    run_metrics_module = "radiology_tasks.ran_score.run_metrics"
 
 
 FAMILY = RanScore()

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore
 
 from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.core.metrics import judge_calls, mean_of, parse_failure_rate, report_truncated, unscored_share
-from radiology_tasks.core.unscored import UnscoredPolicy
+from radiology_tasks.core.unscored import UnscoredPolicy, check_policy
 from radiology_tasks.lexical import baseline_metrics
-from radiology_tasks.ran_score.metrics import extractor_f1, ran_f1, ran_per_label
+from radiology_tasks.ran_score.metrics import GOLD_LABELS, extractor_f1, ran_f1, ran_per_label
 from radiology_tasks.ran_score.scorer import MAIN_KEY
+from radiology_tasks.ran_score.taxonomy import load_taxonomy
 from radiology_tasks.scorers.taxonomy import Taxonomy
 
 
@@ -61,3 +63,15 @@ def explain_undefined(metric: str, key: str, samples: Sequence[SampleScore]) -> 
     if name == "extractor_f1":
         return "no report has both gold labels and the judge's reference labels for this"
     return None
+
+
+def report_metrics(task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+    """A logged run's metrics (the family's `run_metrics_module`): as the task chooses them, under the run's taxonomy
+    and unscored policy."""
+    return ran_metrics(
+        load_taxonomy(task_args.get("taxonomy")),
+        check_policy(task_args.get("unscored") or "worst"),
+        with_gold=any((s.score.metadata or {}).get(GOLD_LABELS) is not None for s in samples),
+        generate=bool(task_args.get("generate")),
+        baselines=task_args.get("baselines"),
+    )

@@ -2,15 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.rescored import RescoredFamily
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-
-    from inspect_ai.scorer import SampleScore
 
 
 class Ranking(RescoredFamily):
@@ -26,13 +18,7 @@ class Ranking(RescoredFamily):
     mutation_tested = ("cases.py", "outcome.py", "metrics.py")
     scorer_modules = ("radiology_tasks.ranking_tests.scorer", "radiology_tasks.ranking_tests.solver")
     rescoring_module = "radiology_tasks.ranking_tests.rescoring"
-
-    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
-        """The run's summary and report metrics; a judge's cost only when the tested metric has a judge."""
-        from radiology_tasks.ranking_tests.run_metrics import ranking_metrics
-        from radiology_tasks.scorers.lexical import LEXICAL_KEYS
-
-        return ranking_metrics(judged=str(task_args.get("metric") or "rouge_l") not in LEXICAL_KEYS)
+    run_metrics_module = "radiology_tasks.ranking_tests.run_metrics"
 
 
 FAMILY = Ranking()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore
 
@@ -10,6 +11,7 @@ from radiology_tasks.core.family import ReportMetrics
 from radiology_tasks.core.metrics import judge_calls, parse_failure_rate, unscored_share
 from radiology_tasks.ranking_tests.metrics import category_accuracy, ranking_accuracy, unscored_reasons
 from radiology_tasks.ranking_tests.scorer import ACCURACY
+from radiology_tasks.scorers.lexical import LEXICAL_KEYS
 
 
 def explain(metric: str, key: str, samples: Sequence[SampleScore]) -> str | None:
@@ -28,3 +30,9 @@ def ranking_metrics(*, judged: bool) -> ReportMetrics:
         headline.append(judge_calls(brief=True))
         secondary += [parse_failure_rate(ACCURACY), judge_calls()]
     return ReportMetrics(headline=headline, secondary=secondary, explain=explain)
+
+
+def report_metrics(task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+    """A logged run's metrics (the family's `run_metrics_module`): a judge's cost only when the tested metric has a
+    judge."""
+    return ranking_metrics(judged=str(task_args.get("metric") or "rouge_l") not in LEXICAL_KEYS)

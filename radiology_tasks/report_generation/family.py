@@ -6,14 +6,7 @@ candidates of the judged runs that are (`-T candidates=LOG.eval`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from radiology_tasks.core.family import Family, ReportMetrics
-
-if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-
-    from inspect_ai.scorer import SampleScore
+from radiology_tasks.core.family import Family
 
 
 class ReportGeneration(Family):
@@ -25,12 +18,7 @@ class ReportGeneration(Family):
     generation_tasks = ("report_generation",)
     version = "1.3.0"
     scorer_modules = ("radiology_tasks.report_generation.scorer",)
-
-    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
-        """The run's summary and report metrics (the same for every run)."""
-        from radiology_tasks.report_generation.scorer import report_metrics
-
-        return report_metrics()
+    run_metrics_module = "radiology_tasks.report_generation.run_metrics"
 
 
 FAMILY = ReportGeneration()

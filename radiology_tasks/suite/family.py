@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from radiology_tasks.core.family import Family, ReportMetrics
+from radiology_tasks.core.family import Family
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from inspect_ai.scorer import SampleScore
+    from collections.abc import Mapping
 
     from radiology_tasks.core.orientation import Orientation
 
@@ -26,6 +23,7 @@ class Suite(Family):
     mutation_tested = ("metrics.py",)
     scorer_modules = ("radiology_tasks.suite.radeval",)
     commands_module = "radiology_tasks.suite.commands"
+    run_metrics_module = "radiology_tasks.suite.run_metrics"
 
     def orientations(self) -> Mapping[str, Orientation]:
         """The RadEval scores where lower is better (RadCliQ estimates errors), as each RadEval metric declares."""
@@ -33,12 +31,6 @@ class Suite(Family):
         from radiology_tasks.scorers.suite.radeval_adapter import RADEVAL_METRICS
 
         return {key: LOWER_IS_BETTER for metric in RADEVAL_METRICS.values() for key in metric.lower_is_better}
-
-    def report_metrics(self, task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
-        """The run's summary and report metrics, for the score keys its samples hold (in the order scored)."""
-        from radiology_tasks.suite.run_metrics import sample_metrics
-
-        return sample_metrics(samples, sensitivity=task_args.get("sensitivity"))
 
 
 FAMILY = Suite()

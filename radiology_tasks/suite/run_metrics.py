@@ -4,6 +4,7 @@ once for both."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from inspect_ai.scorer import Metric, SampleScore
 
@@ -50,3 +51,9 @@ def sample_metrics(samples: Sequence[SampleScore], *, sensitivity: str | None) -
         lexical=any(is_lexical(key) for key in keys),
         sensitivity=sensitivity,
     )
+
+
+def report_metrics(task: str, task_args: Mapping[str, Any], samples: Sequence[SampleScore]) -> ReportMetrics:
+    """A logged `baselines` or `metric_suite` run's metrics (both families' `run_metrics_module`): for the score
+    keys its samples hold, in the order scored."""
+    return sample_metrics(samples, sensitivity=task_args.get("sensitivity"))

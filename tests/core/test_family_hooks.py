@@ -9,12 +9,20 @@ from collections.abc import Iterator
 
 import pytest
 
-from radiology_tasks.core.family import Family, SuiteMetric
+from radiology_tasks.core.family import Family, ReportMetrics, SuiteMetric
+from radiology_tasks.core.orientation import LOWER_IS_BETTER, Orientation
 from radiology_tasks.leaderboard.rules import FunctionRescoring, RankedScore
 from radiology_tasks.rescored import RescoredFamily
 
 SUITE = {"toy_judge": SuiteMetric(("toy",), scorer=lambda options: None)}  # type: ignore[arg-type,return-value]
 RULES = FunctionRescoring(ranked=RankedScore("toy"), expected=lambda run, sample: {})
+REPORT = ReportMetrics(headline=[], secondary=[])
+ASKED: list[tuple[object, ...]] = []
+
+
+def _report_metrics(task: str, task_args: object, samples: object) -> ReportMetrics:
+    ASKED.append((task, task_args, samples))
+    return REPORT
 
 
 def _add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,6 +39,9 @@ def modules() -> Iterator[dict[str, types.ModuleType]]:
     made["toy_hooks.rescoring"].RESCORING = RULES  # type: ignore[attr-defined]
     made["toy_hooks.not_rules"] = types.ModuleType("toy_hooks.not_rules")
     made["toy_hooks.not_rules"].RESCORING = {"ranked": "toy"}  # type: ignore[attr-defined]
+    made["toy_hooks.run_metrics"] = types.ModuleType("toy_hooks.run_metrics")
+    made["toy_hooks.run_metrics"].report_metrics = _report_metrics  # type: ignore[attr-defined]
+    ASKED.clear()
     sys.modules.update(made)
     yield made
     for name in made:
@@ -46,6 +57,8 @@ class Declared(RescoredFamily):
     suite_module = "toy_hooks.suite"
     commands_module = "toy_hooks.commands"
     rescoring_module = "toy_hooks.rescoring"
+    run_metrics_module = "toy_hooks.run_metrics"
+    score_orientations = {"toy_errors": LOWER_IS_BETTER, "toy_coarse": Orientation(tie_tolerance=0.05)}
 
 
 class Bare(Family):
@@ -62,6 +75,13 @@ def test_the_declared_modules_are_the_familys_hooks(modules):
     parser = argparse.ArgumentParser()
     family.add_commands(parser.add_subparsers(dest="command"))
     assert parser.parse_args(["toy-command"]).command == "toy-command"
+    assert family.orientations() == {"toy_errors": LOWER_IS_BETTER, "toy_coarse": Orientation(tie_tolerance=0.05)}
+
+
+def test_the_run_metrics_module_decides_a_runs_report_metrics(modules):
+    samples: list[object] = []
+    assert Declared().report_metrics("toy_task", {"generate": True}, samples) is REPORT  # type: ignore[arg-type]
+    assert ASKED == [("toy_task", {"generate": True}, samples)]
 
 
 def test_register_imports_the_scorer_modules(monkeypatch):
@@ -80,6 +100,9 @@ def test_a_family_that_declares_nothing_adds_nothing():
     family.add_commands(commands)
     assert commands.choices == {}
     assert not hasattr(family, "rescoring")
+    assert family.orientations() == {}
+    with pytest.raises(NotImplementedError, match=r"^the toy_bare family does not declare its report metrics$"):
+        family.report_metrics("toy_bare_task", {}, [])
 
 
 def test_rules_that_are_not_a_rescoring_are_refused_naming_the_module(modules):
