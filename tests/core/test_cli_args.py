@@ -29,8 +29,8 @@ def test_a_renamed_field_reads_the_argument_it_is_renamed_to() -> None:
 
 
 def test_renaming_a_field_the_options_lack_is_refused() -> None:
-    with pytest.raises(ValueError, match="_Card has no field nickname"):
-        options_from_args(_Card, argparse.Namespace(name=None, seed=0), nickname="system")
+    with pytest.raises(ValueError, match="_Card has no field alias, nickname$"):
+        options_from_args(_Card, argparse.Namespace(name=None, seed=0), nickname="system", alias="name")
 
 
 def test_a_field_the_arguments_lack_names_it() -> None:
@@ -39,14 +39,17 @@ def test_a_field_the_arguments_lack_names_it() -> None:
 
 
 @pytest.mark.parametrize(
-    ("parse", "text", "value"), [(positive_int, "1", 1), (non_negative_int, "0", 0), (share, "0.25", 0.25)]
+    ("parse", "text", "value"),
+    [(positive_int, "1", 1), (non_negative_int, "0", 0), (share, "0", 0.0), (share, "1", 1.0)],
 )
-def test_argument_types_take_their_smallest_values(parse: object, text: str, value: float) -> None:
+def test_argument_types_take_the_ends_of_their_range(parse: object, text: str, value: float) -> None:
     assert callable(parse)
     assert parse(text) == value
 
 
-@pytest.mark.parametrize(("parse", "text"), [(positive_int, "0"), (non_negative_int, "-1"), (share, "1.01")])
+@pytest.mark.parametrize(
+    ("parse", "text"), [(positive_int, "0"), (non_negative_int, "-1"), (share, "-0.01"), (share, "1.01")]
+)
 def test_argument_types_refuse_values_out_of_range(parse: object, text: str) -> None:
     assert callable(parse)
     with pytest.raises(argparse.ArgumentTypeError, match=text):
