@@ -177,11 +177,13 @@ _Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """The parser's subcommands, which each command group adds to."""
 
 
-def _add_list(commands: _Commands) -> None:
-    """`list`: the tasks, datasets, suite judges and layouts."""
-    commands.add_parser(
-        "list", help="list the tasks with their -T defaults, and the datasets, metric_suite judges and layouts"
-    ).set_defaults(run=_list)
+def _plain_command(name: str, help: str, run: Callable[[argparse.Namespace], int]) -> Callable[[_Commands], None]:
+    """What adds command `name`, which takes no arguments and runs `run`."""
+
+    def add(commands: _Commands) -> None:
+        commands.add_parser(name, help=help).set_defaults(run=run)
+
+    return add
 
 
 def _add_report(commands: _Commands) -> None:
@@ -296,13 +298,6 @@ def _add_leaderboard(commands: _Commands) -> None:
     board.set_defaults(run=_leaderboard)
 
 
-def _add_lm_eval_path(commands: _Commands) -> None:
-    """`lm-eval-path`: where the lm-evaluation-harness configs are."""
-    commands.add_parser(
-        "lm-eval-path", help="print the directory of the lm-evaluation-harness task configs (for --include_path)"
-    ).set_defaults(run=_lm_eval_path)
-
-
 def _add_task_docs(commands: _Commands) -> None:
     """`task-docs`, the maintainers' command that writes the generated blocks of the documents."""
     # A maintainers' command: runnable, but left out of the help's list (a subcommand without `help` is not listed;
@@ -331,14 +326,20 @@ def _add_family_commands(commands: _Commands) -> None:
 
 
 COMMAND_GROUPS: tuple[Callable[[_Commands], None], ...] = (
-    _add_list,
+    _plain_command(
+        "list", "list the tasks with their -T defaults, and the datasets, metric_suite judges and layouts", _list
+    ),
     _add_family_commands,
     _add_report,
     _add_agreement,
     _add_submit,
     _add_verify,
     _add_leaderboard,
-    _add_lm_eval_path,
+    _plain_command(
+        "lm-eval-path",
+        "print the directory of the lm-evaluation-harness task configs (for --include_path)",
+        _lm_eval_path,
+    ),
     _add_task_docs,
 )
 """What adds each command, in the order the help lists them: the shared commands around the families' own."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -127,27 +127,15 @@ def has_published(table: AgreementTable, group: ColumnGroup) -> bool:
     return any(table.cell(row, group).published for row in table.rows)
 
 
+_JSON_NAMES = {"tau": "statistic", "accuracy": "statistic", "low": "ci_low", "high": "ci_high"}
+"""The figures' fields the JSON names otherwise: either kind's statistic under one name, the interval's ends as
+such; every other field keeps its name."""
+
+
 def _figures_json(cell: Cell) -> dict[str, Any]:
-    figures = cell.figures
-    if isinstance(figures, TauFigures):
-        return {
-            "statistic": figures.tau,
-            "ci_low": figures.low,
-            "ci_high": figures.high,
-            "n": figures.n,
-            "n_unscored": figures.n_unscored,
-            "n_no_expert": figures.n_no_expert,
-            "interval_reason": figures.interval_reason,
-        }
-    if isinstance(figures, PreferenceFigures):
-        return {
-            "statistic": figures.accuracy,
-            "pairs": figures.pairs,
-            "right": figures.right,
-            "wrong": figures.wrong,
-            "ties": figures.ties,
-        }
-    return {"statistic": None}
+    if cell.figures is None:
+        return {"statistic": None}
+    return {_JSON_NAMES.get(f.name, f.name): getattr(cell.figures, f.name) for f in fields(cell.figures)}
 
 
 def published_json(entry: Published) -> dict[str, Any]:

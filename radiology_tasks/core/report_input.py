@@ -14,17 +14,14 @@ from radiology_tasks.templates import load_template, render
 TEMPLATE = "generate_report"
 
 
+_STUDY_FIELDS = ("section", "modality", "anatomy", "language", "age", "sex", "indication", "comparison")
+"""The pair's fields the prompt shows as the data gives them (None: left out), under their own names."""
+
+
 def _variables(pair: ReportPair) -> dict[str, Any]:
     prior = pair.prior
     return {
-        "section": pair.section,
-        "modality": pair.modality,
-        "anatomy": pair.anatomy,
-        "language": pair.language,
-        "age": pair.age,
-        "sex": pair.sex,
-        "indication": pair.indication,
-        "comparison": pair.comparison,
+        **{name: getattr(pair, name) for name in _STUDY_FIELDS},
         "findings": pair.metadata.get("findings"),
         "n_images": len(pair.images),
         "views": any(view is not None for view in pair.views),

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from radiology_tasks.core.cli_args import options_from_args
 from radiology_tasks.leaderboard.board import MixedRuns, Settings, build_leaderboard
 from radiology_tasks.leaderboard.bundle import SubmissionRefused, SystemCard, write_bundle
 from radiology_tasks.leaderboard.outputs import write_outputs
@@ -15,14 +16,7 @@ from radiology_tasks.leaderboard.verify import verify_bundle
 
 def submit_command(args: argparse.Namespace) -> int:
     """Check the logs and write the bundle; print each violation on its own line and return 1 when refused."""
-    card = SystemCard(
-        name=args.system,
-        institution=args.institution,
-        paper=args.paper,
-        code=args.code,
-        description=args.description,
-        track=args.track,
-    )
+    card = options_from_args(SystemCard, args, name="system")
     try:
         manifest = write_bundle(
             [Path(p) for p in args.logs],
@@ -64,13 +58,7 @@ def verify_command(args: argparse.Namespace) -> int:
 def leaderboard_command(args: argparse.Namespace) -> int:
     """Rank the runs of the given bundles and logs and write the outputs."""
     out = Path(args.out)
-    settings = Settings(
-        confidence=args.confidence,
-        resamples=args.resamples,
-        seed=args.seed,
-        max_unscored=args.max_unscored,
-        trial=args.trial,
-    )
+    settings = options_from_args(Settings, args)
     try:
         leaderboard = build_leaderboard([Path(p) for p in args.inputs], out, settings)
     except MixedRuns as refused:
