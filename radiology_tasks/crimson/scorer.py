@@ -9,7 +9,7 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Ge
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from radiology_tasks.core.constrain import ConstrainMode, constrained_config
+from radiology_tasks.core.constrain import constrained_config
 from radiology_tasks.core.judge import JudgeResult, ask_judge, grader_model, judge_explanation
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import expert_metadata, mean_of
@@ -136,32 +136,19 @@ async def _judged(
 
 
 @scorer(metrics=[mean_of(MAIN_KEY)])
-def crimson_judge(
-    *,
-    guidelines: bool = True,
-    expert: bool = True,
-    constrain: ConstrainMode = "auto",
-    judge_retries: int = 1,
-    unscored: UnscoredPolicy = "worst",
-    max_tokens: int | None = None,
-) -> Scorer:
+def crimson_judge(*, guidelines: bool = True, expert: bool = True, judge: JudgeOptions | None = None) -> Scorer:
     """Judge each candidate against its reference with CRIMSON's judge (the `grader` role) and score it in code.
-
-    The judge settings are the task's `JudgeOptions` fields by their logged names, checked once, by `JudgeOptions`.
 
     Args:
         guidelines: Include the rating guidelines (typical significance ratings, attribute severities, patient
             context); the authors' fine-tuned judge was trained without them.
         expert: Record the pair's expert score for the agreement metrics; False when the candidates judged are not
             the ones the experts rated (`-T candidates`, `-T generate`).
-        constrain: How to constrain the judge's output (`auto` picks what the backend understands).
-        judge_retries: Re-asks of an answer that does not read.
-        unscored: `worst` counts a missing score as -1, `exclude` leaves it out.
-        max_tokens: Upper bound on the judge's answer; None sends the contract's budget.
+        judge: How the judge is asked and its missing score counted (constraint, answer budget, re-asks of an
+            answer that does not read; ``worst`` counts a missing score as -1, ``exclude`` leaves it out), as the
+            task's `JudgeOptions` checked them; None: the defaults.
     """
-    options = JudgeOptions(
-        constrain=constrain, judge_max_tokens=max_tokens, judge_retries=judge_retries, unscored=unscored
-    )
+    options = judge or JudgeOptions()
 
     async def score(state: TaskState, target: Target) -> Score:
         pair = state.metadata_as(ReportPair)

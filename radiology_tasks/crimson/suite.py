@@ -11,14 +11,8 @@ from radiology_tasks.scorers.crimson.reading import MAIN_KEY
 
 
 def judge_scorer(suite: SuiteJudge) -> Scorer:
-    """The `crimson_judge` scorer under the suite's judge settings."""
-    judge = suite.judge
-    return crimson_judge(
-        constrain=judge.constrain,
-        judge_retries=judge.judge_retries,
-        unscored=judge.unscored,
-        max_tokens=judge.judge_max_tokens,
-    )
+    """The `crimson_judge` scorer under the suite's judge settings, given whole."""
+    return crimson_judge(judge=suite.judge)
 
 
 SUITE: dict[str, SuiteMetric] = {"crimson": SuiteMetric((MAIN_KEY,), judge_scorer)}

@@ -63,14 +63,7 @@ def crimson(guidelines: bool = True, *, data: DataOptions, judge: JudgeOptions) 
     return Task(
         dataset=dataset,
         solver=generate_report(data.report_max_tokens) if data.generate else replay_candidate(),
-        scorer=crimson_judge(
-            guidelines=guidelines,
-            expert=with_expert,
-            constrain=judge.constrain,
-            judge_retries=judge.judge_retries,
-            unscored=judge.unscored,
-            max_tokens=judge.judge_max_tokens,
-        ),
+        scorer=crimson_judge(guidelines=guidelines, expert=with_expert, judge=judge),
         metrics=[*metrics],
         metadata={
             "data": summary,

@@ -21,4 +21,4 @@ def test_the_judge_is_built_from_the_suite_settings(monkeypatch):
     monkeypatch.setattr(crimson_suite, "crimson_judge", lambda **kwargs: calls.append(kwargs))
     judge = JudgeOptions(constrain="off", judge_max_tokens=900, judge_retries=2, unscored="exclude")
     crimson_suite.SUITE["crimson"].scorer(SuiteJudge(judge, "per_question"))
-    assert calls == [{"constrain": "off", "judge_retries": 2, "unscored": "exclude", "max_tokens": 900}]
+    assert calls == [{"judge": judge}] and calls[0]["judge"] is judge
