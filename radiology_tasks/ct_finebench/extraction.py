@@ -10,11 +10,9 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.util import StoreModel
 from pydantic import Field
 
-from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.ct_finebench.asking import IdOutcome, QAJudge
-from radiology_tasks.ct_finebench.options import QAMode, qa_mode_param
 from radiology_tasks.scorers.ct_finebench.answers import read_extraction
 from radiology_tasks.scorers.ct_finebench.contracts import ANSWER_MAX_CHARS, extraction_contract
 from radiology_tasks.scorers.ct_finebench.questions import Question, numbered_questions
@@ -91,29 +89,18 @@ async def extract_answers(questions: list[Question], candidate: str, judge: QAJu
 
 
 @solver
-def qa_extraction(
-    qa_mode: QAMode = "batch",
-    *,
-    constrain: ConstrainMode = "auto",
-    max_tokens: int | None = None,
-    retries: int = 1,
-) -> Solver:
+def qa_extraction(judge: QAJudge | None = None) -> Solver:
     """Answer each of the reference's questions from the candidate report with the `grader` model.
 
     Run it after the solver that puts the candidate into the state (`replay_candidate`, `generate_report`).
-    The answers go to the sample's store (`QAExtraction`) for the `qa_comparison` scorer. The judge settings are
-    the task's `JudgeOptions` fields by their logged names, checked once, by `JudgeOptions`.
+    The answers go to the sample's store (`QAExtraction`) for the `qa_comparison` scorer.
 
     Args:
-        qa_mode: ``batch`` asks once per report (JSON keyed by question id); ``per_question`` asks once per
-            question, as the paper does.
-        constrain: How to constrain the judge's output (`auto` picks what the backend understands).
-        max_tokens: Token budget of each judge answer; None uses the output contract's budget.
-        retries: Re-asks of an answer that cannot be read as a whole.
+        judge: The question mode (``batch`` asks once per report, JSON keyed by question id; ``per_question``
+            once per question, as the paper does) and the task's judge options, whole (constraint, answer budget,
+            re-asks of an answer that cannot be read as a whole); None: batch mode and the default options.
     """
-    judge = QAJudge(
-        qa_mode_param(qa_mode), JudgeOptions(constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries)
-    )
+    judge = judge or QAJudge("batch", JudgeOptions())
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         pair = state.metadata_as(ReportPair)

@@ -9,14 +9,12 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.metrics import expert_metadata, parse_failure_rate
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.unscored import UnscoredPolicy, judged_score
 from radiology_tasks.ct_finebench.asking import IdOutcome, QAJudge
 from radiology_tasks.ct_finebench.extraction import QAExtraction, step_metadata
-from radiology_tasks.ct_finebench.options import QAMode, qa_mode_param
 from radiology_tasks.ct_finebench.records import QARecord
 from radiology_tasks.scorers.ct_finebench.answers import read_grades
 from radiology_tasks.scorers.ct_finebench.contracts import comparison_contract
@@ -170,32 +168,21 @@ def _recorded(
 
 
 @scorer(metrics=[parse_failure_rate(SCORE_KEY)])
-def qa_comparison(
-    qa_mode: QAMode = "batch",
-    *,
-    constrain: ConstrainMode = "auto",
-    max_tokens: int | None = None,
-    retries: int = 1,
-    unscored: UnscoredPolicy = "worst",
-) -> Scorer:
+def qa_comparison(judge: QAJudge | None = None) -> Scorer:
     """Grade each answer of the `qa_extraction` solver against the reference answer with 0, 0.5 or 1.
 
     Numeric answers are graded in code (`scorers.ct_finebench.grade_numeric`); a question the candidate does
     not answer is 0 without a judge call; the other answers of a report are graded by one `grader` call
     (``per_question``: one call each). The report score is the mean over graded questions; a question the
-    judge gave no usable answer for is unscored with its reason, not 0. The judge settings are the task's
-    `JudgeOptions` fields by their logged names, checked once, by `JudgeOptions`.
+    judge gave no usable answer for is unscored with its reason, not 0.
 
     Args:
-        qa_mode: ``batch`` or ``per_question`` (see `QAMode`).
-        constrain: How to constrain the judge's output (`auto` picks what the backend understands).
-        max_tokens: Token budget of each judge answer; None uses the output contract's budget.
-        retries: Re-asks of an answer that cannot be read as a whole.
-        unscored: A report without any graded question counts as 0 (``worst``) or is left out
-            (``exclude``) of the means.
+        judge: The question mode (see `QAMode`) and the task's judge options, whole (constraint, answer budget,
+            re-asks; a report without any graded question counts as 0 under ``worst`` or is left out of the means
+            under ``exclude``); None: batch mode and the default options.
     """
-    options = JudgeOptions(constrain=constrain, judge_max_tokens=max_tokens, judge_retries=retries, unscored=unscored)
-    judge = QAJudge(qa_mode_param(qa_mode), options)
+    judge = judge or QAJudge("batch", JudgeOptions())
+    options = judge.judge
 
     async def score(state: TaskState, target: Target) -> Score:
         pair = state.metadata_as(ReportPair)

@@ -3,42 +3,30 @@ that every row has questions to ask."""
 
 from __future__ import annotations
 
-from typing import TypedDict
-
 from inspect_ai.scorer import Scorer
 from inspect_ai.solver import Solver
 
-from radiology_tasks.core.constrain import ConstrainMode
 from radiology_tasks.core.family import SuiteJudge, SuiteMetric
-from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.records import ReportPair
+from radiology_tasks.ct_finebench.asking import QAJudge
 from radiology_tasks.ct_finebench.extraction import qa_extraction
 from radiology_tasks.ct_finebench.options import qa_mode_param
 from radiology_tasks.ct_finebench.scorer import SCORE_KEY, qa_comparison
 
 
-class _QAJudgeArguments(TypedDict):
-    """The suite's judge settings under the names `qa_extraction` and `qa_comparison` both take them by."""
-
-    constrain: ConstrainMode
-    max_tokens: int | None
-    retries: int
-
-
-def _qa_judge_arguments(judge: JudgeOptions) -> _QAJudgeArguments:
-    return {"constrain": judge.constrain, "max_tokens": judge.judge_max_tokens, "retries": judge.judge_retries}
+def _asking(suite: SuiteJudge) -> QAJudge:
+    """The suite's question mode and judge options, as the CT-FineBench solver and scorer take them."""
+    return QAJudge(qa_mode_param(suite.qa_mode), suite.judge)
 
 
 def comparison_scorer(suite: SuiteJudge) -> Scorer:
     """The `qa_comparison` scorer under the suite's judge settings."""
-    return qa_comparison(
-        qa_mode_param(suite.qa_mode), **_qa_judge_arguments(suite.judge), unscored=suite.judge.unscored
-    )
+    return qa_comparison(_asking(suite))
 
 
 def extraction_solver(suite: SuiteJudge) -> Solver:
     """The `qa_extraction` solver under the suite's judge settings; it must run before the scorer."""
-    return qa_extraction(qa_mode_param(suite.qa_mode), **_qa_judge_arguments(suite.judge))
+    return qa_extraction(_asking(suite))
 
 
 def rows_without_questions(pairs: list[ReportPair]) -> str | None:

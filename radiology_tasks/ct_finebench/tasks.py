@@ -28,9 +28,10 @@ from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.studies import rows_behind
 from radiology_tasks.core.task_data import DataOptions, TaskData, sampled
 from radiology_tasks.core.task_options import shared, shared_parameters
+from radiology_tasks.ct_finebench.asking import QAJudge
 from radiology_tasks.ct_finebench.extraction import qa_extraction
 from radiology_tasks.ct_finebench.family import FAMILY
-from radiology_tasks.ct_finebench.options import QAMode
+from radiology_tasks.ct_finebench.options import QAMode, qa_mode_param
 from radiology_tasks.ct_finebench.run_metrics import ct_metrics
 from radiology_tasks.ct_finebench.scorer import qa_comparison
 from radiology_tasks.lexical import BaselineOptions, add_baselines
@@ -94,16 +95,8 @@ def ct_finebench(
         judge_retries: Re-asks of a judge answer that cannot be read as a whole (broken JSON).
         unscored: A report with no graded question: `worst` counts it as 0 in the means, `exclude` leaves it out.
     """
-    solver = qa_extraction(
-        qa_mode, constrain=judge.constrain, max_tokens=judge.judge_max_tokens, retries=judge.judge_retries
-    )
-    scorer = qa_comparison(
-        qa_mode,
-        constrain=judge.constrain,
-        max_tokens=judge.judge_max_tokens,
-        retries=judge.judge_retries,
-        unscored=judge.unscored,
-    )
+    asking = QAJudge(qa_mode_param(qa_mode), judge)
+    solver, scorer = qa_extraction(asking), qa_comparison(asking)
     dataset, summary, pairs = _dataset_with_questions(data)
     require_judge()
     scorer = add_baselines(scorer, beside.baselines, unscored=judge.unscored)
