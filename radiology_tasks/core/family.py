@@ -110,11 +110,12 @@ class Family:
 
     Convention over configuration: a subclass defined in a package's ``family`` module (``<package>.family``) gets
     the attributes that only restate that package from it, unless it sets them itself (an explicit attribute,
-    even one inherited from another family, always wins): `name` is the package's last component, `tasks_module`
-    is ``<package>.tasks``, and `suite_module`, `commands_module`, `run_metrics_module` (``<package>.suite``,
-    ``.commands``, ``.run_metrics``) and `scorer_modules` (``(<package>.scorer,)``) are those modules where they
-    exist (found with `importlib.util.find_spec`, which imports none of them), else None and ``()``. A subclass
-    defined elsewhere (a test's) declares them all. Instances may still set any attribute.
+    even one inherited from another family, always wins). With ``<last>`` the package's last component: `name` is
+    ``<last>``, `tasks_module` is ``<package>.tasks``; `templates` is ``(<last>,)`` where the shared template folder
+    ``radiology_tasks/templates/<last>/`` exists, `scorer_modules` ``(<package>.scorer,)``, and `suite_module`,
+    `commands_module` and `run_metrics_module` ``<package>.suite``, ``.commands`` and ``.run_metrics``, each where
+    that module exists (found with `importlib.util.find_spec`, which imports none of them), else ``()`` or None. A
+    subclass defined elsewhere (a test's) declares them all. Instances may still set any attribute.
 
     Attributes:
         name: The family's name; by default its package's last component (``green_vert``).
@@ -122,7 +123,8 @@ class Family:
             default ``<package>.tasks``.
         tasks: The names of those task functions.
         version: The released version of the family's tasks (what a submitted log must carry).
-        templates: The template folders whose file hashes the tasks record and the leaderboard compares.
+        templates: The template folders whose file hashes the tasks record and the leaderboard compares; by default
+            ``(<last>,)`` where the shared templates hold a folder of that name, else none.
         suite_notes: Names `metric_suite` refuses, each with the line that says where to run them instead.
         lm_eval_configs: The family's YAML configs in `radiology_tasks/lm_eval_tasks/configs` (file names).
         layouts: Modules that each define a `LAYOUT` of a public dataset the family reads.
@@ -202,6 +204,7 @@ class Family:
             defaults[attribute] = _existing(f"{package}.{module}")
         scorer = _existing(f"{package}.scorer")
         defaults["scorer_modules"] = () if scorer is None else (scorer,)
+        defaults["templates"] = _template_folder(defaults["name"])
         return defaults
 
     @property
@@ -258,6 +261,13 @@ class Family:
 def _existing(module: str) -> str | None:
     """`module` if it can be imported (found without importing it; its package is imported already), else None."""
     return module if importlib.util.find_spec(module) is not None else None
+
+
+def _template_folder(name: str) -> tuple[str, ...]:
+    """``(name,)`` where the shared templates hold a folder `name`, else none (found without importing them)."""
+    spec = importlib.util.find_spec("radiology_tasks.templates")
+    folders = (spec.submodule_search_locations if spec else None) or []
+    return (name,) if any(Path(folder, name).is_dir() for folder in folders) else ()
 
 
 def _sets(cls: type[Family], attribute: str) -> bool:

@@ -8,7 +8,6 @@ from radiology_tasks.rescored import RescoredFamily
 class Crimson(RescoredFamily):
     tasks = ("crimson",)
     version = "1.1.0"
-    templates = ("crimson",)
     layouts = ("radiology_tasks.crimson.layouts.radpref",)
     mutation_tested = ("layouts/*.py",)
 

@@ -8,7 +8,6 @@ from radiology_tasks.rescored import RescoredFamily
 class CTFineBench(RescoredFamily):
     tasks = ("ct_finebench",)
     version = "1.5.0"
-    templates = ("ct_finebench",)
     lm_eval_configs = ("radiology_ct_finebench_qa.yaml",)
     layouts = ("radiology_tasks.ct_finebench.layout",)
     side_args = ("baselines",)

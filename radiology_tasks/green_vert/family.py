@@ -9,7 +9,6 @@ from radiology_tasks.rescored import RescoredFamily
 class GreenVert(RescoredFamily):
     tasks = ("green", "vert")
     version = "1.6.0"
-    templates = ("green_vert",)
     lm_eval_configs = (
         "radiology_green.yaml",
         "radiology_vert.yaml",

@@ -9,7 +9,6 @@ from radiology_tasks.rescored import RescoredFamily
 class RanScore(RescoredFamily):
     tasks = ("ran_score",)
     version = "1.5.0"
-    templates = ("ran_score",)
     suite_notes = {
         "ran_score": "ran_score is a corpus macro F1 over labels: run radiology_tasks/ran_score on the same rows and "
         "join its log with `radiology-tasks suite-report`",

@@ -34,6 +34,18 @@ DECLARED = {
     "report_generation": ("tasks", ("scorer",), None, None, "run_metrics", "-"),
     "suite": ("tasks", ("radeval",), None, "commands", "run_metrics", "-"),
 }
+# The template folders each declared, beside.
+TEMPLATES = {
+    "baselines": (),
+    "crimson": ("crimson",),
+    "ct_finebench": ("ct_finebench",),
+    "green_vert": ("green_vert",),
+    "judge_sensitivity": ("judge_sensitivity", "green_vert"),
+    "ran_score": ("ran_score",),
+    "ranking_tests": ("green_vert",),
+    "report_generation": (),
+    "suite": (),
+}
 ATTRIBUTES = ("tasks_module", "scorer_modules", "suite_module", "commands_module", "run_metrics_module")
 
 
@@ -58,11 +70,12 @@ def test_every_registered_family_resolves_to_what_it_declared_before(name):
     scorer_modules = tuple(_in(package, module) for module in scorers)
     expected = (_in(package, tasks), scorer_modules, *(_in(package, m) for m in (suite, commands, run_metrics)))
     assert _resolved(family) == (*expected, _in(package, rescoring))
+    assert family.templates == TEMPLATES[name]
     assert type(family).__module__ == f"{package}.family"
 
 
 def test_the_table_covers_every_registered_family():
-    assert sorted(f.name for f in families()) == sorted(DECLARED)
+    assert sorted(f.name for f in families()) == sorted(DECLARED) == sorted(TEMPLATES)
 
 
 @pytest.fixture
@@ -103,6 +116,7 @@ def test_a_family_in_a_package_gets_its_name_and_modules_by_convention(packages)
     assert toy.suite_module == "conv_toy.inner.suite"
     assert toy.commands_module == "conv_toy.inner.commands"
     assert toy.run_metrics_module == "conv_toy.inner.run_metrics"
+    assert toy.templates == ()
     # Found, not imported: every module written raises when imported.
     assert not [m for m in sys.modules if m.startswith("conv_toy.inner.") and m != "conv_toy.inner.family"]
 
@@ -123,6 +137,13 @@ def test_an_optional_module_that_does_not_exist_stays_unset_and_required_ones_ar
     assert not hasattr(bare, "rescoring_module")
 
 
+def test_a_family_named_as_a_shared_template_folder_hashes_that_folder(packages):
+    family = "from radiology_tasks.core.family import Family\n\nclass Judged(Family):\n    tasks = ('vert',)\n"
+    _package(packages, "conv_judged.green_vert", family, ())
+    judged = importlib.import_module("conv_judged.green_vert.family").Judged()
+    assert (judged.name, judged.templates) == ("green_vert", ("green_vert",))
+
+
 def test_an_explicit_attribute_wins_over_the_convention(packages):
     family = """\
         from radiology_tasks.rescored import RescoredFamily
@@ -133,6 +154,7 @@ def test_an_explicit_attribute_wins_over_the_convention(packages):
             tasks = ("own_task",)
             version = "1.0.0"
             scorer_modules = ()
+            templates = ("green_vert",)
             commands_module = "conv_own.family_commands"
             run_metrics_module = None
             rescoring_module = "elsewhere.rules"
@@ -141,6 +163,7 @@ def test_an_explicit_attribute_wins_over_the_convention(packages):
     own = importlib.import_module("conv_own.family").Own()
     assert (own.name, own.tasks_module, own.rescoring_module) == ("own_name", "elsewhere.tasks", "elsewhere.rules")
     assert own.scorer_modules == ()
+    assert own.templates == ("green_vert",)
     assert own.commands_module == "conv_own.family_commands"
     assert own.run_metrics_module is None
     assert own.suite_module == "conv_own.suite"
