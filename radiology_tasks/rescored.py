@@ -8,7 +8,8 @@ family's rules are asked for.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, ClassVar
 
 from radiology_tasks.core.family import Family
 
@@ -21,10 +22,12 @@ class RescoredFamily(Family):
 
     Attributes:
         rescoring_module: The family's module whose ``RESCORING`` is the `Rescoring` of its tasks (often a
-            `radiology_tasks.leaderboard.rules.FunctionRescoring` of that module's functions).
+            `radiology_tasks.leaderboard.rules.FunctionRescoring` of that module's functions); by default
+            ``<package>.rescoring``, by `Family`'s convention.
     """
 
     rescoring_module: str
+    required_modules: ClassVar[Mapping[str, str]] = {**Family.required_modules, "rescoring_module": "rescoring"}
 
     def rescoring(self, task: str) -> Rescoring | None:
         """The rules of `task`: the re-scoring module's ``RESCORING`` for the family's tasks, None for another."""

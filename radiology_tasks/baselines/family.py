@@ -6,14 +6,9 @@ from radiology_tasks.rescored import RescoredFamily
 
 
 class Baselines(RescoredFamily):
-    """The baselines family."""
-
-    name = "baselines"
-    tasks_module = "radiology_tasks.baselines.tasks"
     tasks = ("baselines",)
     version = "1.5.0"
     side_args = ("baselines",)
-    rescoring_module = "radiology_tasks.baselines.rescoring"
     run_metrics_module = "radiology_tasks.suite.run_metrics"
 
 

@@ -16,12 +16,13 @@ import the modules they need when called, never at module level.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from radiology_tasks.core.orientation import HIGHER_IS_BETTER, Orientation
 
@@ -107,12 +108,23 @@ class ReportMetrics:
 class Family:
     """One metric family, declared once in its own package: subclass it and set the class attributes.
 
+    Convention over configuration: a subclass defined in a package's ``family`` module (``<package>.family``) gets
+    the attributes that only restate that package from it, unless it sets them itself (an explicit attribute,
+    even one inherited from another family, always wins). With ``<last>`` the package's last component: `name` is
+    ``<last>``, `tasks_module` is ``<package>.tasks``; `templates` is ``(<last>,)`` where the shared template folder
+    ``radiology_tasks/templates/<last>/`` exists, `scorer_modules` ``(<package>.scorer,)``, and `suite_module`,
+    `commands_module` and `run_metrics_module` ``<package>.suite``, ``.commands`` and ``.run_metrics``, each where
+    that module exists (found with `importlib.util.find_spec`, which imports none of them), else ``()`` or None. A
+    subclass defined elsewhere (a test's) declares them all. Instances may still set any attribute.
+
     Attributes:
-        name: The family's name (its package's, e.g. ``green_vert``).
-        tasks_module: The module whose `@task` functions are the family's tasks (imported to register them).
+        name: The family's name; by default its package's last component (``green_vert``).
+        tasks_module: The module whose `@task` functions are the family's tasks (imported to register them); by
+            default ``<package>.tasks``.
         tasks: The names of those task functions.
         version: The released version of the family's tasks (what a submitted log must carry).
-        templates: The template folders whose file hashes the tasks record and the leaderboard compares.
+        templates: The template folders whose file hashes the tasks record and the leaderboard compares; by default
+            ``(<last>,)`` where the shared templates hold a folder of that name, else none.
         suite_notes: Names `metric_suite` refuses, each with the line that says where to run them instead.
         lm_eval_configs: The family's YAML configs in `radiology_tasks/lm_eval_tasks/configs` (file names).
         layouts: Modules that each define a `LAYOUT` of a public dataset the family reads.
@@ -126,14 +138,17 @@ class Family:
             relative to its folder (``layouts/*.py``); `bench/mutation.py` mutates them beside the shared modules
             pyproject.toml lists (the family's re-scoring, scorers and solvers are in those already).
         scorer_modules: The modules whose scorers and solvers Inspect must know by name; `register` imports them.
+            By default ``(<package>.scorer,)`` where that module exists, else none.
         suite_module: The module whose ``SUITE`` maps each metric the family adds to `metric_suite` to its
-            `SuiteMetric`; None: none. `suite_metrics` imports it when asked.
+            `SuiteMetric`; None: none. `suite_metrics` imports it when asked. By default ``<package>.suite`` where
+            it exists.
         commands_module: The module whose ``add_commands(commands)`` adds the family's own `radiology-tasks`
-            subcommands; None: none. `add_commands` imports it when the parser is built.
+            subcommands; None: none. `add_commands` imports it when the parser is built. By default
+            ``<package>.commands`` where it exists.
         run_metrics_module: The module whose ``report_metrics(task, task_args, samples)`` returns the
-            `ReportMetrics` of a run of one of the family's tasks (usually ``<family>.run_metrics``, whose metric
-            lists the tasks build too); None: the family declares none and `radiology-tasks report` refuses its logs.
-            `report_metrics` imports it when asked.
+            `ReportMetrics` of a run of one of the family's tasks (whose metric lists the tasks build too); None:
+            the family declares none and `radiology-tasks report` refuses its logs. `report_metrics` imports it when
+            asked. By default ``<package>.run_metrics`` where it exists.
         score_orientations: The family's score keys that are not higher-is-better with the default tie tolerance,
             each with its `radiology_tasks.core.orientation.Orientation` (``{"green_ec": LOWER_IS_BETTER}``);
             `orientations` returns them.
@@ -161,6 +176,36 @@ class Family:
     run_metrics_module: str | None = None
     score_orientations: Mapping[str, Orientation] = {}
     shared_host: bool = False
+
+    # The attributes naming a module of the family's own package, by that module's name in it: given whether or
+    # not the module exists (the required ones), or only where it does (the optional ones).
+    required_modules: ClassVar[Mapping[str, str]] = {"tasks_module": "tasks"}
+    optional_modules: ClassVar[Mapping[str, str]] = {
+        "suite_module": "suite",
+        "commands_module": "commands",
+        "run_metrics_module": "run_metrics",
+    }
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Fill the attributes the subclass leaves out from its package, by the convention above."""
+        super().__init_subclass__(**kwargs)
+        package, _, module = cls.__module__.rpartition(".")
+        if package and module == "family":
+            for attribute, value in cls.conventions(package).items():
+                if not _sets(cls, attribute):
+                    setattr(cls, attribute, value)
+
+    @classmethod
+    def conventions(cls, package: str) -> dict[str, Any]:
+        """The attributes a family declared in `package` gets by default: its name, and its modules that exist."""
+        defaults: dict[str, Any] = {"name": package.rpartition(".")[2]}
+        defaults |= {attribute: f"{package}.{module}" for attribute, module in cls.required_modules.items()}
+        for attribute, module in cls.optional_modules.items():
+            defaults[attribute] = _existing(f"{package}.{module}")
+        scorer = _existing(f"{package}.scorer")
+        defaults["scorer_modules"] = () if scorer is None else (scorer,)
+        defaults["templates"] = _template_folder(defaults["name"])
+        return defaults
 
     @property
     def package(self) -> str:
@@ -211,6 +256,23 @@ class Family:
             task, task_args, samples
         )
         return declared
+
+
+def _existing(module: str) -> str | None:
+    """`module` if it can be imported (found without importing it; its package is imported already), else None."""
+    return module if importlib.util.find_spec(module) is not None else None
+
+
+def _template_folder(name: str) -> tuple[str, ...]:
+    """``(name,)`` where the shared templates hold a folder `name`, else none (found without importing them)."""
+    spec = importlib.util.find_spec("radiology_tasks.templates")
+    folders = (spec.submodule_search_locations if spec else None) or []
+    return (name,) if any(Path(folder, name).is_dir() for folder in folders) else ()
+
+
+def _sets(cls: type[Family], attribute: str) -> bool:
+    """Whether `cls`, or a class between it and `Family`, gives `attribute` a value (an annotation is not one)."""
+    return any(attribute in vars(base) for base in cls.__mro__[: cls.__mro__.index(Family)])
 
 
 _EXTRA: list[Family] = []

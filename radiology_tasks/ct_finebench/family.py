@@ -6,22 +6,13 @@ from radiology_tasks.rescored import RescoredFamily
 
 
 class CTFineBench(RescoredFamily):
-    """The ct_finebench family."""
-
-    name = "ct_finebench"
-    tasks_module = "radiology_tasks.ct_finebench.tasks"
     tasks = ("ct_finebench",)
     version = "1.5.0"
-    templates = ("ct_finebench",)
     lm_eval_configs = ("radiology_ct_finebench_qa.yaml",)
     layouts = ("radiology_tasks.ct_finebench.layout",)
     side_args = ("baselines",)
     mutation_tested = ("layout.py",)
     scorer_modules = ("radiology_tasks.ct_finebench.extraction", "radiology_tasks.ct_finebench.scorer")
-    suite_module = "radiology_tasks.ct_finebench.suite"
-    commands_module = "radiology_tasks.ct_finebench.commands"
-    rescoring_module = "radiology_tasks.ct_finebench.rescoring"
-    run_metrics_module = "radiology_tasks.ct_finebench.run_metrics"
 
 
 FAMILY = CTFineBench()

@@ -7,13 +7,8 @@ from radiology_tasks.rescored import RescoredFamily
 
 
 class GreenVert(RescoredFamily):
-    """The green_vert family."""
-
-    name = "green_vert"
-    tasks_module = "radiology_tasks.green_vert.tasks"
     tasks = ("green", "vert")
     version = "1.6.0"
-    templates = ("green_vert",)
     lm_eval_configs = (
         "radiology_green.yaml",
         "radiology_vert.yaml",
@@ -28,10 +23,6 @@ class GreenVert(RescoredFamily):
     side_args = ("baselines",)
     mutation_tested = ("layouts/*.py", "fewshot.py")
     scorer_modules = ("radiology_tasks.report_judge.scorer",)
-    suite_module = "radiology_tasks.green_vert.suite"
-    commands_module = "radiology_tasks.green_vert.commands"
-    rescoring_module = "radiology_tasks.green_vert.rescoring"
-    run_metrics_module = "radiology_tasks.green_vert.run_metrics"
     # GREEN-EC counts the judge's clinically significant errors: the fewer, the better the report.
     score_orientations = {"green_ec": LOWER_IS_BETTER}
 

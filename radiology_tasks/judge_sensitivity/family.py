@@ -6,18 +6,12 @@ from radiology_tasks.rescored import RescoredFamily
 
 
 class JudgeSensitivity(RescoredFamily):
-    """The judge_sensitivity family."""
-
-    name = "judge_sensitivity"
-    tasks_module = "radiology_tasks.judge_sensitivity.tasks"
     tasks = ("judge_sensitivity",)
     version = "1.6.0"
     templates = ("judge_sensitivity", "green_vert")
     mutation_tested = ("variant_sft.py", "variant_split.py", "variant_check.py")
     scorer_modules = ("radiology_tasks.judge_sensitivity.scorer", "radiology_tasks.judge_sensitivity.solvers")
     commands_module = "radiology_tasks.judge_sensitivity.family_commands"
-    rescoring_module = "radiology_tasks.judge_sensitivity.rescoring"
-    run_metrics_module = "radiology_tasks.judge_sensitivity.run_metrics"
 
 
 FAMILY = JudgeSensitivity()

@@ -7,13 +7,8 @@ from radiology_tasks.rescored import RescoredFamily
 
 
 class RanScore(RescoredFamily):
-    """The ran_score family."""
-
-    name = "ran_score"
-    tasks_module = "radiology_tasks.ran_score.tasks"
     tasks = ("ran_score",)
     version = "1.5.0"
-    templates = ("ran_score",)
     suite_notes = {
         "ran_score": "ran_score is a corpus macro F1 over labels: run radiology_tasks/ran_score on the same rows and "
         "join its log with `radiology-tasks suite-report`",
@@ -29,9 +24,6 @@ class RanScore(RescoredFamily):
         )
     }
     scorer_modules = ("radiology_tasks.ran_score.scorer", "radiology_tasks.ran_score.solver")
-    commands_module = "radiology_tasks.ran_score.commands"
-    rescoring_module = "radiology_tasks.ran_score.rescoring"
-    run_metrics_module = "radiology_tasks.ran_score.run_metrics"
 
 
 FAMILY = RanScore()

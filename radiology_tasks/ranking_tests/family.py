@@ -8,8 +8,6 @@ from radiology_tasks.rescored import RescoredFamily
 class Ranking(RescoredFamily):
     """The ranking-tests family: one task, `ranking_tests`, over any metric that scores report pairs one at a time."""
 
-    name = "ranking_tests"
-    tasks_module = "radiology_tasks.ranking_tests.tasks"
     tasks = ("ranking_tests",)
     version = "1.1.0"
     # The prompts of the judges whose runs the leaderboard re-scores (GREEN and VERT); a run records the template
@@ -17,8 +15,6 @@ class Ranking(RescoredFamily):
     templates = ("green_vert",)
     mutation_tested = ("cases.py", "outcome.py", "metrics.py")
     scorer_modules = ("radiology_tasks.ranking_tests.scorer", "radiology_tasks.ranking_tests.solver")
-    rescoring_module = "radiology_tasks.ranking_tests.rescoring"
-    run_metrics_module = "radiology_tasks.ranking_tests.run_metrics"
 
 
 FAMILY = Ranking()

@@ -10,15 +10,9 @@ from radiology_tasks.core.family import Family
 
 
 class ReportGeneration(Family):
-    """The report_generation family."""
-
-    name = "report_generation"
-    tasks_module = "radiology_tasks.report_generation.tasks"
     tasks = ("report_generation",)
     generation_tasks = ("report_generation",)
     version = "1.3.0"
-    scorer_modules = ("radiology_tasks.report_generation.scorer",)
-    run_metrics_module = "radiology_tasks.report_generation.run_metrics"
 
 
 FAMILY = ReportGeneration()

@@ -15,15 +15,11 @@ if TYPE_CHECKING:
 class Suite(Family):
     """The metric suite: a shared host, whose package families may import and which names no family."""
 
-    name = "suite"
-    tasks_module = "radiology_tasks.suite.tasks"
     tasks = ("metric_suite",)
     version = "1.5.0"
     shared_host = True
     mutation_tested = ("metrics.py",)
     scorer_modules = ("radiology_tasks.suite.radeval",)
-    commands_module = "radiology_tasks.suite.commands"
-    run_metrics_module = "radiology_tasks.suite.run_metrics"
 
     def orientations(self) -> Mapping[str, Orientation]:
         """The RadEval scores where lower is better (RadCliQ estimates errors), as each RadEval metric declares."""
