@@ -299,22 +299,27 @@ def _write_splits(
     return written, splits
 
 
+def _prompt_section(settings: PromptSettings) -> dict[str, Any]:
+    """The manifest's prompt: the settings `variant_check` rebuilds, the templates rendered (no examples, no error
+    descriptions) and the task that asks the trained judge the same way."""
+    return {
+        "prompt": settings.prompt,
+        "detail": settings.detail,
+        "passes": settings.passes,
+        "examples": [],
+        "error_descriptions": False,
+        "templates": settings.templates(),
+        "judge_with": settings.task(),
+    }
+
+
 def _manifest(options: ExportOptions, chosen: _Selection, splits: dict[str, Any]) -> dict[str, Any]:
     """The manifest: the prompt, the answers' rule, the templates, the options, the sources and the counts."""
-    settings = options.settings
     return {
         "format": MANIFEST_FORMAT,
-        "prompt": {
-            "prompt": settings.prompt,
-            "detail": settings.detail,
-            "passes": settings.passes,
-            "examples": [],
-            "error_descriptions": False,
-            "templates": settings.templates(),
-            "judge_with": settings.task(),
-        },
+        "prompt": _prompt_section(options.settings),
         "target_rule": TARGET_RULE,
-        "templates": _templates(settings),
+        "templates": _templates(options.settings),
         "options": options.recorded(),
         "sources": [
             {"path": file.path, "sha256": file_sha256(file.path), "rows": file.rows, "variants": len(file.variants)}
