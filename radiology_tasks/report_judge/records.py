@@ -12,7 +12,8 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, JsonValue
 
-from radiology_tasks.core.judge import stored_truncated, unreadable_reason
+from radiology_tasks.core.judge import StoredAttempt as StoredAttempt
+from radiology_tasks.core.judge import unreadable_reason
 from radiology_tasks.scorers.report_judge.grammar import Detail
 from radiology_tasks.scorers.report_judge.reading import JudgePrompt
 from radiology_tasks.scorers.score_record import ExpertFields, KeptAnswer, UnscoredFields
@@ -27,28 +28,6 @@ class _Record(BaseModel):
     """Frozen, and lenient about keys it does not know (a key a later release adds, or a redacted log's)."""
 
     model_config = ConfigDict(frozen=True, extra="ignore")
-
-
-class StoredAttempt(_Record):
-    """One judge call as a log keeps it (`radiology_tasks.core.judge.Attempt.as_dict`).
-
-    ``answer`` is None for the attempt whose answer the record keeps once, under ``judge_answer``.
-    """
-
-    answer: str | None = None
-    stop_reason: str | None = None
-    max_tokens: int | None = None
-    temperature: float | None = None
-    seed: int | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    problem: str | None = None
-    truncated_by_tokens: bool = False
-
-    @property
-    def truncated(self) -> bool:
-        """Whether the call was counted as cut at its budget (`radiology_tasks.core.judge.stored_truncated`)."""
-        return stored_truncated({"stop_reason": self.stop_reason, "truncated_by_tokens": self.truncated_by_tokens})
 
 
 class ParsedAnswers(_Record):
