@@ -391,6 +391,11 @@ async def judge_generate(
             problem=reason,
         )
         return attempt, reason
+    return _answered(output, config)
+
+
+def _answered(output: ModelOutput, config: GenerateConfig) -> tuple[Attempt, JudgeFailure | None]:
+    """The attempt of a call the provider answered, and the `JudgeFailure` its stop reason says (None: an answer)."""
     usage = output.usage
     output_tokens = usage.output_tokens if usage else None
     failure: JudgeFailure | None = None
