@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, StrictInt
 
 R = TypeVar("R", bound="ScoreRecord")
 
@@ -44,3 +44,62 @@ class ScoreRecord(BaseModel):
         if unknown:
             raise TypeError(f"{cls.__name__} has no field {', '.join(unknown)}")
         return cls.model_validate(dict(metadata)).model_dump(exclude_unset=True)
+
+
+class ExpertFields(ScoreRecord):
+    """What the experts said about the candidate, as `radiology_tasks.core.metrics.expert_metadata` writes it (the
+    field names are its keys; every field is None for a candidate the experts did not rate)."""
+
+    expert_score: float | None = None
+    expert_significant: dict[str, int | float] | None = None
+    expert_insignificant: dict[str, int | float] | None = None
+    expert_raters: int | None = None
+    expert_group: str | None = None
+
+
+class JudgeCalls(ScoreRecord):
+    """How a sample's judge calls were made and what they cost, as every judged family's record keeps it.
+
+    Attributes:
+        constraint: How the judge's output was constrained.
+        judge_retried: The judge was asked more than once.
+        judge_truncated: Some answer was cut at its budget.
+        judge_calls: Calls made.
+        judge_input_tokens: Prompt tokens over the calls.
+        judge_output_tokens: Answer tokens over the calls.
+    """
+
+    constraint: str | None = None
+    judge_retried: bool = False
+    judge_truncated: bool = False
+    judge_calls: int = 0
+    judge_input_tokens: int = 0
+    judge_output_tokens: int = 0
+
+
+class KeptAnswer(JudgeCalls):
+    """`JudgeCalls` of a record whose score is read from one kept answer of a named judge.
+
+    Attributes:
+        judge: The judge model.
+        judge_answer: The answer the scores were read from (None when no call gave one).
+        judge_answer_attempt: Its index in the record's ``judge_attempts``.
+    """
+
+    judge: str | None = None
+    judge_answer: str | None = None
+    judge_answer_attempt: StrictInt | None = None
+
+
+class UnscoredFields(ScoreRecord):
+    """Why scores are missing, as `radiology_tasks.core.unscored.judged_score` records it.
+
+    Attributes:
+        unscored: Reason code of each score not given.
+        unscored_detail: What exactly was wrong, per such score.
+        filled_in: Scores ``-T unscored=worst`` set to the bottom of their range.
+    """
+
+    unscored: dict[str, str] = {}
+    unscored_detail: dict[str, str] = {}
+    filled_in: list[str] = []

@@ -6,7 +6,7 @@ provider does that at ``max_tokens``); one token fewer and it is only an unreada
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -36,7 +36,7 @@ class OneAnswer:
 
 async def _result(output_tokens: int) -> JudgeResult[Unreadable]:
     attempt, _ = await judge_generate(OneAnswer(output_tokens), "p", GenerateConfig(max_tokens=100))  # type: ignore[arg-type]
-    kept = replace(attempt, problem="no score section")
+    kept = attempt.model_copy(update={"problem": "no score section"})
     return JudgeResult(reading=Unreadable({"vert": "no score section"}), reading_attempt=0, attempts=[kept])
 
 

@@ -18,7 +18,9 @@ whichever module happened to use it first.
 
 from __future__ import annotations
 
+import importlib
 from importlib.metadata import version
+from typing import TYPE_CHECKING, Any
 
 INTERNALS: dict[str, str] = {
     "PrerequisiteError": "inspect_ai._util.error",
@@ -38,27 +40,29 @@ def moved_message(name: str) -> str:
     )
 
 
-try:
-    from inspect_ai._util.error import PrerequisiteError
-except ImportError:
-    raise ImportError(moved_message("PrerequisiteError")) from None
-try:
-    from inspect_ai.model._generate_config import active_generate_config
-except ImportError:
-    raise ImportError(moved_message("active_generate_config")) from None
-try:
-    from inspect_ai.util._display import init_display_type
-except ImportError:
-    raise ImportError(moved_message("init_display_type")) from None
+def internal(name: str) -> Any:
+    """`name` from the Inspect module `INTERNALS` takes it from.
 
-try:
-    from inspect_ai.model._model import init_active_model
-except ImportError:
-    raise ImportError(moved_message("init_active_model")) from None
-try:
-    from inspect_ai.model._model import init_model_roles
-except ImportError:
-    raise ImportError(moved_message("init_model_roles")) from None
+    Raises:
+        ImportError: Inspect no longer has it there (with `moved_message`).
+    """
+    try:
+        return getattr(importlib.import_module(INTERNALS[name]), name)
+    except (ImportError, AttributeError):
+        raise ImportError(moved_message(name)) from None
+
+
+if TYPE_CHECKING:
+    from inspect_ai._util.error import PrerequisiteError
+    from inspect_ai.model._generate_config import active_generate_config
+    from inspect_ai.model._model import init_active_model, init_model_roles
+    from inspect_ai.util._display import init_display_type
+else:
+    PrerequisiteError = internal("PrerequisiteError")
+    active_generate_config = internal("active_generate_config")
+    init_display_type = internal("init_display_type")
+    init_active_model = internal("init_active_model")
+    init_model_roles = internal("init_model_roles")
 
 __all__ = [
     "INTERNALS",
@@ -67,5 +71,6 @@ __all__ = [
     "init_active_model",
     "init_display_type",
     "init_model_roles",
+    "internal",
     "moved_message",
 ]

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, get_model
+from pydantic import BaseModel, ConfigDict
 
 from radiology_tasks.core.inspect_compat import PrerequisiteError
 
@@ -106,12 +107,13 @@ def grader_model() -> Model:
     return role_model(GRADER_ROLE, NO_JUDGE_MESSAGE)
 
 
-@dataclass(frozen=True)
-class Attempt:
-    """One judge call and what became of its answer.
+class StoredAttempt(BaseModel):
+    """One judge call as a log keeps it (`Attempt.as_dict`), read back leniently: a field an older log lacks reads
+    as its default, a key it does not know is ignored.
 
     Attributes:
-        answer: The judge's raw answer (the provider's message when the call failed).
+        answer: The judge's raw answer (the provider's message when the call failed); None in a log for the
+            attempt whose answer the record keeps once, under ``judge_answer``.
         stop_reason: Inspect's stop reason, or ``error`` when the provider rejected the request.
         max_tokens: The token budget sent.
         temperature: The sampling temperature sent (None: the judge's default).
@@ -125,11 +127,13 @@ class Attempt:
             Logs written before this field existed lack it; there `stop_reason` alone decided.
     """
 
-    answer: str
-    stop_reason: str
-    max_tokens: int | None
-    temperature: float | None
-    seed: int | None
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    answer: str | None = None
+    stop_reason: str | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    seed: int | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     problem: str | None = None
@@ -140,9 +144,22 @@ class Attempt:
         """Whether the answer counts as cut at its token budget (`stopped_at_budget`, as recorded)."""
         return self.stop_reason == "max_tokens" or self.truncated_by_tokens
 
+
+class Attempt(StoredAttempt):
+    """One judge call and what became of its answer, as it is made: the answer, the stop reason and the settings
+    sent are given (`StoredAttempt` has the fields), and no other field is taken."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    answer: str
+    stop_reason: str
+    max_tokens: int | None
+    temperature: float | None
+    seed: int | None
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-able form for `Score.metadata`."""
-        return asdict(self)
+        return self.model_dump()
 
 
 def reached_budget(output_tokens: int | None, max_tokens: int | None) -> bool:
@@ -365,8 +382,20 @@ async def judge_generate(
             raise
         kind, message = rejection
         reason: JudgeFailure = "judge_context_exceeded" if kind == "context_exceeded" else "judge_request_rejected"
-        attempt = Attempt(message, "error", config.max_tokens, config.temperature, config.seed, problem=reason)
+        attempt = Attempt(
+            answer=message,
+            stop_reason="error",
+            max_tokens=config.max_tokens,
+            temperature=config.temperature,
+            seed=config.seed,
+            problem=reason,
+        )
         return attempt, reason
+    return _answered(output, config)
+
+
+def _answered(output: ModelOutput, config: GenerateConfig) -> tuple[Attempt, JudgeFailure | None]:
+    """The attempt of a call the provider answered, and the `JudgeFailure` its stop reason says (None: an answer)."""
     usage = output.usage
     output_tokens = usage.output_tokens if usage else None
     failure: JudgeFailure | None = None
@@ -393,7 +422,7 @@ async def judge_generate(
 
 
 def _kept(attempt: Attempt, problem: str | None) -> Attempt:
-    return Attempt(**{**attempt.as_dict(), "problem": problem})
+    return attempt.model_copy(update={"problem": problem})
 
 
 async def ask_judge(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_serializer, field_validator, model_validator
 
 ErrorCategory = Literal["a", "b", "c", "d", "e", "f"]
 """The six clinically significant error categories of the ReXVal annotation protocol: the vocabulary in which
@@ -56,6 +56,20 @@ ERROR_TYPE_DESCRIPTIONS: dict[ErrorCategory, str] = {
         "reports the finding without that change."
     ),
 }
+
+
+def not_blank(message: str) -> AfterValidator:
+    """The check of a text field that refuses a value of only white space with `message` (None passes).
+
+    ``Annotated[str | None, not_blank("candidate report is empty")]`` as the field's type.
+    """
+
+    def check(value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError(message)
+        return value
+
+    return AfterValidator(check)
 
 
 class _CategoryCounts(BaseModel):
@@ -232,8 +246,8 @@ class ReportPair(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str
-    reference: str
-    candidate: str | None = None
+    reference: Annotated[str, not_blank("reference report is empty")]
+    candidate: Annotated[str | None, not_blank("candidate report is empty")] = None
     modality: str | None = None
     anatomy: str | None = None
     language: str = "en"
@@ -256,20 +270,6 @@ class ReportPair(BaseModel):
         if not value.strip():
             raise ValueError("id is empty")
         return value.strip()
-
-    @field_validator("reference")
-    @classmethod
-    def _reference_not_blank(cls, value: str) -> str:
-        if not value.strip():
-            raise ValueError("reference report is empty")
-        return value
-
-    @field_validator("candidate")
-    @classmethod
-    def _candidate_not_blank(cls, value: str | None) -> str | None:
-        if value is not None and not value.strip():
-            raise ValueError("candidate report is empty")
-        return value
 
     @model_validator(mode="after")
     def _views_and_key_fit_images(self) -> ReportPair:

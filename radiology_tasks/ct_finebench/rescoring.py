@@ -372,12 +372,4 @@ def sample_ids(run: RunEvidence) -> list[str]:
     return [pair.id for pair in as_run_used(loaded.pairs, run.metadata.get("data") or {}) if pair.qa]
 
 
-RESCORING = FunctionRescoring(
-    ranked=ranked,
-    expected=expected_values,
-    answers=stored_answers,
-    run_checks=run_checks,
-    breakdown=breakdown,
-    sample_ids=sample_ids,
-    parsed_answers=parsed_answers,
-)
+RESCORING = FunctionRescoring.of_module(__name__, expected=expected_values, answers=stored_answers)

@@ -167,13 +167,4 @@ def sample_ids(run: RunEvidence) -> list[str]:
     return [str(sample.id) for sample in dataset]
 
 
-RESCORING = FunctionRescoring(
-    ranked=ranked,
-    expected=expected,
-    answers=answers,
-    run_checks=run_checks,
-    judge_measures=judge_measures,
-    sample_ids=sample_ids,
-    left_out=_excluded,
-    parsed_answers=parsed_answers,
-)
+RESCORING = FunctionRescoring.of_module(__name__, left_out=_excluded)

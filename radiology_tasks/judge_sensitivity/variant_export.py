@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +73,11 @@ TARGET_RULE = {
 """The rule the known answers follow, as recorded in the manifest (the README explains why)."""
 
 
+_NOT_AS_IS = ("settings", "exclude")
+"""`ExportOptions` fields the manifest's options do not record as they are: the settings are the manifest's prompt,
+the excluded sets a list, last."""
+
+
 @dataclass(frozen=True)
 class ExportOptions:
     """What ``export-sft --variants`` writes.
@@ -111,16 +116,9 @@ class ExportOptions:
             raise ValueError(f"--val-fraction must lie in [0, 1), got {self.val_fraction}")
 
     def recorded(self) -> dict[str, Any]:
-        """The options as the manifest records them."""
-        return {
-            "val_fraction": self.val_fraction,
-            "seed": self.seed,
-            "max_per_reference": self.max_per_reference,
-            "balance_categories": self.balance_categories,
-            "paraphrase_share": self.paraphrase_share,
-            "on_bad_rows": self.on_bad_rows,
-            "exclude": list(self.exclude),
-        }
+        """The options as the manifest records them: each but the prompt settings (recorded as the prompt's own)."""
+        kept = {option.name: getattr(self, option.name) for option in fields(self) if option.name not in _NOT_AS_IS}
+        return {**kept, "exclude": list(self.exclude)}
 
 
 @dataclass(frozen=True)
@@ -301,22 +299,27 @@ def _write_splits(
     return written, splits
 
 
+def _prompt_section(settings: PromptSettings) -> dict[str, Any]:
+    """The manifest's prompt: the settings `variant_check` rebuilds, the templates rendered (no examples, no error
+    descriptions) and the task that asks the trained judge the same way."""
+    return {
+        "prompt": settings.prompt,
+        "detail": settings.detail,
+        "passes": settings.passes,
+        "examples": [],
+        "error_descriptions": False,
+        "templates": settings.templates(),
+        "judge_with": settings.task(),
+    }
+
+
 def _manifest(options: ExportOptions, chosen: _Selection, splits: dict[str, Any]) -> dict[str, Any]:
     """The manifest: the prompt, the answers' rule, the templates, the options, the sources and the counts."""
-    settings = options.settings
     return {
         "format": MANIFEST_FORMAT,
-        "prompt": {
-            "prompt": settings.prompt,
-            "detail": settings.detail,
-            "passes": settings.passes,
-            "examples": [],
-            "error_descriptions": False,
-            "templates": settings.templates(),
-            "judge_with": settings.task(),
-        },
+        "prompt": _prompt_section(options.settings),
         "target_rule": TARGET_RULE,
-        "templates": _templates(settings),
+        "templates": _templates(options.settings),
         "options": options.recorded(),
         "sources": [
             {"path": file.path, "sha256": file_sha256(file.path), "rows": file.rows, "variants": len(file.variants)}

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
+from radiology_tasks.core.records import not_blank
 from radiology_tasks.leaderboard import TRACKS
 
 MANIFEST = "manifest.json"
@@ -35,18 +36,11 @@ class _Record(BaseModel):
 class SystemInfo(_Record):
     """What the submitter says about the system; a name not given is the run's own (the model or candidates)."""
 
-    name: Name | None = None
+    name: Annotated[Name | None, not_blank("a system name needs a character other than white space")] = None
     institution: str | None = None
     paper: str | None = None
     code: str | None = None
     description: str | None = None
-
-    @field_validator("name")
-    @classmethod
-    def _not_blank(cls, name: str | None) -> str | None:
-        if name is not None and not name.strip():
-            raise ValueError("a system name needs a character other than white space")
-        return name
 
 
 class RedactionNote(_Record):

@@ -8,6 +8,8 @@ by the `Rescoring` of the tasks that need it and looked for with ``isinstance`` 
 
 from __future__ import annotations
 
+import inspect
+import sys
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -207,6 +209,27 @@ class FunctionRescoring(Rescoring):
         # what the protocols' isinstance checks find.
         self.__dict__.update({name: rule for name, rule in rules.items() if rule is not None})
 
+    @classmethod
+    def of_module(cls, module_name: str, **given: Any) -> FunctionRescoring:
+        """The rules of a re-scoring module that names its functions after the rules they are.
+
+        ``RESCORING = FunctionRescoring.of_module(__name__, left_out=_excluded)`` at the end of the module: each rule
+        the module defines under the rule's own name (``ranked``, ``expected``, ``answers``, ``run_checks``, ...) is
+        taken, and `given` adds or replaces rules by name, as the constructor's keywords do. A function the module
+        only imports under a rule's name is not taken (it is some other module's rule).
+
+        Raises:
+            TypeError: a rule `given` has no such name, or neither the module nor `given` has ``ranked`` and
+                ``expected``.
+        """
+        module = sys.modules[module_name]
+        defined = {
+            name: rule
+            for name in _RULE_NAMES
+            if callable(rule := getattr(module, name, None)) and getattr(rule, "__module__", None) == module_name
+        }
+        return cls(**{**defined, **given})
+
     def ranked(self, run: RunEvidence) -> RankedScore:
         """The ranked score given, or the one the given function names for `run`."""
         return self._ranked if isinstance(self._ranked, RankedScore) else self._ranked(run)
@@ -218,6 +241,12 @@ class FunctionRescoring(Rescoring):
     def needs_judge(self) -> bool:
         """As given (True unless the task's metric is computed from text)."""
         return self._needs_judge
+
+
+_RULE_NAMES = tuple(
+    name for name in inspect.signature(FunctionRescoring.__init__).parameters if name not in ("self", "needs_judge")
+)
+"""The rules `FunctionRescoring` takes as functions, by the name of each (its keywords)."""
 
 
 def _constant(key: str) -> Callable[[RunEvidence], str]:

@@ -10,6 +10,7 @@ answered but the label could not be read, see `scorers.ran_score.reading`), a ju
 from __future__ import annotations
 
 import asyncio
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Any, Literal, get_args
 
 from inspect_ai.model import GenerateConfig, Model
@@ -124,26 +125,35 @@ def _problems(result: JudgeResult[LabelReading], keys: list[str]) -> dict[str, t
     return {key: (code, problem) for key, problem in result.reading.problems.items()}
 
 
+@dataclass(eq=False)
 class Extractor:
-    """Asks one judge for report labels under one setup (taxonomy, mode, constraint, budget, retries)."""
+    """Asks one judge for report labels under one setup (taxonomy, mode, constraint, budget, retries).
 
-    def __init__(
-        self,
-        judge: Model,
-        taxonomy: Taxonomy,
-        extraction: Extraction,
-        constrained: ConstrainedConfig,
-        *,
-        max_tokens: int,
-        temperature: float,
-        retries: int,
-    ) -> None:
-        self.judge = judge
-        self.taxonomy = taxonomy
-        self.extraction = extraction
-        self.constrained = constrained
-        self.config = constrained.config.merge(GenerateConfig(max_tokens=max_tokens, temperature=temperature))
-        self.retries = retries
+    Attributes:
+        judge: The judge model.
+        taxonomy: The labels asked for.
+        extraction: All labels in one answer (``batch``) or one answer per label (``per_label``).
+        constrained: How the judge's answers are constrained, with the generate config that does it.
+        max_tokens: The token budget of each answer.
+        temperature: The judge's sampling temperature.
+        retries: How many times an unreadable answer is asked again.
+        config: The generate config sent: the constraint's, with the budget and temperature.
+    """
+
+    judge: Model
+    taxonomy: Taxonomy
+    extraction: Extraction
+    constrained: ConstrainedConfig
+    _: KW_ONLY
+    max_tokens: int
+    temperature: float
+    retries: int
+    config: GenerateConfig = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.config = self.constrained.config.merge(
+            GenerateConfig(max_tokens=self.max_tokens, temperature=self.temperature)
+        )
 
     async def _ask(self, report: str, labels: list[LabelEntry]) -> tuple[JudgeResult[LabelReading], list[str]]:
         keys = [label.key for label in labels]

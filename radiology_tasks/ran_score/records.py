@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import JsonValue
 
-from radiology_tasks.scorers.score_record import ScoreRecord
+from radiology_tasks.scorers.score_record import JudgeCalls, UnscoredFields
 
 Side = Literal["reference", "candidate"]
 """The two reports of a sample whose labels are compared."""
@@ -21,8 +21,9 @@ SidePart = Literal["labels", "source", "evidence", "unscored", "evidence_not_in_
 """What the record keeps of each side."""
 
 
-class RanRecord(ScoreRecord):
-    """What the `finding_agreement` scorer records about one sample (labels keyed by label column).
+class RanRecord(JudgeCalls, UnscoredFields):
+    """What the `finding_agreement` scorer records about one sample (labels keyed by label column): the judge's calls
+    and the reasons of missing scores (`JudgeCalls`, `UnscoredFields`), and these.
 
     Attributes:
         reference_labels, candidate_labels: Each side's labels: 0, 1, or None where unknown.
@@ -33,12 +34,8 @@ class RanRecord(ScoreRecord):
         reference_unscored, candidate_unscored: ``reason code: detail`` for each unknown label.
         reference_evidence_not_in_report, candidate_evidence_not_in_report: Labels whose evidence is not found in
             the report.
-        constraint: How the judge's output was constrained.
         judge_attempts: Every judge call made for the sample, each with the report it read.
-        judge_calls, judge_retried, judge_truncated, judge_input_tokens, judge_output_tokens: The judge's cost.
         unscored_policy: The ``-T unscored`` policy the sample was scored under (the corpus F1 applies it too).
-        unscored, unscored_detail, filled_in: The reason code and detail of a missing score, and whether
-            ``-T unscored=worst`` filled it in (`radiology_tasks.core.unscored.judged_score`).
         parsed_answers: What a redacted log keeps of the reasons instead of their text (the reason codes by side).
     """
 
@@ -54,17 +51,8 @@ class RanRecord(ScoreRecord):
     candidate_unscored: dict[str, str] = {}
     reference_evidence_not_in_report: list[str] = []
     candidate_evidence_not_in_report: list[str] = []
-    constraint: str | None = None
     judge_attempts: list[dict[str, JsonValue]] = []
-    judge_calls: int = 0
-    judge_retried: bool = False
-    judge_truncated: bool = False
-    judge_input_tokens: int = 0
-    judge_output_tokens: int = 0
     unscored_policy: str | None = None
-    unscored: dict[str, str] = {}
-    unscored_detail: dict[str, str] = {}
-    filled_in: list[str] = []
     parsed_answers: dict[str, JsonValue] | None = None
 
 

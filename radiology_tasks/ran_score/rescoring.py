@@ -414,12 +414,4 @@ def breakdown(run: RunEvidence) -> dict[str, dict[str, float]] | None:
     return {BREAKDOWN_TITLE: {column: value for column, value in rows.items() if not math.isnan(value)}}
 
 
-RESCORING = FunctionRescoring(
-    ranked=ranked,
-    expected=expected,
-    answers=answers,
-    run_checks=run_checks,
-    corpus_score=corpus_score,
-    breakdown=breakdown,
-    parsed_answers=parsed_answers,
-)
+RESCORING = FunctionRescoring.of_module(__name__)

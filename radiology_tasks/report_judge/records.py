@@ -8,14 +8,15 @@ are the keys earlier releases wrote; every field a later release added has a def
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TypeVar
 
-from pydantic import BaseModel, ConfigDict, JsonValue, StrictInt
+from pydantic import BaseModel, ConfigDict, JsonValue
 
-from radiology_tasks.core.judge import stored_truncated, unreadable_reason
+from radiology_tasks.core.judge import StoredAttempt as StoredAttempt
+from radiology_tasks.core.judge import unreadable_reason
 from radiology_tasks.scorers.report_judge.grammar import Detail
 from radiology_tasks.scorers.report_judge.reading import JudgePrompt
+from radiology_tasks.scorers.score_record import ExpertFields, KeptAnswer, UnscoredFields
 
 R = TypeVar("R", bound="JudgeRecord")
 
@@ -29,28 +30,6 @@ class _Record(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
 
-class StoredAttempt(_Record):
-    """One judge call as a log keeps it (`radiology_tasks.core.judge.Attempt.as_dict`).
-
-    ``answer`` is None for the attempt whose answer the record keeps once, under ``judge_answer``.
-    """
-
-    answer: str | None = None
-    stop_reason: str | None = None
-    max_tokens: int | None = None
-    temperature: float | None = None
-    seed: int | None = None
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    problem: str | None = None
-    truncated_by_tokens: bool = False
-
-    @property
-    def truncated(self) -> bool:
-        """Whether the call was counted as cut at its budget (`radiology_tasks.core.judge.stored_truncated`)."""
-        return stored_truncated({"stop_reason": self.stop_reason, "truncated_by_tokens": self.truncated_by_tokens})
-
-
 class ParsedAnswers(_Record):
     """What the scorer read from the kept answer, kept by a redacted log in place of the answer's text (under
     `radiology_tasks.leaderboard.rules.PARSED_ANSWERS`)."""
@@ -59,78 +38,35 @@ class ParsedAnswers(_Record):
     problems: dict[str, str] = {}
 
 
-class ExpertFields(_Record):
-    """What the experts said about the candidate, as `radiology_tasks.core.metrics.expert_metadata` writes it (the
-    field names are its keys; every field is None for a candidate the experts did not rate)."""
-
-    expert_score: float | None = None
-    expert_significant: dict[str, int | float] | None = None
-    expert_insignificant: dict[str, int | float] | None = None
-    expert_raters: int | None = None
-    expert_group: str | None = None
-
-
-class JudgeRecord(ExpertFields):
-    """What the GREEN/VERT judge scorer records about one sample.
+class JudgeRecord(ExpertFields, KeptAnswer, UnscoredFields):
+    """What the GREEN/VERT judge scorer records about one sample: the experts' fields, the kept answer and the
+    judge's calls, the reasons of missing scores (`ExpertFields`, `KeptAnswer`, `UnscoredFields`), and these.
 
     Attributes:
         prompt: The judge prompt asked (None only in the empty record of a sample the scorer never scored).
         detail: `full` or `brief` answers.
         generation: The generation outcome, where the candidate was generated in the run.
-        judge: The judge model.
-        constraint: How the judge's answer was constrained.
-        judge_answer: The answer the scores were read from (None when no call gave one).
-        judge_answer_attempt: Its index in `judge_attempts`.
         judge_attempts: Every call, in order.
-        judge_retried: The judge was asked more than once.
-        judge_truncated: Some answer was cut at its budget.
-        judge_calls: Calls made.
-        judge_input_tokens: Prompt tokens over the calls.
-        judge_output_tokens: Answer tokens over the calls.
         matched: Matched findings as the judge counted them (None: unreadable).
         predicted_significant: The judge's clinically significant errors per category (None: unreadable).
         predicted_insignificant: The judge's clinically insignificant errors per category (None: unreadable).
         formula_check: M / (M + 2S + 0.5I) from the judge's own counts, when all three read.
         filled_categories: Categories an error section left out, read as 0 (`-T missing_categories=zero`).
         quoted_sections: Sections ignored as quotations of the candidate.
-        unscored: Reason code of each score the judge did not give (`radiology_tasks.core.unscored`).
-        unscored_detail: What exactly was wrong, per such score.
-        filled_in: Scores `-T unscored=worst` set to the bottom of their range.
         parsed_answers: What a redacted log keeps of the answer instead of its text.
     """
 
     prompt: JudgePrompt | None = None
     detail: Detail = "full"
     generation: dict[str, JsonValue] | None = None
-    judge: str | None = None
-    constraint: str | None = None
-    judge_answer: str | None = None
-    judge_answer_attempt: StrictInt | None = None
     judge_attempts: list[StoredAttempt] = []
-    judge_retried: bool = False
-    judge_truncated: bool = False
-    judge_calls: int = 0
-    judge_input_tokens: int = 0
-    judge_output_tokens: int = 0
     matched: int | None = None
     predicted_significant: CategoryCounts | None = None
     predicted_insignificant: CategoryCounts | None = None
     formula_check: float | None = None
     filled_categories: dict[str, list[str]] = {}
     quoted_sections: list[str] = []
-    unscored: dict[str, str] = {}
-    unscored_detail: dict[str, str] = {}
-    filled_in: list[str] = []
     parsed_answers: ParsedAnswers | None = None
-
-    @classmethod
-    def read(cls: type[R], metadata: Mapping[str, object] | None) -> R:
-        """The record a score's metadata holds (as a log stores it).
-
-        Raises:
-            ValueError: naming the field a log holds in a form the scorer never writes.
-        """
-        return cls.model_validate(dict(metadata or {}))
 
     def metadata(self) -> dict[str, object]:
         """The fields set for this sample, as `Score.metadata` holds them."""

@@ -38,3 +38,12 @@ def test_the_message_names_the_internal_its_module_and_this_file() -> None:
     message = inspect_compat.moved_message("active_generate_config")
     assert "active_generate_config in inspect_ai.model._generate_config" in message
     assert message.endswith("update radiology_tasks/core/inspect_compat.py")
+
+
+def test_an_internal_inspect_no_longer_has_is_refused_by_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(inspect_compat.INTERNALS, "gone_helper", "inspect_ai.model._model")
+    monkeypatch.setitem(inspect_compat.INTERNALS, "moved_helper", "inspect_ai._no_such_module")
+    with pytest.raises(ImportError, match="no gone_helper in inspect_ai.model._model: Inspect moved an internal"):
+        inspect_compat.internal("gone_helper")
+    with pytest.raises(ImportError, match="no moved_helper in inspect_ai._no_such_module"):
+        inspect_compat.internal("moved_helper")

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from inspect_ai.model import GenerateConfig, ModelOutput, ModelUsage
+from pydantic import ValidationError
 
 from radiology_tasks.core.judge import (
     RETRY_TEMPERATURE,
@@ -360,7 +361,11 @@ def test_an_unbound_grader_names_the_option_that_binds_one(monkeypatch: pytest.M
 
 
 def test_attempt_and_result_defaults() -> None:
-    attempt = Attempt("a", "stop", 10, 0.0, None)
-    assert attempt.problem is None and attempt.input_tokens is None
+    attempt = Attempt(answer="a", stop_reason="stop", max_tokens=10, temperature=0.0, seed=None)
+    assert attempt.problem is None and attempt.input_tokens is None and not attempt.truncated
+    with pytest.raises(ValidationError, match="max_tokens"):
+        Attempt(answer="a", stop_reason="stop", temperature=0.0, seed=None)  # type: ignore[call-arg]
+    with pytest.raises(ValidationError, match="budget"):
+        Attempt(answer="a", stop_reason="stop", max_tokens=10, temperature=0.0, seed=None, budget=3)  # type: ignore[call-arg]
     empty = JudgeResult()
     assert not empty.retried and not empty.truncated and empty.kept is None and empty.metadata()["judge_calls"] == 0

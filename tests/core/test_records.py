@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import re
+from typing import Annotated
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCounts, ExpertAnnotation, ReportPair
+from radiology_tasks.core.records import (
+    CATEGORY_NAMES,
+    ERROR_CATEGORIES,
+    ErrorCounts,
+    ExpertAnnotation,
+    ReportPair,
+    not_blank,
+)
 
 
 def test_error_counts_default_to_zero_and_sum() -> None:
@@ -82,3 +90,14 @@ def test_report_pair_is_frozen() -> None:
     pair = ReportPair(id="r1", reference="Normal.")
     with pytest.raises(ValidationError):
         pair.id = "r2"  # type: ignore[misc]
+
+
+class _Note(BaseModel):
+    text: Annotated[str | None, not_blank("the note is empty")] = None
+
+
+def test_not_blank_refuses_only_white_space_with_its_message_and_lets_none_and_text_through() -> None:
+    assert _Note().text is None and _Note(text=" a ").text == " a "
+    for blank in ("", " \t\n"):
+        with pytest.raises(ValidationError, match="the note is empty"):
+            _Note(text=blank)

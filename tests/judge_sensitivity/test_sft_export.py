@@ -14,6 +14,7 @@ from radiology_tasks.core.loading import load_pairs
 from radiology_tasks.core.records import ExpertAnnotation, ReportPair
 from radiology_tasks.judge_sensitivity.sft_export import export_sft, score_label, sft_conversation
 from radiology_tasks.judge_sensitivity.variant_check import check_export
+from radiology_tasks.judge_sensitivity.variant_export import ExportOptions
 from radiology_tasks.judge_sensitivity.variant_split import split_by_reference
 
 
@@ -208,3 +209,24 @@ def test_the_command_refuses_and_removes_files_that_a_split_by_pair_leaks(tmp_pa
     assert "the files written put a reference in both, so they were removed: reference '" in error
     assert re.search(r"is in more than one file: train\.jsonl rows? [\d, ]+; validation\.jsonl rows? [\d, ]+", error)
     assert not (out / "train.jsonl").exists() and not (out / "validation.jsonl").exists()
+
+
+def test_the_manifest_records_every_export_option_but_the_prompt_settings_in_order():
+    options = ExportOptions(
+        exclude=("rexval", "runs/held_out"),
+        val_fraction=0.25,
+        seed=7,
+        max_per_reference=3,
+        balance_categories=True,
+        paraphrase_share=0.5,
+        on_bad_rows="skip",
+    )
+    assert list(options.recorded().items()) == [
+        ("val_fraction", 0.25),
+        ("seed", 7),
+        ("max_per_reference", 3),
+        ("balance_categories", True),
+        ("paraphrase_share", 0.5),
+        ("on_bad_rows", "skip"),
+        ("exclude", ["rexval", "runs/held_out"]),
+    ]

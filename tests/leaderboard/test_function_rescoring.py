@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -97,3 +99,57 @@ def test_every_registered_familys_rules_are_rescorings():
     found = [family_rescoring(family, task) for family in families() for task in family.tasks]
     assert all(rules is None or isinstance(rules, Rescoring) for rules in found)
     assert sum(isinstance(rules, FunctionRescoring) for rules in found) >= 7
+
+
+def _rescoring_module(name: str, monkeypatch: pytest.MonkeyPatch, **functions: object) -> types.ModuleType:
+    """A module named `name` in `sys.modules` whose functions are `functions`, each defined there."""
+    module = types.ModuleType(name)
+    for attribute, function in functions.items():
+        function.__module__ = name  # type: ignore[attr-defined]
+        setattr(module, attribute, function)
+    monkeypatch.setitem(sys.modules, name, module)
+    return module
+
+
+def test_of_module_takes_each_rule_the_module_defines_under_its_name(run, monkeypatch):
+    def breakdown(given: RunEvidence) -> dict[str, dict[str, float]]:
+        return {"table": {"row": 2.0}}
+
+    def _helper(given: RunEvidence) -> list[str]:
+        return ["not a rule"]
+
+    _rescoring_module(
+        "toy_rescoring",
+        monkeypatch,
+        ranked=lambda given: RankedScore("hit"),
+        expected=_expected,
+        breakdown=breakdown,
+        _helper=_helper,
+        left_out=lambda item: True,
+    )
+    rules = FunctionRescoring.of_module("toy_rescoring")
+    assert rules.ranked(run) == RankedScore("hit") and rules.expected(run, sample("s0")) == {"hit": 1.0}
+    assert rules.breakdown(run) == {"table": {"row": 2.0}} and rules.run_checks(run) == []
+    assert isinstance(rules, LeavesOut) and rules.left_out(sample("s0"))
+    assert [name for name, protocol in PROTOCOLS.items() if isinstance(rules, protocol)] == ["left_out"]
+
+
+def test_of_module_given_rules_add_and_replace_and_imports_are_not_taken(run, monkeypatch):
+    def imported_checks(given: RunEvidence) -> list[str]:
+        return ["someone else's"]
+
+    _rescoring_module("toy_rescoring", monkeypatch, ranked=lambda given: RankedScore("hit"), expected=_expected)
+    sys.modules["toy_rescoring"].run_checks = imported_checks  # defined in this test module: an import there
+    rules = FunctionRescoring.of_module(
+        "toy_rescoring", expected=lambda given, item: {"hit": 0.0}, corpus_score=lambda samples: 3.0
+    )
+    assert rules.expected(run, sample("s0")) == {"hit": 0.0} and rules.run_checks(run) == []
+    assert isinstance(rules, CorpusStatistic) and rules.corpus_score([]) == 3.0
+
+
+def test_of_module_without_ranked_or_a_misnamed_rule_is_refused(monkeypatch):
+    _rescoring_module("toy_rescoring", monkeypatch, expected=_expected)
+    with pytest.raises(TypeError, match="ranked"):
+        FunctionRescoring.of_module("toy_rescoring")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'breakdwn'"):
+        FunctionRescoring.of_module("toy_rescoring", ranked=RankedScore("hit"), breakdwn=lambda given: None)

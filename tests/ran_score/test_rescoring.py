@@ -324,7 +324,7 @@ def test_a_log_from_before_token_counts_counted_still_re_scores(tmp_path, monkey
     from radiology_tasks.core import judge
 
     def as_dict_before(attempt: judge.Attempt) -> dict[str, Any]:
-        return {k: v for k, v in dataclasses.asdict(attempt).items() if k != "truncated_by_tokens"}
+        return {k: v for k, v in attempt.model_dump().items() if k != "truncated_by_tokens"}
 
     with monkeypatch.context() as before:
         before.setattr(judge, "stopped_at_budget", lambda stop, tokens, budget: stop == "max_tokens")

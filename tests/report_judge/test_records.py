@@ -20,7 +20,8 @@ from radiology_tasks.core.metrics import (
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.judge_sensitivity.records import SensitivityRecord
 from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
-from radiology_tasks.report_judge.records import ExpertFields, JudgeRecord
+from radiology_tasks.report_judge.records import JudgeRecord
+from radiology_tasks.scorers.score_record import ExpertFields
 
 OLD_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "old_logs"
 
