@@ -11,7 +11,11 @@ names: the `templates` package hands it to every template as the ``error_type_de
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from dataclasses import dataclass
+from importlib.resources import files
+from typing import Any, cast
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCategory
 from radiology_tasks.scorers.report_judge.parse import (
@@ -47,129 +51,32 @@ class CuratedShot:
     matched: tuple[str, ...]
 
 
-ERROR_TYPE_SHOTS: tuple[CuratedShot, ...] = (
-    CuratedShot(
-        category="a",
-        modality="chest radiograph",
-        reference=(
-            "PA and lateral chest radiograph. Heart size is normal. The lungs are clear. "
-            "No pleural effusion or pneumothorax."
-        ),
-        candidate=(
-            "PA and lateral chest radiograph. Heart size is normal. The lungs are clear. "
-            "Small right pleural effusion. No pneumothorax."
-        ),
-        explanation=(
-            "The candidate reports a small right pleural effusion although the reference "
-            "states there is no effusion; the other findings agree."
-        ),
-        error="Small right pleural effusion, absent in the reference.",
-        matched=("Normal heart size", "Clear lungs", "No pneumothorax"),
-    ),
-    CuratedShot(
-        category="b",
-        modality="CT",
-        reference=(
-            "CT chest with contrast. 8 mm solid nodule in the right upper lobe. Mild "
-            "centrilobular emphysema. No mediastinal lymphadenopathy. No pleural effusion."
-        ),
-        candidate=(
-            "CT chest with contrast. Mild centrilobular emphysema. No mediastinal lymphadenopathy. No pleural effusion."
-        ),
-        explanation=(
-            "The candidate does not mention the 8 mm right upper lobe nodule, which needs "
-            "follow-up; the remaining findings agree."
-        ),
-        error="8 mm solid nodule in the right upper lobe.",
-        matched=(
-            "Mild centrilobular emphysema",
-            "No mediastinal lymphadenopathy",
-            "No pleural effusion",
-        ),
-    ),
-    CuratedShot(
-        category="c",
-        modality="MRI",
-        reference=(
-            "MRI brain. Acute infarct in the left middle cerebral artery territory with "
-            "restricted diffusion. No intracranial hemorrhage. Ventricles are normal in size."
-        ),
-        candidate=(
-            "MRI brain. Acute infarct in the right middle cerebral artery territory with "
-            "restricted diffusion. No intracranial hemorrhage. Ventricles are normal in size."
-        ),
-        explanation=(
-            "The candidate places the acute middle cerebral artery infarct on the right instead "
-            "of the left; the other findings agree."
-        ),
-        error="Acute infarct reported in the right instead of the left MCA territory.",
-        matched=("No intracranial hemorrhage", "Normal ventricular size"),
-    ),
-    CuratedShot(
-        category="d",
-        modality="chest radiograph",
-        reference=(
-            "Portable chest radiograph. Large left pleural effusion with adjacent compressive "
-            "atelectasis. Heart size is normal. No pneumothorax."
-        ),
-        candidate=(
-            "Portable chest radiograph. Small left pleural effusion with adjacent compressive "
-            "atelectasis. Heart size is normal. No pneumothorax."
-        ),
-        explanation=(
-            "The candidate calls the left pleural effusion small although the reference "
-            "describes it as large; the other findings agree."
-        ),
-        error="Large left pleural effusion described as small.",
-        matched=(
-            "Left pleural effusion",
-            "Compressive atelectasis",
-            "Normal heart size",
-            "No pneumothorax",
-        ),
-    ),
-    CuratedShot(
-        category="e",
-        modality="MRI",
-        reference=(
-            "MRI brain. Scattered T2 hyperintense foci in the periventricular white matter, "
-            "consistent with chronic small vessel ischemic change. No acute infarct. No mass effect."
-        ),
-        candidate=(
-            "MRI brain. Scattered T2 hyperintense foci in the periventricular white matter, "
-            "consistent with chronic small vessel ischemic change, progressed since the previous "
-            "MRI. No acute infarct. No mass effect."
-        ),
-        explanation=(
-            "The candidate says the white matter changes progressed since a previous MRI, a "
-            "comparison the reference does not make; the findings themselves agree."
-        ),
-        error="Progression since the previous MRI, not stated in the reference.",
-        matched=("Chronic small vessel ischemic change", "No acute infarct", "No mass effect"),
-    ),
-    CuratedShot(
-        category="f",
-        modality="CT",
-        reference=(
-            "CT chest. Right lower lobe consolidation, decreased in extent compared with the "
-            "prior CT. No pulmonary nodules. No pleural effusion. Heart size is normal."
-        ),
-        candidate=(
-            "CT chest. Right lower lobe consolidation. No pulmonary nodules. No pleural effusion. Heart size is normal."
-        ),
-        explanation=(
-            "The candidate reports the right lower lobe consolidation but not that it has "
-            "decreased since the prior CT; the other findings agree."
-        ),
-        error="Decrease of the consolidation since the prior CT is not reported.",
-        matched=(
-            "Right lower lobe consolidation",
-            "No pulmonary nodules",
-            "No pleural effusion",
-            "Normal heart size",
-        ),
-    ),
-)
+SHOTS_FILE = "error_type_shots.json"
+"""The ``error-types`` set's file, in this package: a JSON list of `CuratedShot` fields."""
+
+
+def _shot(row: dict[str, object], index: int) -> CuratedShot:
+    """One shot of `SHOTS_FILE`, checked: every field given, nothing else, texts as texts."""
+    fields = [f.name for f in dataclasses.fields(CuratedShot)]
+    where = f"{SHOTS_FILE}, item {index}"
+    if sorted(row) != sorted(fields):
+        raise ValueError(f"{where}: expected the fields {', '.join(fields)}; got {', '.join(row)}")
+    if row["category"] not in ERROR_CATEGORIES:
+        raise ValueError(f"{where}, field 'category': expected one of {', '.join(ERROR_CATEGORIES)}")
+    matched = row["matched"]
+    texts = [row[name] for name in fields if name != "matched"]
+    if not isinstance(matched, list) or not all(isinstance(text, str) for text in [*texts, *matched]):
+        raise ValueError(f"{where}: every field must be text, and 'matched' a list of texts")
+    return CuratedShot(**cast("dict[str, Any]", {**row, "matched": tuple(matched)}))
+
+
+def _load_shots() -> tuple[CuratedShot, ...]:
+    rows = json.loads(files(__package__).joinpath(SHOTS_FILE).read_text(encoding="utf-8"))
+    return tuple(_shot(row, index) for index, row in enumerate(rows, 1))
+
+
+ERROR_TYPE_SHOTS: tuple[CuratedShot, ...] = _load_shots()
+"""The ``error-types`` set: one shot per category (a)-(f), in that order (written in `SHOTS_FILE`)."""
 
 
 def _answer_text(shot: CuratedShot, *, with_score: bool) -> str:
