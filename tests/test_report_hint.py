@@ -107,4 +107,6 @@ def test_score_and_a_reward_call_print_nothing(tmp_path):
         tmp_path,
     )
     assert output == ""
-    assert len(list((tmp_path / "logs").glob("*.eval"))) == 2
+    # score() writes Inspect's .eval archive; a reward call writes its log as JSON (REWARD_EVAL_DEFAULTS).
+    logs = tmp_path / "logs"
+    assert [len(list(logs.glob("*.eval"))), len(list(logs.glob("*.json")))] == [1, 1]
