@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from inspect_ai.log import read_eval_log
 
 from radiology_tasks.ct_finebench.records import QARecord
-
-OLD_LOG = Path(__file__).parents[1] / "fixtures" / "old_logs" / "ct_finebench.eval"
+from tests.old_logs import old_score_metadata
 
 EXPERT = {"expert_score", "expert_significant", "expert_insignificant", "expert_raters", "expert_group"}
 MISSING = {"unscored", "unscored_detail", "filled_in"}
@@ -33,11 +29,7 @@ GRADED = NOT_ASKED | {
 
 
 def test_an_old_log_reads_through_the_record_and_back_unchanged():
-    log = read_eval_log(str(OLD_LOG))
-    assert log.samples
-    for sample in log.samples:
-        assert sample.scores is not None
-        metadata = sample.scores["qa_comparison"].metadata or {}
+    for metadata in old_score_metadata("ct_finebench.eval", "qa_comparison"):
         # Version 1.2.0 recorded the experts' score alone; a field it lacks reads as its default.
         assert set(metadata) == GRADED - EXPERT | {"expert_score"}
         assert QARecord.written(metadata) == metadata

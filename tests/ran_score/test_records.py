@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from inspect_ai.log import read_eval_log
 
 from radiology_tasks.ran_score.extraction import ReportLabels
 from radiology_tasks.ran_score.records import (
@@ -17,8 +14,8 @@ from radiology_tasks.ran_score.records import (
 )
 from radiology_tasks.ran_score.scorer import agreement_score
 from radiology_tasks.ran_score.taxonomy import load_taxonomy
+from tests.old_logs import old_score_metadata
 
-OLD_LOG = Path(__file__).parents[1] / "fixtures" / "old_logs" / "ran_score.eval"
 TAXONOMY = load_taxonomy()
 
 WRITTEN = {
@@ -75,11 +72,7 @@ def test_every_name_the_readers_use_is_a_field_of_the_record():
 
 
 def test_an_old_log_reads_through_the_record_and_back_unchanged():
-    log = read_eval_log(str(OLD_LOG))
-    assert log.samples
-    for sample in log.samples:
-        assert sample.scores is not None
-        metadata = sample.scores["finding_agreement"].metadata or {}
+    for metadata in old_score_metadata("ran_score.eval", "finding_agreement"):
         assert set(metadata) == WRITTEN
         assert RanRecord.written(metadata) == metadata
         record = RanRecord.read(metadata)

@@ -3,10 +3,7 @@ the shared code writes and reads, and nothing is written under a name it does no
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from inspect_ai.log import read_eval_log
 
 from radiology_tasks.core.metrics import (
     EXPERT_GROUP,
@@ -22,8 +19,7 @@ from radiology_tasks.judge_sensitivity.records import SensitivityRecord
 from radiology_tasks.leaderboard.rules import PARSED_ANSWERS
 from radiology_tasks.report_judge.records import JudgeRecord
 from radiology_tasks.scorers.score_record import ExpertFields
-
-OLD_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "old_logs"
+from tests.old_logs import old_score_metadata
 
 
 @pytest.mark.parametrize(
@@ -36,10 +32,7 @@ OLD_LOGS = Path(__file__).resolve().parents[1] / "fixtures" / "old_logs"
     ],
 )
 def test_an_old_log_reads_through_the_record_and_back_unchanged(name: str, record: type[JudgeRecord], scorer: str):
-    log = read_eval_log(str(OLD_LOGS / name))
-    assert log.samples
-    for sample in log.samples:
-        metadata = sample.scores[scorer].metadata
+    for metadata in old_score_metadata(name, scorer):
         read = record.read(metadata)
         assert read.metadata() == metadata
         assert read.prompt == metadata["prompt"] and read.judge_answer == metadata["judge_answer"]
