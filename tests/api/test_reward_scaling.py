@@ -251,3 +251,20 @@ def test_a_refusal_in_a_worker_is_raised_here_and_leaves_no_file(tmp_path):
     finally:
         wrong.close()
     assert [p for p in Path(tmp_path).rglob("*") if p.is_file()] == [] and wrong.logs == []
+
+
+def test_a_batch_gives_the_judge_the_evaluations_operational_settings_on_a_copy(tmp_path):
+    from radiology_tasks.batch_scoring import _role_models
+
+    task = build_task(
+        "green", REFERENCES[:1], COMPLETIONS[:1], judge="mockllm/model", ids=None, log_dir=tmp_path, params={}
+    ).task
+    args = {"max_connections": 7, "max_retries": 2, "timeout": 30, "max_samples": 99}
+    ((role, judge),) = _role_models(task, args).items()
+    assert role == "grader" and (judge.config.max_connections, judge.config.max_retries, judge.config.timeout) == (
+        7,
+        2,
+        30,
+    )
+    assert judge is not task.model_roles["grader"] and task.model_roles["grader"].config.max_connections is None
+    assert _role_models(task, {})["grader"].config.max_retries is None
