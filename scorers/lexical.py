@@ -15,7 +15,7 @@ sacrebleu's 0-100 numbers are divided by 100.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from radiology_tasks.scorers.rexrank_bleu import REXRANK_BLEU_KEY, rexrank_bleu
@@ -71,6 +71,37 @@ def _chrf() -> Any:
     return CHRF()
 
 
+REFERENCE_CACHE_SIZE = 256
+"""How many references' n-gram statistics are kept (the completions of a training batch share a few references:
+GRPO scores a group of completions per prompt). A report of 450 characters takes about 100 kB for chrF's character
+n-grams and 30 kB for BLEU's word n-grams."""
+
+
+def _sacrebleu_metric(name: str) -> Any:
+    """The sacrebleu metric behind a per-pair statistic: ``bleu`` (BLEU-4, effective order) or ``chrf``."""
+    return _chrf() if name == "chrf" else _sentence_bleu(max(BLEU_ORDERS))
+
+
+@lru_cache(maxsize=REFERENCE_CACHE_SIZE)
+def _reference_info(name: str, reference: str) -> Any:
+    """sacrebleu's n-gram statistics of one reference for metric `name`, extracted once however many candidates are
+    scored against it (read only by `_segment_statistics`)."""
+    metric = _sacrebleu_metric(name)
+    return metric._extract_reference_info([metric._preprocess_segment(reference)])
+
+
+def _segment_statistics(name: str, reference: str, candidate: str) -> list[int]:
+    """sacrebleu's match statistics of one candidate against one reference: what ``sentence_score`` computes before
+    it scores them, with the reference's n-grams from the cache."""
+    metric = _sacrebleu_metric(name)
+    return [
+        int(v)
+        for v in metric._compute_segment_statistics(
+            metric._preprocess_segment(candidate), _reference_info(name, reference)
+        )
+    ]
+
+
 @cache
 def _rouge() -> Any:
     from rouge_score import rouge_scorer
@@ -78,23 +109,14 @@ def _rouge() -> Any:
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
 
 
-def _bleu_of_order(full: Any, order: int) -> Any:
-    """Sentence BLEU-`order` from the statistics of a sentence BLEU of a higher order (its first `order` n-gram
-    counts and totals, the same lengths): what ``sentence_score`` of ``BLEU(max_ngram_order=order,
-    effective_order=True)`` returns, without extracting the n-grams again."""
-    from sacrebleu.metrics import BLEU
-
-    if order == len(full.counts):
-        return full
-    return BLEU.compute_bleu(
-        full.counts[:order],
-        full.totals[:order],
-        full.sys_len,
-        full.ref_len,
-        smooth_method="exp",
-        effective_order=True,
-        max_ngram_order=order,
-    )
+def _bleu_of_statistics(statistics: list[int], order: int) -> tuple[Any, list[Any]]:
+    """Sentence BLEU-`order` of one pair's BLEU-4 match statistics (hypothesis and reference lengths, four matched
+    and four total n-gram counts), which is what ``sentence_score`` of ``BLEU(max_ngram_order=order,
+    effective_order=True)`` returns, and the statistics `corpus_scores` adds up for it."""
+    top = max(BLEU_ORDERS)
+    lengths, correct, total = statistics[:2], statistics[2 : 2 + order], statistics[2 + top : 2 + top + order]
+    score = _sentence_bleu(order)._compute_score_from_stats([*lengths, *correct, *total])
+    return score, [correct, total, *lengths]
 
 
 def lexical_scores(reference: str, candidate: str, keys: Sequence[str]) -> tuple[dict[str, float], dict[str, Any]]:
@@ -112,21 +134,18 @@ def lexical_scores(reference: str, candidate: str, keys: Sequence[str]) -> tuple
     """
     scores: dict[str, float] = {}
     statistics: dict[str, Any] = {}
-    orders = [_SACREBLEU_ORDERS[key] for key in keys if key in _SACREBLEU_ORDERS]
-    bleu: Any = _sentence_bleu(max(orders)).sentence_score(candidate, [reference]) if orders else None
+    # One n-gram extraction serves every BLEU order asked for.
+    bleu = _segment_statistics("bleu", reference, candidate) if any(key in _SACREBLEU_ORDERS for key in keys) else []
     for key in keys:
         if key in _SACREBLEU_ORDERS:
-            order = _SACREBLEU_ORDERS[key]
-            scores[key] = _bleu_of_order(bleu, order).score / 100.0
-            statistics[key] = [list(bleu.counts[:order]), list(bleu.totals[:order]), bleu.sys_len, bleu.ref_len]
+            score, statistics[key] = _bleu_of_statistics(bleu, _SACREBLEU_ORDERS[key])
+            scores[key] = score.score / 100.0
         elif key == REXRANK_BLEU_KEY:
             scores[key] = rexrank_bleu(reference, candidate)
         elif key == "chrf":
-            chrf = _chrf()
-            # One pass over the character and word n-grams: sacrebleu's sentence chrF is its score of these
-            # statistics, and its corpus chrF sums them over segments.
-            statistics[key] = [int(v) for v in chrf._extract_corpus_statistics([candidate], [[reference]])[0]]
-            scores[key] = chrf._compute_score_from_stats(statistics[key]).score / 100.0
+            # sacrebleu's sentence chrF is its score of these statistics, and its corpus chrF sums them over pairs.
+            statistics[key] = _segment_statistics("chrf", reference, candidate)
+            scores[key] = _chrf()._compute_score_from_stats(statistics[key]).score / 100.0
         elif key == "rouge_l":
             scores[key] = float(_rouge().score(reference, candidate)["rougeL"].fmeasure)
         else:

@@ -66,6 +66,25 @@ def test_bleu_orders_and_chrf_from_one_pass_equal_sacrebleus_own_exactly(referen
         assert statistics[key] == [expected.counts, expected.totals, expected.sys_len, expected.ref_len]
 
 
+def test_candidates_sharing_a_reference_read_its_ngrams_once_and_score_as_sacrebleu_alone():
+    # A training batch scores a group of completions against one reference: its n-grams are extracted once per
+    # metric, and every score is still the one sacrebleu gives the pair on its own (a reference with trailing
+    # spaces, which BLEU's preprocessing strips and chrF's keeps, included).
+    from radiology_tasks.scorers.lexical import _reference_info
+
+    reference = "Small left pneumothorax, 2 cm. No effusion.  "
+    candidates = ["Small right pneumothorax.", "", "No effusion. Small left pneumothorax, 2 cm.", reference]
+    _reference_info.cache_clear()
+    for candidate in candidates:
+        scores, _ = lexical_scores(reference, candidate, ["bleu_1", "bleu_4", "chrf"])
+        for order in (1, 4):
+            expected = BLEU(max_ngram_order=order, effective_order=True).sentence_score(candidate, [reference])
+            assert scores[f"bleu_{order}"] == expected.score / 100
+        assert scores["chrf"] == CHRF().sentence_score(candidate, [reference]).score / 100
+    info = _reference_info.cache_info()
+    assert (info.misses, info.hits) == (2, 2 * (len(candidates) - 1))
+
+
 def test_corpus_values_are_sacrebleus_corpus_scores():
     statistics = [lexical_scores(r, c, LEXICAL_KEYS)[1] for r, c in PAIRS]
     corpus = corpus_scores(statistics, LEXICAL_KEYS)
