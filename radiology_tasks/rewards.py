@@ -37,6 +37,7 @@ from radiology_tasks.api import (
     task_function,
 )
 from radiology_tasks.batch_scoring import batch_scorable, score_in_batch
+from radiology_tasks.core.collector import collector_paused
 from radiology_tasks.core.errors import InputError
 from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.report_hook import local_path
@@ -166,12 +167,19 @@ async def judge_part(part: Part) -> PartResult:
 
     A task that calls no model or only its judge (a lexical, GREEN or VERT reward) is scored in one pass of its own
     solver and scorers (`radiology_tasks.batch_scoring`); other tasks run through Inspect's eval, queued with the
-    evaluations this event loop is running (`run_eval`).
+    evaluations this event loop is running (`run_eval`). Python's cyclic garbage collector is paused meanwhile
+    (`radiology_tasks.core.collector` says why).
 
     Raises:
         InputError: the task refused the pairs or a parameter value, or gives no score `score` (the log and the
             pairs' file of the part are removed then).
     """
+    with collector_paused():
+        return await _judged_part(part)
+
+
+async def _judged_part(part: Part) -> PartResult:
+    """`judge_part` with the collector as it is."""
     judging = part.judging
     built = build_task(
         judging.metric,

@@ -86,6 +86,37 @@ def test_lexical_rewards_equal_the_metrics_computed_directly(tmp_path):
     assert chrf == [CHRF().sentence_score(c, [r]).score / 100 for r, c in zip(REFERENCES, COMPLETIONS)]
 
 
+@pytest.mark.parametrize("eval_args", [{}, {"fail_on_error": 0.5}], ids=["one pass", "inspect's loop"])
+def test_a_reward_call_pauses_the_garbage_collector_while_it_scores_and_restores_it(tmp_path, monkeypatch, eval_args):
+    import gc
+
+    import radiology_tasks.lexical as lexical
+
+    seen: list[bool] = []
+    scores = lexical.lexical_scores
+
+    def watched(reference: str, candidate: str, keys: Any) -> Any:
+        seen.append(gc.isenabled())
+        return scores(reference, candidate, keys)
+
+    monkeypatch.setattr(lexical, "lexical_scores", watched)
+    rewards = reward_function("baselines", baselines="rouge_l", log_dir=tmp_path, eval_args=eval_args)
+    assert gc.isenabled()
+    _call(rewards, COMPLETIONS, REFERENCES)
+    assert seen == [False] * len(COMPLETIONS) and gc.isenabled()
+    # A caller that runs with the collector off finds it off after the call; a call that raises restores it too.
+    gc.disable()
+    try:
+        _call(rewards, [c + " again" for c in COMPLETIONS], REFERENCES)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    wrong = reward_function("baselines", baselines="rouge_l", score="bleu_9", log_dir=tmp_path, eval_args=eval_args)
+    with pytest.raises(InputError, match="bleu_9"):
+        _call(wrong, COMPLETIONS, REFERENCES)
+    assert gc.isenabled()
+
+
 def test_a_lexical_reward_goes_through_inspects_loop_when_eval_args_change_how_samples_run(tmp_path):
     looped = reward_function("baselines", baselines="rouge_l", log_dir=tmp_path, eval_args={"fail_on_error": 0.5})
     batched = reward_function("baselines", baselines="rouge_l", log_dir=tmp_path)
