@@ -209,7 +209,12 @@ def lexical(count: int) -> None:
     """Time each lexical reward on `count` distinct completions beside its metric computed directly."""
     ((references, completions),) = batches(count, 1)
     (warm_references, warm_completions), *_ = batches(8, 1)
-    print(f"lexical rewards: {count} distinct completions, one call each (after a warm-up call)")
+    # The warm-up's references are not among the timed ones, so no reference's n-grams are extracted before timing.
+    warm_references = [f"{reference} (warm-up)" for reference in warm_references]
+    print(
+        f"lexical rewards: {count} distinct completions against {len(set(references))} references (a GRPO group"
+        f" of {count / len(set(references)):.0f} a prompt), one call each (after a warm-up call)"
+    )
     with tempfile.TemporaryDirectory() as logs:
         for name, key in (("rouge_l", "rouge_l"), ("chrf", "chrf"), ("bleu", "bleu_4")):
             reward = reward_function("baselines", baselines=name, score=key, log_dir=logs)
