@@ -18,6 +18,10 @@ classes check them as YAML gave them) and calls the task body with the objects. 
     @shared_parameters(data=shared(DataOptions), judge=shared(JudgeOptions))
     def vert(prompt: str = "vert", shots: int = 0, *, data: DataOptions, judge: JudgeOptions) -> Task: ...
 
+Tasks that take the same groups and only pass them on (GREEN and VERT) can receive them as one record instead,
+`shared_parameters(options=bundle(Record))`, where each field of `Record` is an option class: the `-T` parameters
+are the same as with one group per field.
+
 An option class is a frozen dataclass whose fields are declared with `option(default, doc)`: the doc is the
 field's one description, which the README's parameter tables (`radiology_tasks.task_docs`) use for every task
 that does not document the parameter itself.
@@ -70,11 +74,47 @@ def shared(options: type[Any], *, only: Iterable[str] | None = None, without: It
     return Shared(options, tuple(name for name in names if name in chosen and name not in dropped))
 
 
-def shared_parameters(**groups: Shared) -> Callable[[Callable[..., T]], Callable[..., T]]:
+@dataclass(frozen=True)
+class Bundle:
+    """Option classes a task body receives together, as one record whose fields are the option objects.
+
+    For tasks that take the same option groups and pass them on whole: GREEN and VERT build one judge task from
+    theirs. Each field of `record` is an option class, taken whole.
+    """
+
+    record: type[Any]
+    groups: dict[str, Shared]
+
+
+def bundle(record: type[Any]) -> Bundle:
+    """Take every field of dataclass `record`, each an option class, whole; the body receives one `record`."""
+    hints = get_type_hints(record)
+    return Bundle(record, {f.name: shared(hints[f.name]) for f in dataclasses.fields(record)})
+
+
+def _flat(groups: Mapping[str, Shared | Bundle]) -> dict[str, Shared]:
+    """Every option group, those of a bundle under ``<bundle>.<field>``, in declaration order."""
+    flat: dict[str, Shared] = {}
+    for name, group in groups.items():
+        if isinstance(group, Bundle):
+            flat |= {f"{name}.{member}": value for member, value in group.groups.items()}
+        else:
+            flat[name] = group
+    return flat
+
+
+def _built(group: Shared | Bundle, values: dict[str, Any]) -> Any:
+    """The object a group's keyword-only parameter receives, its fields taken out of `values`."""
+    if isinstance(group, Bundle):
+        return group.record(**{name: _built(member, values) for name, member in group.groups.items()})
+    return group.options(**{field: values.pop(field) for field in group.fields if field in values})
+
+
+def shared_parameters(**groups: Shared | Bundle) -> Callable[[Callable[..., T]], Callable[..., T]]:
     """Give a task the fields of option classes as its `-T` parameters, and its body the built objects.
 
-    Each keyword names a keyword-only parameter of the task body that receives the option object; its value says
-    which class and fields. See the module docstring for why.
+    Each keyword names a keyword-only parameter of the task body that receives the option object (or, for a
+    `bundle`, the record of option objects); its value says which class and fields. See the module docstring for why.
 
     Raises:
         TypeError: when the body lacks a keyword-only parameter for a group, or a shared field's name is also one
@@ -90,7 +130,8 @@ def shared_parameters(**groups: Shared) -> Callable[[Callable[..., T]], Callable
         own = [p for name, p in signature.parameters.items() if name not in groups]
         taken = {p.name for p in own}
         added: list[inspect.Parameter] = []
-        for group in groups.values():
+        flat = _flat(groups)
+        for group in flat.values():
             hints = get_type_hints(group.options)
             defaults = {f.name: f.default for f in dataclasses.fields(group.options)}
             for name in group.fields:
@@ -108,14 +149,11 @@ def shared_parameters(**groups: Shared) -> Callable[[Callable[..., T]], Callable
             from radiology_tasks.core.report_hook import install_report_hint
 
             install_report_hint()  # the hint after a run: registered only once one of our tasks is built
-            built = {
-                name: group.options(**{field: kwargs.pop(field) for field in group.fields if field in kwargs})
-                for name, group in groups.items()
-            }
+            built = {name: _built(group, kwargs) for name, group in groups.items()}
             return body(*args, **kwargs, **built)
 
         task_function.__signature__ = signature.replace(parameters=[*own, *added])  # type: ignore[attr-defined]
-        setattr(task_function, _SHARED, dict(groups))
+        setattr(task_function, _SHARED, flat)
         return task_function
 
     return decorate

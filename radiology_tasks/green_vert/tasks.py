@@ -11,6 +11,7 @@ arXiv 2405.03595).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import cast
 
 from inspect_ai import Task, task
@@ -24,7 +25,7 @@ from radiology_tasks.core.metrics import (
 from radiology_tasks.core.params import choice_param
 from radiology_tasks.core.solvers import generate_report, replay_candidate
 from radiology_tasks.core.task_data import DataOptions, report_dataset
-from radiology_tasks.core.task_options import shared, shared_parameters
+from radiology_tasks.core.task_options import bundle, shared_parameters
 from radiology_tasks.green_vert.family import FAMILY
 from radiology_tasks.green_vert.fewshot import few_shot_examples
 from radiology_tasks.green_vert.options import ExampleOptions
@@ -37,16 +38,20 @@ from radiology_tasks.templates import template_hashes
 TASK_VERSION = FAMILY.version
 
 
-def judge_task(
-    prompt: JudgePrompt,
-    *,
-    data: DataOptions,
-    judge: JudgeOptions,
-    reading: ReadingOptions,
-    examples: ExampleOptions,
-    beside: BaselineOptions,
-) -> Task:
+@dataclass(frozen=True)
+class JudgeTaskOptions:
+    """The option groups `green` and `vert` both take (each field's `-T` parameters), passed on to `judge_task`."""
+
+    data: DataOptions
+    judge: JudgeOptions
+    reading: ReadingOptions
+    examples: ExampleOptions
+    beside: BaselineOptions
+
+
+def judge_task(prompt: JudgePrompt, options: JudgeTaskOptions) -> Task:
     """Build a GREEN-family judge task from the options `green` and `vert` were given (checked when built)."""
+    data, judge, examples, beside = options.data, options.judge, options.examples, options.beside
     if prompt == "score" and examples.any:
         raise InputError("the score-only prompt takes no examples or error descriptions (it is the fine-tuning prompt)")
     # Generating: one sample per study, without the stored candidates and their expert annotations (they describe
@@ -61,7 +66,7 @@ def judge_task(
     }
     scorer = add_baselines(
         report_judge(
-            prompt, judge=judge, reading=reading, examples=shown, error_descriptions=examples.error_descriptions
+            prompt, judge=judge, reading=options.reading, examples=shown, error_descriptions=examples.error_descriptions
         ),
         beside.baselines,
         unscored=judge.unscored,
@@ -79,25 +84,9 @@ def judge_task(
     )
 
 
-_SHARED = {
-    "data": shared(DataOptions),
-    "judge": shared(JudgeOptions),
-    "reading": shared(ReadingOptions),
-    "examples": shared(ExampleOptions),
-    "beside": shared(BaselineOptions),
-}
-
-
 @task
-@shared_parameters(**_SHARED)
-def green(
-    *,
-    data: DataOptions,
-    judge: JudgeOptions,
-    reading: ReadingOptions,
-    examples: ExampleOptions,
-    beside: BaselineOptions,
-) -> Task:
+@shared_parameters(options=bundle(JudgeTaskOptions))
+def green(*, options: JudgeTaskOptions) -> Task:
     """GREEN: the judge counts clinically significant/insignificant errors (a)-(f) and matched findings.
 
     Scores: `green` = M / (M + S), `green_ec` = significant errors (lower is better), `green_f1` = 2M / (2M + S).
@@ -112,20 +101,12 @@ def green(
             for `detail=full`, 1536 for `brief`, 16 for vert's `prompt=score`), above the longest answer the
             contract admits, so a constrained answer always finishes.
     """
-    return judge_task("green", data=data, judge=judge, reading=reading, examples=examples, beside=beside)
+    return judge_task("green", options)
 
 
 @task
-@shared_parameters(**_SHARED)
-def vert(
-    prompt: JudgePrompt = "vert",
-    *,
-    data: DataOptions,
-    judge: JudgeOptions,
-    reading: ReadingOptions,
-    examples: ExampleOptions,
-    beside: BaselineOptions,
-) -> Task:
+@shared_parameters(options=bundle(JudgeTaskOptions))
+def vert(prompt: JudgePrompt = "vert", *, options: JudgeTaskOptions) -> Task:
     """VERT: the judge counts errors and gives a direct overall accuracy score in [0, 1].
 
     `-T prompt=formula` asks for M / (M + 2S + 0.5I) instead, `-T prompt=rubric` for a five-band rubric,
@@ -142,4 +123,4 @@ def vert(
     if prompt == "green":
         raise InputError("use the green task for the GREEN prompt; vert takes prompt=vert|formula|rubric|score")
     chosen = cast(JudgePrompt, choice_param("prompt", prompt, [p for p in JUDGE_PROMPTS if p != "green"]))
-    return judge_task(chosen, data=data, judge=judge, reading=reading, examples=examples, beside=beside)
+    return judge_task(chosen, options)

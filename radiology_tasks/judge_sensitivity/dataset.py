@@ -18,7 +18,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from radiology_tasks.core.loading import LoadedPairs, OnBadRows
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.core.rows import DataError
-from radiology_tasks.solvers.judge_sensitivity.rows import VariantFields, spec_metadata, variant_fields
+from radiology_tasks.solvers.judge_sensitivity.rows import VariantFields, variant_fields
 from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 
 T = TypeVar("T")
@@ -76,7 +76,7 @@ def variant_pair(
         anatomy=source.anatomy,
         language=source.language,
         indication=source.indication,
-        metadata=spec_metadata(spec, source_id),
+        metadata=spec.metadata(source_id),
     )
 
 

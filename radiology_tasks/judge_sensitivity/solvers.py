@@ -15,7 +15,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from radiology_tasks.core.records import ReportPair
 from radiology_tasks.judge_sensitivity.rewrite import INJECTOR_ROLE, RewriteSettings, make_variant
 from radiology_tasks.solvers.judge_sensitivity.outcome import VariantOutcome
-from radiology_tasks.solvers.judge_sensitivity.rows import spec_from_metadata
+from radiology_tasks.solvers.judge_sensitivity.variants import VariantSpec
 
 VARIANT = "variant"
 """Key of the variant outcome in the sample's metadata (`VariantOutcome.metadata`)."""
@@ -25,7 +25,7 @@ _DEFAULT = RewriteSettings()
 
 async def _place_variant(state: TaskState, settings: RewriteSettings) -> TaskState:
     pair = state.metadata_as(ReportPair)
-    spec = spec_from_metadata(pair.metadata)
+    spec = VariantSpec.from_metadata(pair.metadata)
     source_id = pair.metadata["source_id"]
     if pair.candidate is not None:
         outcome = VariantOutcome(spec, source_id, text=pair.candidate)
@@ -42,7 +42,7 @@ def _placing(settings: RewriteSettings, *, paraphrases: bool) -> Solver:
     """A solver placing the variants of one side (paraphrases, or the others) and leaving the other side alone."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        kind = spec_from_metadata(state.metadata_as(ReportPair).metadata).kind
+        kind = VariantSpec.from_metadata(state.metadata_as(ReportPair).metadata).kind
         if (kind == "paraphrase") != paraphrases:
             return state
         return await _place_variant(state, settings)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from radiology_tasks.core.records import ErrorCounts
-from radiology_tasks.judge_sensitivity.variant_sft import PromptSettings
+from radiology_tasks.judge_sensitivity.variant_sft import KnownLine, PromptSettings
 from radiology_tasks.judge_sensitivity.variant_split import file_sha256, report_key
 from radiology_tasks.scorers.judge_sensitivity.answers import Differences, read_json_answer
 from radiology_tasks.scorers.report_judge.parse import AssessmentFormatError
@@ -90,25 +90,25 @@ def reference_leaks(files: Mapping[str, Path]) -> list[str]:
     return problems
 
 
-def _target_problem(user: str, assistant: str, record: dict[str, Any], settings: PromptSettings) -> str | None:
+def _target_problem(user: str, assistant: str, record: KnownLine, settings: PromptSettings) -> str | None:
     """Why `assistant` does not state what `record` says the variant was made with, or None."""
-    if record["step"] == "differences":
+    if record.step == "differences":
         listed = read_json_answer(assistant, Differences).value
-        if listed is None or len(listed.differences) != record["n_errors"]:
-            return f"the differences do not list its {record['n_errors']} changes"
+        if listed is None or len(listed.differences) != record.n_errors:
+            return f"the differences do not list its {record.n_errors} changes"
         return None
     candidate = _REPORT["candidate"].search(user)
     reading = read_scores(assistant, prompt=settings.prompt, candidate=candidate.group(1) if candidate else None)
     main = None if settings.prompt == "green" else settings.prompt
-    if main is not None and reading.values.get(main) != float(record["score"]):
-        return f"{main} reads {reading.values.get(main)}, recorded {record['score']}"
+    if main is not None and reading.values.get(main) != float(record.score):
+        return f"{main} reads {reading.values.get(main)}, recorded {record.score}"
     if main == "score":
         return None
     parts = reading.parts
     if parts is None or any(isinstance(p, AssessmentFormatError) for p in (parts.significant, parts.matched)):
         return f"the counts do not read: {reading.problems}"
     stated = (parts.significant, parts.insignificant, parts.matched)
-    recorded = (ErrorCounts.model_validate(record["errors"]), ErrorCounts(), record["matched"])
+    recorded = (ErrorCounts.model_validate(record.errors), ErrorCounts(), record.matched)
     if stated != recorded:
         return f"reads {stated}, recorded {recorded}"
     return None
@@ -130,7 +130,8 @@ def check_export(out_dir: str | Path) -> ExportCheck:
         path = out / split["file"]
         if file_sha256(path) != split["sha256"]:
             check.problems.append(f"{path.name}: its SHA-256 is not the manifest's")
-        conversations, records = _read_jsonl(path), _read_jsonl(out / split["known_file"])
+        conversations = _read_jsonl(path)
+        records = [KnownLine.model_validate(line) for line in _read_jsonl(out / split["known_file"])]
         if not len(conversations) == len(records) == split["examples"]:
             check.problems.append(
                 f"{path.name}: {len(conversations)} conversations, {len(records)} records, "
@@ -141,8 +142,8 @@ def check_export(out_dir: str | Path) -> ExportCheck:
             user, assistant = (message["content"] for message in conversation["messages"])
             problem = _target_problem(user, assistant, record, settings)
             if problem:
-                check.problems.append(f"{path.name} line {line} ({record['variant_id']}): {problem}")
-            where.setdefault((record["file"], record["source_id"]), set()).add(name)
+                check.problems.append(f"{path.name} line {line} ({record.variant_id}): {problem}")
+            where.setdefault((record.file, record.source_id), set()).add(name)
     leaked = sorted(source for (_, source), splits in where.items() if len(splits) > 1)
     check.problems += [f"reference {source} is in both files" for source in leaked]
     check.problems += reference_leaks({name: out / manifest["splits"][name]["file"] for name in SPLIT_FILES})

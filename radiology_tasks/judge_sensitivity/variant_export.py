@@ -287,7 +287,9 @@ def _write_splits(
     for name, part in (("train", split.train), ("validation", split.validation)):
         made = [example for variant in part for example in examples[id(variant)]]
         written[name] = _write_jsonl(out_dir / f"{name}.jsonl", [example.conversation() for example in made])
-        written[f"{name}_known"] = _write_jsonl(out_dir / f"{name}.known.jsonl", [example.record() for example in made])
+        written[f"{name}_known"] = _write_jsonl(
+            out_dir / f"{name}.known.jsonl", [example.record().model_dump() for example in made]
+        )
         splits[name] = {
             "file": written[name].name,
             "sha256": file_sha256(written[name]),

@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from pydantic import BaseModel, ConfigDict
+
 from radiology_tasks.core.loading import OnBadRows, load_pairs
 from radiology_tasks.core.records import ERROR_CATEGORIES, ErrorCounts, ReportPair
 from radiology_tasks.judge_sensitivity.dataset import is_variants_file
@@ -303,6 +305,50 @@ def known_answer(variant: Variant) -> KnownAnswer:
         raise NoKnownAnswer("count_out_of_range", str(error)) from None
 
 
+class KnownLine(BaseModel):
+    """One line of a ``.known.jsonl`` file: which variant a training conversation was made from, the judge call it
+    trains and what its answer states; the export writes it and `check_export` reads it back.
+
+    Attributes:
+        variant_id: The variant's row id.
+        source_id: The id of its reference.
+        file: The variants file it was read from.
+        kind: ``error`` or ``paraphrase``.
+        errors: The errors put in, by category, without the zero counts.
+        n_errors: The number of errors put in.
+        step: The judge call the conversation trains.
+        matched: The matched findings the answer states.
+        score: The score the answer states, exactly as written in it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    variant_id: str
+    source_id: str
+    file: str
+    kind: VariantKind
+    errors: dict[str, int]
+    n_errors: int
+    step: Step
+    matched: int
+    score: str
+
+    @classmethod
+    def of(cls, variant: Variant, step: Step, known: KnownAnswer) -> KnownLine:
+        """The line of the conversation made from `variant` for `step`, whose answer states `known`."""
+        return cls(
+            variant_id=variant.id,
+            source_id=variant.source_id,
+            file=variant.file,
+            kind=variant.kind,
+            errors=variant.errors(),
+            n_errors=variant.n_errors,
+            step=step,
+            matched=known.matched,
+            score=str(known.score),
+        )
+
+
 @dataclass(frozen=True)
 class Example:
     """One training conversation.
@@ -325,20 +371,9 @@ class Example:
         """The chat-format line of the training file."""
         return {"messages": [{"role": "user", "content": self.user}, {"role": "assistant", "content": self.assistant}]}
 
-    def record(self) -> dict[str, object]:
+    def record(self) -> KnownLine:
         """The line describing this example in the ``.known.jsonl`` file next to the training file."""
-        variant = self.variant
-        return {
-            "variant_id": variant.id,
-            "source_id": variant.source_id,
-            "file": variant.file,
-            "kind": variant.kind,
-            "errors": variant.errors(),
-            "n_errors": variant.n_errors,
-            "step": self.step,
-            "matched": self.known.matched,
-            "score": str(self.known.score),
-        }
+        return KnownLine.of(self.variant, self.step, self.known)
 
 
 def _target(known: KnownAnswer, settings: PromptSettings) -> str:

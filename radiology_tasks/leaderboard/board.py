@@ -177,7 +177,7 @@ def _interval(run: RunEvidence, key: str, settings: Settings) -> tuple[Interval,
         units = [groups[i] for i in sorted(groups)]
         statistic = _Counted(run)
         interval = statistic_interval(units, statistic, confidence=confidence, resamples=resamples, seed=seed)
-        return interval, statistic.undefined - math.isnan(interval.mean)
+        return interval, statistic.undefined - math.isnan(interval.value)
     values = ranked_values(run, key)
     interval = mean_interval([values[i] for i in sorted(values)], confidence=confidence, resamples=resamples, seed=seed)
     return interval, 0
@@ -222,7 +222,7 @@ def _entry(submission: Submission, key: str, out: Path, settings: Settings) -> d
     return {
         "system": submission.system["name"],
         **{k: submission.system.get(k) for k in ("institution", "paper", "code", "description")},
-        "score": interval.mean,
+        "score": interval.value,
         "ci_low": bounds[0],
         "ci_high": bounds[1],
         "n": interval.n,

@@ -237,6 +237,11 @@ def _preference_measure(
     return {**figure, "right": interval.right, "wrong": interval.wrong, "ties": interval.ties}, None
 
 
+def _scored(figure: dict[str, Any]) -> dict[str, Any]:
+    """An entry's ranked figure (`Interval.figure`): its value as the score, the interval's ends and the samples."""
+    return {"score": figure["value"], **{k: figure[k] for k in ("ci_low", "ci_high", "n")}}
+
+
 def _agreement_entry(
     submission: Submission, figures: Agreement, key: str, preference: bool, out: Path, settings: Settings
 ) -> dict[str, Any]:
@@ -249,14 +254,14 @@ def _agreement_entry(
         resamples=settings.resamples,
         seed=settings.seed,
     )
-    shown = {"ci_low": interval.low, "ci_high": interval.high, "n": interval.n}
-    measures: dict[str, dict[str, Any] | None] = {TAU: {"value": interval.tau, **shown}}
+    figure = interval.figure()
+    measures: dict[str, dict[str, Any] | None] = {TAU: figure}
     empty = {}
     if preference:
         measures[PREFERENCE], why = _preference_measure(figures.preferences, key, settings)
         if why is not None:
             empty[PREFERENCE] = why
-    return {**_entry_head(submission, out), "score": interval.tau, **shown, "measures": measures, "empty": empty}
+    return {**_entry_head(submission, out), **_scored(figure), "measures": measures, "empty": empty}
 
 
 def _agreement_board(
@@ -323,18 +328,10 @@ def _measures_board(
                 resamples=settings.resamples,
                 seed=settings.seed,
             )
-            shown[name] = {"value": interval.mean, "ci_low": interval.low, "ci_high": interval.high, "n": interval.n}
+            shown[name] = interval.figure()
         ranked_figure = shown[names[0]]
         assert ranked_figure is not None
-        entries.append(
-            {
-                **_entry_head(submission, out),
-                "score": ranked_figure["value"],
-                **{k: ranked_figure[k] for k in ("ci_low", "ci_high", "n")},
-                "measures": shown,
-                "empty": empty,
-            }
-        )
+        entries.append({**_entry_head(submission, out), **_scored(ranked_figure), "measures": shown, "empty": empty})
     entries, ranked = _ranked(entries, members)
     tests = []
     for i in range(len(entries)):

@@ -26,6 +26,7 @@ from radiology_tasks.core.agreement import (
     paired_p_value,
     resampled_kendall_taus,
 )
+from radiology_tasks.scorers.leaderboard.significance import Interval
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,25 +37,13 @@ Pair = tuple[float, float]
 
 
 @dataclass(frozen=True)
-class TauInterval:
-    """Kendall's tau-b of judge against experts, with its percentile bootstrap interval over samples.
+class TauInterval(Interval):
+    """Kendall's tau-b of judge against experts (`value`), with its percentile bootstrap interval over samples.
 
     Attributes:
-        tau: Tau-b over all samples.
-        low: Lower end of the interval.
-        high: Upper end of the interval.
-        n: Samples.
-        confidence: Confidence level of the interval.
-        resamples: Bootstrap resamples drawn.
         valid: Resamples whose tau was defined (the others count at the bounds).
     """
 
-    tau: float
-    low: float
-    high: float
-    n: int
-    confidence: float
-    resamples: int
     valid: int
 
 

@@ -13,14 +13,28 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Interval:
-    """A mean with its percentile bootstrap interval."""
+    """A statistic with its percentile bootstrap interval: a mean, a statistic of the whole sample set (a macro F1)
+    or a correlation with experts (`scorers.leaderboard.agreement.TauInterval`).
 
-    mean: float
+    Attributes:
+        value: The statistic over all samples.
+        low: Lower end of the interval.
+        high: Upper end of the interval.
+        n: Samples (or units) resampled.
+        confidence: Confidence level of the interval.
+        resamples: Bootstrap resamples drawn.
+    """
+
+    value: float
     low: float
     high: float
     n: int
     confidence: float
     resamples: int
+
+    def figure(self) -> dict[str, float | int]:
+        """The statistic as a board shows it: its value, the interval's ends and the samples."""
+        return {"value": self.value, "ci_low": self.low, "ci_high": self.high, "n": self.n}
 
 
 @dataclass(frozen=True)

@@ -98,10 +98,9 @@ class VariantOutcome:
     @classmethod
     def from_metadata(cls, record: dict[str, Any]) -> VariantOutcome:
         """The outcome back from its `metadata` form (as kept in an Inspect log)."""
-        spec = VariantSpec(record["kind"], record["category"], record["n_errors"])
         attempts = [AttemptRecord(**{**a, "check_answers": tuple(a["check_answers"])}) for a in record["attempts"]]
         return cls(
-            spec=spec,
+            spec=VariantSpec.from_metadata(record),
             source_id=record["source_id"],
             text=record["text"],
             excluded=record["excluded"],
@@ -113,12 +112,8 @@ class VariantOutcome:
 
     def metadata(self) -> dict[str, Any]:
         """JSON-able form for the sample's metadata and the log viewer."""
-        spec = self.spec
         return {
-            "kind": spec.kind,
-            "category": spec.category,
-            "n_errors": spec.n_changes,
-            "source_id": self.source_id,
+            **self.spec.metadata(self.source_id),
             "text": self.text,
             "excluded": self.excluded,
             "exclusion_detail": self.detail or None,

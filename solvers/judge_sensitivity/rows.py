@@ -65,16 +65,6 @@ def variant_fields(metadata: dict[str, Any]) -> VariantFields:
         raise ValueError(f"{where + ': ' if where else ''}{message}") from None
 
 
-def spec_metadata(spec: VariantSpec, source_id: str) -> dict[str, Any]:
-    """The variant fields a generated sample carries in its pair metadata (read back by `spec_from_metadata`)."""
-    return {"source_id": source_id, "kind": spec.kind, "category": spec.category, "n_errors": spec.n_changes}
-
-
-def spec_from_metadata(metadata: dict[str, Any]) -> VariantSpec:
-    """The variant a sample stands for, from its pair metadata."""
-    return VariantSpec(metadata["kind"], metadata.get("category"), int(metadata.get("n_errors") or 0))
-
-
 def perturb_row(outcome: VariantOutcome, reference: str) -> dict[str, Any]:
     """A variants-file row for a made variant."""
     if outcome.text is None:

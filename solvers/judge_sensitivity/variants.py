@@ -7,8 +7,9 @@ fact kept) or a fine-grained attribute edit (``attribute``: CT-FineBench's "neg"
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from radiology_tasks.core.records import CATEGORY_NAMES, ERROR_CATEGORIES, ErrorCategory
 
@@ -62,6 +63,15 @@ class VariantSpec:
             f"Reference {source_id} with {self.n_changes} clinically significant error{plural} of type "
             f"({self.category}), {name}, one per sentence."
         )
+
+    def metadata(self, source_id: str) -> dict[str, Any]:
+        """The variant fields a generated sample carries in its pair metadata (read back by `from_metadata`)."""
+        return {"source_id": source_id, "kind": self.kind, "category": self.category, "n_errors": self.n_changes}
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> VariantSpec:
+        """The variant a sample stands for, from its pair metadata."""
+        return cls(metadata["kind"], metadata.get("category"), int(metadata.get("n_errors") or 0))
 
     @property
     def deletions(self) -> bool:

@@ -12,11 +12,13 @@ from radiology_tasks.core.judge_options import JudgeOptions
 from radiology_tasks.core.params import int_param
 from radiology_tasks.core.task_data import DataOptions
 from radiology_tasks.core.task_options import (
+    bundle,
     logged_options,
     option,
     option_docs,
     shared,
     shared_docs,
+    shared_fields,
     shared_parameters,
 )
 
@@ -57,6 +59,48 @@ def test_the_body_gets_one_checked_object_built_from_the_values() -> None:
     assert toy() == ("x", Knobs())
     assert toy("y", size="5", depth=2) == ("y", Knobs(size=5, depth=2))
     assert toy(size="5")[1].size == 5  # as YAML gives it: text, converted once
+
+
+@dataclass(frozen=True)
+class Lamp:
+    """A second option class, for a bundle."""
+
+    watts: int = option(40, "How bright.")
+
+
+@dataclass(frozen=True)
+class Fittings:
+    """The record a bundled task body receives: one field per option class."""
+
+    knobs: Knobs
+    lamp: Lamp
+
+
+@shared_parameters(fittings=bundle(Fittings))
+def fitted(name: str = "x", *, fittings: Fittings) -> tuple[str, Fittings]:
+    """A task-shaped function taking its option classes as one record.
+
+    Args:
+        name: Its own parameter.
+    """
+    return name, fittings
+
+
+def test_a_bundle_gives_every_field_of_its_option_classes_and_the_body_one_record() -> None:
+    parameters = list(inspect.signature(fitted).parameters.values())
+    assert [(p.name, p.kind, p.default) for p in parameters] == [
+        ("name", inspect.Parameter.POSITIONAL_OR_KEYWORD, "x"),
+        ("size", inspect.Parameter.KEYWORD_ONLY, 3),
+        ("colour", inspect.Parameter.KEYWORD_ONLY, "red"),
+        ("depth", inspect.Parameter.KEYWORD_ONLY, None),
+        ("watts", inspect.Parameter.KEYWORD_ONLY, 40),
+    ]
+    assert fitted() == ("x", Fittings(Knobs(), Lamp()))
+    assert fitted("y", size="5", watts=60) == ("y", Fittings(Knobs(size=5), Lamp(watts=60)))
+    assert shared_docs(fitted) == {**option_docs(Knobs), "watts": "How bright."}
+    assert shared_fields(fitted, Lamp) == ("watts",) and shared_fields(fitted, Knobs) == ("size", "colour", "depth")
+    with pytest.raises(InputError, match="^-T size must be a whole number, got 'two'$"):
+        fitted(size="two")
 
 
 def test_a_bad_value_is_the_option_classes_one_line_error() -> None:

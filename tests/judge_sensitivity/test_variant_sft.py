@@ -27,6 +27,7 @@ from radiology_tasks.judge_sensitivity.dataset import distinct_references
 from radiology_tasks.judge_sensitivity.scorer import classify_prompt, differences_prompt
 from radiology_tasks.judge_sensitivity.variant_check import check_export
 from radiology_tasks.judge_sensitivity.variant_sft import (
+    KnownLine,
     PromptSettings,
     Variant,
     check_example,
@@ -657,6 +658,16 @@ def test_examples_and_checks_agree_for_every_prompt_setting() -> None:
 
 
 # --- checking a written folder ------------------------------------------------------------------------------
+
+
+def test_a_known_line_holds_the_variant_the_call_and_the_stated_numbers(tmp_path: Path, demo_file: Path) -> None:
+    export(tmp_path, [demo_file], "--val-fraction", "0.25")
+    lines = (tmp_path / "sft" / "train.known.jsonl").read_text().splitlines()
+    raw = json.loads(lines[0])
+    assert list(raw) == ["variant_id", "source_id", "file", "kind", "errors", "n_errors", "step", "matched", "score"]
+    record = KnownLine.model_validate(raw)
+    assert record.model_dump() == raw and json.dumps(record.model_dump(), ensure_ascii=False) == lines[0]
+    assert record.n_errors == sum(record.errors.values()) and record.step == "judge"
 
 
 @pytest.mark.parametrize(("prompt", "passes"), [("vert", 1), ("score", 1), ("green", 2)])

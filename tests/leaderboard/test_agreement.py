@@ -35,15 +35,15 @@ def test_the_interval_is_the_percentile_of_the_resampled_taus():
         pytest.approx(np.percentile(kept, 5)),
         pytest.approx(np.percentile(kept, 95)),
     )
-    assert interval.tau == pytest.approx(kendalltau(data[:, 0], data[:, 1]).statistic)
+    assert interval.value == pytest.approx(kendalltau(data[:, 0], data[:, 1]).statistic)
     assert (interval.n, interval.confidence, interval.resamples, interval.valid) == (8, 0.9, 500, len(kept))
-    assert interval.low < interval.tau < interval.high
+    assert interval.low < interval.value < interval.high
     assert tau_interval(pairs, seed=1) == tau_interval(pairs, seed=1), "seeded"
 
 
 def test_a_perfect_judge_has_a_zero_width_interval():
     interval = tau_interval(AGREES, resamples=200)
-    assert (interval.tau, interval.low, interval.high) == pytest.approx((1.0, 1.0, 1.0))
+    assert (interval.value, interval.low, interval.high) == pytest.approx((1.0, 1.0, 1.0))
 
 
 def test_a_judge_against_its_mirror_image_differs_in_every_resample():
@@ -92,7 +92,7 @@ def test_the_board_and_the_run_summary_give_one_judge_the_same_interval():
     expert, judge = zip(*NEARLY_CONSTANT, strict=True)
     summary = correlate(list(judge), list(expert), n_resamples=400, confidence=0.9, seed=2)
     board = tau_interval(NEARLY_CONSTANT, confidence=0.9, resamples=400, seed=2)
-    assert (board.tau, board.low, board.high) == pytest.approx(
+    assert (board.value, board.low, board.high) == pytest.approx(
         (summary.kendall_tau, *summary.kendall_tau_ci), abs=1e-12
     )
     # Undefined resamples count at the bounds, not left out: the interval reaches -1 and +1 here.

@@ -52,7 +52,7 @@ def test_scores_intervals_and_significance_follow_from_the_samples(board_fixture
     for entry, values in ((first, a_values), (second, b_values)):
         interval = mean_interval(values, resamples=RESAMPLES, seed=0)
         assert (entry["score"], entry["ci_low"], entry["ci_high"]) == pytest.approx(
-            (interval.mean, interval.low, interval.high)
+            (interval.value, interval.low, interval.high)
         )
         assert (entry["n"], entry["n_unscored"]) == (8, 0)
     (test,) = board["significance"]["tests"]

@@ -66,7 +66,7 @@ def test_bundles_rank_with_intervals_and_paired_tests(runs, tmp_path):
     for entry, scores in zip(ranked["entries"], (A_SCORES, B_SCORES), strict=True):
         interval = mean_interval(scores, confidence=0.95, resamples=300, seed=2)
         assert (entry["score"], entry["ci_low"], entry["ci_high"], entry["n"]) == (
-            pytest.approx(interval.mean),
+            pytest.approx(interval.value),
             pytest.approx(interval.low),
             pytest.approx(interval.high),
             4,

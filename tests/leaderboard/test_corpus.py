@@ -17,16 +17,16 @@ def test_the_interval_is_the_percentiles_of_the_statistic_over_seeded_resamples(
     interval = statistic_interval(units, _mean, confidence=0.9, resamples=300, seed=4)
     picks = np.random.default_rng(4).integers(0, len(units), size=(300, len(units)))
     means = np.asarray(units)[picks].mean(axis=1)
-    assert interval.mean == pytest.approx(_mean(units))
+    assert interval.value == pytest.approx(_mean(units))
     assert (interval.low, interval.high) == pytest.approx((np.quantile(means, 0.05), np.quantile(means, 0.95)))
-    assert interval.low < interval.mean < interval.high
+    assert interval.low < interval.value < interval.high
     assert (interval.n, interval.confidence, interval.resamples) == (7, 0.9, 300)
 
 
 def test_a_statistic_that_is_not_a_mean_is_recomputed_on_each_resample():
     units = [1.0, 2.0, 3.0, 10.0]
     interval = statistic_interval(units, max, resamples=200, seed=0)
-    assert interval.mean == 10.0 and interval.high == 10.0 and interval.low < 10.0
+    assert interval.value == 10.0 and interval.high == 10.0 and interval.low < 10.0
     with pytest.raises(ValueError, match="no units"):
         statistic_interval([], max)
 

@@ -133,7 +133,7 @@ def test_entries_are_the_corpus_statistic_with_its_resampled_interval(logs, tmp_
     for entry, counts in ((a, A_COUNTS), (b, B_COUNTS)):
         interval = statistic_interval(_units(counts), _statistic, confidence=0.9, resamples=60, seed=3)
         assert (entry["score"], entry["ci_low"], entry["ci_high"], entry["n"]) == (
-            pytest.approx(interval.mean),
+            pytest.approx(interval.value),
             pytest.approx(interval.low),
             pytest.approx(interval.high),
             4,
@@ -157,7 +157,7 @@ def test_a_reports_epochs_are_one_unit(logs, tmp_path):
     (entry,) = result["boards"][0]["entries"]
     interval = statistic_interval(_units(B_COUNTS, epochs=2), _statistic, confidence=0.9, resamples=60, seed=3)
     assert (entry["score"], entry["ci_low"], entry["ci_high"], entry["n"]) == (
-        pytest.approx(interval.mean),
+        pytest.approx(interval.value),
         pytest.approx(interval.low),
         pytest.approx(interval.high),
         4,

@@ -163,8 +163,8 @@ def test_judge_measures_rank_by_the_first_measure_with_intervals_over_units(data
     assert [e["system"] for e in board["entries"]] == ["openai/high", "openai/low"]
     top = board["entries"][0]
     interval = mean_interval([0.8, 0.9, 0.7, 1.0, 0.6, 0.9, 0.8, 0.7], resamples=300, seed=1)
-    assert (top["score"], top["ci_low"], top["ci_high"], top["n"]) == (interval.mean, interval.low, interval.high, 8)
-    assert top["measures"]["doubled"]["value"] == pytest.approx(2 * interval.mean)
+    assert (top["score"], top["ci_low"], top["ci_high"], top["n"]) == (interval.value, interval.low, interval.high, 8)
+    assert top["measures"]["doubled"]["value"] == pytest.approx(2 * interval.value)
     (test,) = board["significance"]["tests"]
     assert test["difference"] == pytest.approx(0.8 - 0.225) and test["paired_bootstrap_p"] < 0.01
     assert test["randomization_p"] < 0.05

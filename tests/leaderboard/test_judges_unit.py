@@ -79,9 +79,9 @@ def test_a_measure_a_judge_lacks_is_shown_empty_and_the_rest_still_shown(data, t
     assert entry["measures"]["gap"] is None
     assert entry["empty"] == {"gap": "no value: no unit of this run has a gap"}
     last = mean_interval([0.4, 1.2, 0.8], confidence=0.8, resamples=120, seed=5)
-    assert entry["measures"]["last"] == {"value": last.mean, "ci_low": last.low, "ci_high": last.high, "n": 3}
+    assert entry["measures"]["last"] == {"value": last.value, "ci_low": last.low, "ci_high": last.high, "n": 3}
     first = mean_interval([0.2, 0.6, 0.4], confidence=0.8, resamples=120, seed=5)
-    assert (entry["score"], entry["ci_low"], entry["ci_high"], entry["n"]) == (first.mean, first.low, first.high, 3)
+    assert (entry["score"], entry["ci_low"], entry["ci_high"], entry["n"]) == (first.value, first.low, first.high, 3)
     assert entry["log"] == "../logs/a.eval" and entry["submitted_as"] is None
 
 
@@ -230,12 +230,12 @@ def test_the_agreement_board_whole(data, tmp_path, agree_family):
         "judge": {"model": "openai/a", "temperatures": [0.0], "seeded": False},
         "log": "../logs/a.eval",
         "log_sha256": "a" * 64,
-        "score": interval.tau,
+        "score": interval.value,
         "ci_low": interval.low,
         "ci_high": interval.high,
         "n": 6,
         "measures": {
-            "kendall_tau_b": {"value": interval.tau, "ci_low": interval.low, "ci_high": interval.high, "n": 6}
+            "kendall_tau_b": {"value": interval.value, "ci_low": interval.low, "ci_high": interval.high, "n": 6}
         },
         "empty": {},
         "checks": "judge answers re-read",

@@ -66,14 +66,14 @@ def test_mean_interval_is_scipys_percentile_bootstrap():
         rng=np.random.default_rng(7),
     ).confidence_interval
     assert (interval.low, interval.high) == (pytest.approx(expected.low), pytest.approx(expected.high))
-    assert interval.mean == pytest.approx(np.mean(values))
+    assert interval.value == pytest.approx(np.mean(values))
     assert (interval.n, interval.confidence, interval.resamples) == (7, 0.9, 2000)
-    assert interval.low < interval.mean < interval.high
+    assert interval.low < interval.value < interval.high
 
 
 def test_a_constant_score_has_a_zero_width_interval():
     interval = mean_interval([0.5, 0.5, 0.5])
-    assert (interval.mean, interval.low, interval.high) == (0.5, 0.5, 0.5)
+    assert (interval.value, interval.low, interval.high) == (0.5, 0.5, 0.5)
 
 
 def test_defaults_are_95_percent_1000_resamples_seed_0():

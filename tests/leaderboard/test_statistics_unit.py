@@ -76,6 +76,15 @@ def test_the_tau_interval_is_the_percentiles_of_scipys_resampled_taus():
     )
 
 
+def test_a_tau_interval_is_shown_as_every_interval_is():
+    interval = tau_interval(JUDGE_A, resamples=50)
+    assert isinstance(interval, Interval)
+    assert interval.figure() == {"value": interval.value, "ci_low": interval.low, "ci_high": interval.high, "n": 12}
+    mean = mean_interval([0.2, 0.6, 0.7])
+    assert mean.figure() == {"value": mean.value, "ci_low": mean.low, "ci_high": mean.high, "n": 3}
+    assert mean.low < mean.value < mean.high
+
+
 def test_the_tau_interval_defaults():
     assert tau_interval(JUDGE_A) == tau_interval(JUDGE_A, confidence=0.95, resamples=1000, seed=0)
     assert tau_interval(JUDGE_A).resamples == 1000 and tau_interval(JUDGE_A).confidence == 0.95
@@ -124,7 +133,7 @@ def test_mean_interval_defaults_and_small_samples():
         (np.asarray([0.2, 0.8]),), np.mean, n_resamples=200, method="percentile", rng=np.random.default_rng(2)
     ).confidence_interval
     assert (two.low, two.high) == (pytest.approx(expected.low), pytest.approx(expected.high))
-    assert two.low < two.mean < two.high
+    assert two.low < two.value < two.high
 
 
 def test_paired_tests_name_the_values_at_fault():
