@@ -85,6 +85,22 @@ def test_candidates_sharing_a_reference_read_its_ngrams_once_and_score_as_sacreb
     assert (info.misses, info.hits) == (2, 2 * (len(candidates) - 1))
 
 
+def test_rouge_l_equals_rouge_scores_own_on_random_token_lists_and_odd_texts():
+    # The longest common subsequence comes from rapidfuzz rather than rouge-score's table: the F-measure must be
+    # rouge-score's to the bit, on texts its tokeniser empties or folds (punctuation only, case, digits) and on
+    # random texts over a small vocabulary (many repeated tokens, so many equal-length subsequences).
+    import random
+
+    rouge = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+    odd = [("", "x"), ("x", ""), ("...", "!!"), ("A b 3", "a B 3"), ("x", "y"), ("the the the", "the")]
+    generator = random.Random(7)
+    words = ["no", "left", "effusion", "the", "2", "cm", "Lobe"]
+    texts = [" ".join(generator.choices(words, k=generator.randint(0, 60))) for _ in range(400)]
+    for reference, candidate in [*odd, *zip(texts[::2], texts[1::2])]:
+        scores, _ = lexical_scores(reference, candidate, ["rouge_l"])
+        assert scores["rouge_l"] == float(rouge.score(reference, candidate)["rougeL"].fmeasure), (reference, candidate)
+
+
 def test_corpus_values_are_sacrebleus_corpus_scores():
     statistics = [lexical_scores(r, c, LEXICAL_KEYS)[1] for r, c in PAIRS]
     corpus = corpus_scores(statistics, LEXICAL_KEYS)
