@@ -19,9 +19,11 @@ the bare client's run of the same requests.
 
 ``--setting training`` is the training-scale GREEN setting (256 completions, C=64, L=0.5 s, 2 timed steps, workers
 1 and 2, no embedded judge). ``--setting lexical`` times ``reward_function("baselines", baselines=M)`` for ROUGE-L,
-BLEU and chrF on ``--completions`` distinct completions (512 by default there), each beside the same metric computed
-directly (rouge-score's scorer, sacrebleu's sentence scores) on the same pairs in the same run, and checks that the
-rewards equal the direct values; then ROUGE-L once more through Inspect's sample loop, as a reward call ran before.
+BLEU and chrF on ``--completions`` distinct completions a call (512 there), ``--steps`` calls (3 there, each with
+references the reward has not seen, the median reported: one call's time moves by a third on this machine), each
+beside the same metric computed directly (rouge-score's scorer, sacrebleu's sentence scores) on the same pairs in
+the same run, and checks that the rewards equal the direct values; then ROUGE-L once more through Inspect's sample
+loop, as a reward call ran before.
 
 From a git worktree, add ``bench/worktree_site`` to ``PYTHONPATH`` to time what an installed package costs (see its
 docstring).
@@ -44,7 +46,7 @@ import statistics
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -205,41 +207,63 @@ def direct_metric(name: str) -> Callable[[str, str], float]:
     return lambda reference, completion: metric.sentence_score(completion, [reference]).score / 100
 
 
-def lexical(count: int) -> None:
-    """Time each lexical reward on `count` distinct completions beside its metric computed directly."""
-    ((references, completions),) = batches(count, 1)
+GROUP = 16
+"""Completions a prompt in the lexical setting (TRL's GRPO samples a group of completions per prompt)."""
+
+
+def lexical(count: int, steps: int) -> None:
+    """Time each lexical reward on `count` distinct completions a call beside its metric computed directly, over
+    `steps` calls (median), each call's references new to the reward (as a training step's prompts are)."""
+    # A GRPO group: GROUP completions a prompt, so a reference is shared by GROUP completions of a call.
+    batched = [
+        ([f"{references[i - i % GROUP]} (step {step}, prompt {i // GROUP})" for i in range(count)], completions)
+        for step, (references, completions) in enumerate(batches(count, steps))
+    ]
     (warm_references, warm_completions), *_ = batches(8, 1)
     # The warm-up's references are not among the timed ones, so no reference's n-grams are extracted before timing.
     warm_references = [f"{reference} (warm-up)" for reference in warm_references]
+    shared = len(set(batched[0][0]))
     print(
-        f"lexical rewards: {count} distinct completions against {len(set(references))} references (a GRPO group"
-        f" of {count / len(set(references)):.0f} a prompt), one call each (after a warm-up call)"
+        f"lexical rewards: {count} distinct completions a call against {shared} references (a GRPO group of"
+        f" {GROUP} a prompt), median of {steps} calls (after a warm-up call)"
     )
     with tempfile.TemporaryDirectory() as logs:
         for name, key in (("rouge_l", "rouge_l"), ("chrf", "chrf"), ("bleu", "bleu_4")):
             reward = reward_function("baselines", baselines=name, score=key, log_dir=logs)
             asyncio.run(reward(prompts=[""] * 8, completions=warm_completions, reference=warm_references))
-            start = time.perf_counter()
-            rewards = asyncio.run(reward(prompts=[""] * count, completions=completions, reference=references))
-            reward_wall = time.perf_counter() - start
-            metric = direct_metric(name)
-            start = time.perf_counter()
-            direct = [metric(reference, completion) for reference, completion in zip(references, completions)]
-            direct_wall = time.perf_counter() - start
-            if rewards != direct:
-                raise SystemExit(f"{name}: the rewards differ from the metric computed directly")
+            reward_walls, direct_walls = zip(*(_lexical_step(reward, name, *batch) for batch in batched))
+            reward_wall, direct_wall = statistics.median(reward_walls), statistics.median(direct_walls)
             print(
-                f"{key:8} reward {count / reward_wall:8.0f}/s ({reward_wall:.2f} s, log {Path(reward.logs[-1]).name});"
-                f" metric directly {count / direct_wall:8.0f}/s ({direct_wall:.2f} s);"
+                f"{key:8} reward {count / reward_wall:8.0f}/s ({reward_wall:.2f} s; calls {_seconds(reward_walls)});"
+                f" metric directly {count / direct_wall:8.0f}/s ({direct_wall:.2f} s; {_seconds(direct_walls)});"
                 f" reward / metric {reward_wall / direct_wall:.2f}x wall; values equal"
             )
         # The same reward through Inspect's sample loop (an eval argument outside `BATCH_EVAL_ARGS`, at its default).
+        references, completions = batched[0]
         looped = reward_function("baselines", baselines="rouge_l", log_dir=logs, eval_args={"fail_on_error": True})
         asyncio.run(looped(prompts=[""] * 8, completions=warm_completions, reference=warm_references))
         start = time.perf_counter()
         asyncio.run(looped(prompts=[""] * count, completions=completions, reference=references))
         wall = time.perf_counter() - start
-        print(f"rouge_l through Inspect's sample loop: {count / wall:8.0f}/s ({wall:.2f} s)")
+        print(f"rouge_l through Inspect's sample loop: {count / wall:8.0f}/s ({wall:.2f} s, one call)")
+
+
+def _lexical_step(reward: Any, name: str, references: list[str], completions: list[str]) -> tuple[float, float]:
+    """Wall seconds of one reward call on the pairs and of the metric computed directly on them (checked equal)."""
+    start = time.perf_counter()
+    rewards = asyncio.run(reward(prompts=[""] * len(completions), completions=completions, reference=references))
+    reward_wall = time.perf_counter() - start
+    metric = direct_metric(name)
+    start = time.perf_counter()
+    direct = [metric(reference, completion) for reference, completion in zip(references, completions)]
+    direct_wall = time.perf_counter() - start
+    if rewards != direct:
+        raise SystemExit(f"{name}: the rewards differ from the metric computed directly")
+    return reward_wall, direct_wall
+
+
+def _seconds(walls: Sequence[float]) -> str:
+    return ", ".join(f"{wall:.2f}" for wall in walls)
 
 
 def green(args: argparse.Namespace) -> None:
@@ -281,7 +305,7 @@ SETTINGS: dict[str, dict[str, Any]] = {
         "embedded": 0,
         "workers": [1, 2],
     },
-    "lexical": {"completions": 512},
+    "lexical": {"completions": 512, "steps": 3},
 }
 """The named settings of ``--setting``: what each sets over the defaults."""
 
@@ -300,7 +324,7 @@ def main() -> None:
         setattr(args, key, value)
     print(f"setting: {args.setting}; {os.cpu_count()} cores")
     if args.setting == "lexical":
-        lexical(args.completions)
+        lexical(args.completions, args.steps)
     else:
         green(args)
 
