@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -45,13 +46,19 @@ def toy(name: str = "x", *, knobs: Knobs) -> tuple[str, Knobs]:
     return name, knobs
 
 
+OWN = ("name", inspect.Parameter.POSITIONAL_OR_KEYWORD, "x")
+
+
+def _listed(function: Callable[..., object], *keyword_only: tuple[str, object]) -> bool:
+    """Whether `function`'s signature is its own parameter, then these keyword-only (name, default) pairs."""
+    parameters = inspect.signature(function).parameters.values()
+    expected = [OWN, *((name, inspect.Parameter.KEYWORD_ONLY, default) for name, default in keyword_only)]
+    return [(p.name, p.kind, p.default) for p in parameters] == expected
+
+
 def test_the_signature_lists_own_parameters_then_the_shared_fields_keyword_only() -> None:
+    assert _listed(toy, ("size", 3), ("depth", None))
     parameters = list(inspect.signature(toy).parameters.values())
-    assert [(p.name, p.kind, p.default) for p in parameters] == [
-        ("name", inspect.Parameter.POSITIONAL_OR_KEYWORD, "x"),
-        ("size", inspect.Parameter.KEYWORD_ONLY, 3),
-        ("depth", inspect.Parameter.KEYWORD_ONLY, None),
-    ]
     assert [p.annotation for p in parameters[1:]] == [int, int | None]
 
 
@@ -87,14 +94,7 @@ def fitted(name: str = "x", *, fittings: Fittings) -> tuple[str, Fittings]:
 
 
 def test_a_bundle_gives_every_field_of_its_option_classes_and_the_body_one_record() -> None:
-    parameters = list(inspect.signature(fitted).parameters.values())
-    assert [(p.name, p.kind, p.default) for p in parameters] == [
-        ("name", inspect.Parameter.POSITIONAL_OR_KEYWORD, "x"),
-        ("size", inspect.Parameter.KEYWORD_ONLY, 3),
-        ("colour", inspect.Parameter.KEYWORD_ONLY, "red"),
-        ("depth", inspect.Parameter.KEYWORD_ONLY, None),
-        ("watts", inspect.Parameter.KEYWORD_ONLY, 40),
-    ]
+    assert _listed(fitted, ("size", 3), ("colour", "red"), ("depth", None), ("watts", 40))
     assert fitted() == ("x", Fittings(Knobs(), Lamp()))
     assert fitted("y", size="5", watts=60) == ("y", Fittings(Knobs(size=5), Lamp(watts=60)))
     assert shared_docs(fitted) == {**option_docs(Knobs), "watts": "How bright."}
