@@ -12,15 +12,23 @@ of this process) over an `eval()` of `vert`, minus the same over an `eval()` of 
 tasks are first run once on a few samples so that module imports and first-use set-up are not counted; what
 remains per run (task construction, log writing) is included in both and mostly cancels.
 
+That difference holds two things: the plugin's code, and Inspect's own per-sample work on the larger record a
+`vert` sample keeps (its input, metadata, judge prompt and answer, score explanation and metadata: Inspect
+copies, summarises, serialises and compresses each). A third run separates them: a task with no plugin code that
+logs what `vert` logged, sample by sample (read back from `vert`'s log: the same input, target, metadata and
+messages, one judge call with the same prompt and settings, then the logged score returned as it is). Its CPU
+minus the bare run's is Inspect's cost of the record; `vert`'s minus its own is the plugin's code.
+
 Usage::
 
-    python bench/throughput.py [--samples N] [--max-connections C] [--latency L] [--log-dir DIR]
+    python bench/throughput.py [--samples N] [--max-connections C] [--latency L] [--log-dir DIR] [--lean]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import random
 import tempfile
@@ -30,7 +38,8 @@ from pathlib import Path
 
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.log import EvalLog
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import EvalLog, EvalSample, read_eval_log
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
@@ -41,7 +50,7 @@ from inspect_ai.model import (
     get_model,
     modelapi,
 )
-from inspect_ai.scorer import model_graded_qa
+from inspect_ai.scorer import Score, Scorer, Target, mean, model_graded_qa, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 from inspect_ai.tool import ToolChoice, ToolInfo
 
@@ -196,15 +205,78 @@ def plugin_task(pairs: Path) -> Task:
     return vert(data=str(pairs))
 
 
-def run(task: Task, judge: Model, max_connections: int, log_dir: str) -> EvalLog:
-    """Evaluate `task` with `judge` as the grader and no model under test."""
+@functools.lru_cache(maxsize=1)
+def logged_samples(location: str) -> dict[str, EvalSample]:
+    """The samples of the log at `location` by id, attachments resolved (read once for the task's solver and scorer)."""
+    return {str(sample.id): sample for sample in read_eval_log(location, resolve_attachments=True).samples or []}
+
+
+@solver
+def logged_state(location: str) -> Solver:
+    """The same-record task's solver: the messages and output the log at `location` holds for the sample."""
+    samples = logged_samples(location)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        logged = samples[str(state.sample_id)]
+        state.messages = [message.model_copy(update={"id": None}) for message in logged.messages]
+        state.output = ModelOutput.from_content(model="replay", content=logged.output.completion)
+        return state
+
+    return solve
+
+
+@scorer(metrics=[mean()])
+def logged_score(location: str) -> Scorer:
+    """The same-record task's scorer: the logged judge prompt sent once, then the logged score returned."""
+    samples = logged_samples(location)
+
+    async def score(state: TaskState, target: Target) -> Score:
+        logged = samples[str(state.sample_id)]
+        (call,) = (event for event in logged.events if isinstance(event, ModelEvent))
+        await get_model(role="grader").generate(call.input, config=call.config)
+        (recorded,) = (logged.scores or {}).values()
+        return recorded.model_copy(deep=True)
+
+    return score
+
+
+def same_record_task(vert_log: EvalLog) -> Task:
+    """A task without plugin code that logs what `vert_log` logged: each sample's input, target, metadata,
+    messages, one judge call with the logged prompt and settings, and the logged score."""
+    location = vert_log.location
+    dataset = [
+        Sample(id=s.id, input=s.input, target=s.target, metadata=s.metadata) for s in logged_samples(location).values()
+    ]
+    return Task(
+        dataset=MemoryDataset(dataset, name="bench-same-record"),
+        solver=logged_state(location),
+        scorer=logged_score(location),
+    )
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How every run of one bench invocation is evaluated."""
+
+    judge: Model
+    max_connections: int
+    log_dir: str
+    lean: bool = False
+    """Inspect's two switches for high-throughput runs: no realtime event log, no metrics recomputed while running."""
+
+
+def run(task: Task, setting: Setting) -> EvalLog:
+    """Evaluate `task` with the setting's judge as the grader and no model under test."""
+    switch = False if setting.lean else None  # None: Inspect's default (both on)
     (log,) = eval(
         task,
         model="none",
-        model_roles={"grader": judge},
-        max_connections=max_connections,
-        log_dir=log_dir,
+        model_roles={"grader": setting.judge},
+        max_connections=setting.max_connections,
+        log_dir=setting.log_dir,
         display="none",
+        log_realtime=switch,
+        score_display=switch,
     )
     if log.status != "success":
         raise RuntimeError(f"{log.eval.task} ended {log.status}: {log.error}")
@@ -213,12 +285,14 @@ def run(task: Task, judge: Model, max_connections: int, log_dir: str) -> EvalLog
 
 @dataclass(frozen=True)
 class Timing:
-    """One measured run: wall-clock and process CPU seconds."""
+    """One measured run: wall-clock and process CPU seconds, and its log."""
 
     name: str
     samples: int
     wall: float
     cpu: float
+    log: EvalLog
+    log_bytes: int
 
     @property
     def rate(self) -> float:
@@ -226,11 +300,12 @@ class Timing:
         return self.samples / self.wall
 
 
-def timed(name: str, task: Task, judge: Model, samples: int, max_connections: int, log_dir: str) -> Timing:
+def timed(name: str, task: Task, setting: Setting, samples: int) -> Timing:
     """Run `task` and time it."""
     wall, cpu = time.perf_counter(), time.process_time()
-    run(task, judge, max_connections, log_dir)
-    return Timing(name, samples, time.perf_counter() - wall, time.process_time() - cpu)
+    log = run(task, setting)
+    elapsed, used = time.perf_counter() - wall, time.process_time() - cpu
+    return Timing(name, samples, elapsed, used, log, Path(log.location).stat().st_size)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -240,29 +315,43 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-connections", type=int, default=20, help="concurrent judge requests (C)")
     parser.add_argument("--latency", type=float, default=0.5, help="judge seconds per request (L)")
     parser.add_argument("--log-dir", default=None, help="where the logs go (default: a temporary folder)")
+    parser.add_argument(
+        "--lean",
+        action="store_true",
+        help="run every task with log_realtime=False and score_display=False (--no-log-realtime --no-score-display)",
+    )
     args = parser.parse_args(argv)
+    n = args.samples
     with tempfile.TemporaryDirectory() as tmp:
-        log_dir = args.log_dir or tmp
-        pairs = synthesize_pairs(args.samples, Path(tmp) / "pairs.jsonl")
+        setting = Setting(judge_model(args.latency), args.max_connections, args.log_dir or tmp, args.lean)
+        pairs = synthesize_pairs(n, Path(tmp) / "pairs.jsonl")
         warm = synthesize_pairs(4, Path(tmp) / "warm.jsonl", seed=1)
-        judge = judge_model(args.latency)
-        for build in (bare_task, plugin_task):
-            run(build(warm), judge, args.max_connections, log_dir)
-        timings = [
-            timed(name, build(pairs), judge, args.samples, args.max_connections, log_dir)
-            for name, build in (("bare model_graded_qa", bare_task), ("vert", plugin_task))
-        ]
+        run(bare_task(warm), setting)
+        run(same_record_task(run(plugin_task(warm), setting)), setting)
+        bare = timed("bare model_graded_qa", bare_task(pairs), setting, n)
+        plugin = timed("vert", plugin_task(pairs), setting, n)
+        record = timed("same record, no plugin", same_record_task(plugin.log), setting, n)
     ideal = args.max_connections / args.latency if args.latency > 0 else float("inf")
-    print(f"N={args.samples} samples, C={args.max_connections} connections, L={args.latency:g} s per judge call")
-    print(f"ideal rate C/L: {ideal:.1f} samples/s")
-    for t in timings:
+    print(f"N={n} samples, C={args.max_connections} connections, L={args.latency:g} s per judge call")
+    print(
+        f"ideal rate C/L: {ideal:.1f} samples/s" + (" (lean: no realtime log, no running metrics)" if args.lean else "")
+    )
+    for t in (bare, plugin, record):
         print(
             f"{t.name:>22}: {t.rate:7.1f} samples/s ({t.rate / ideal:6.1%} of ideal), "
-            f"wall {t.wall:6.2f} s, process CPU {t.cpu:6.2f} s ({1000 * t.cpu / t.samples:.2f} ms/sample)"
+            f"wall {t.wall:6.2f} s, process CPU {t.cpu:6.2f} s ({1000 * t.cpu / t.samples:.2f} ms/sample), "
+            f"log {t.log_bytes / 1e6:.2f} MB"
         )
-    bare, plugin = timings
-    extra = 1000 * (plugin.cpu - bare.cpu) / args.samples
-    print(f"plugin's own CPU time: {extra:.2f} ms/sample (vert's process CPU minus the bare run's, per sample)")
+
+    def per_sample(more: Timing, less: Timing) -> float:
+        return 1000 * (more.cpu - less.cpu) / n
+
+    print(f"plugin's own CPU time: {per_sample(plugin, bare):.2f} ms/sample (vert's process CPU minus the bare run's)")
+    print(
+        f"  Inspect's work on what a vert sample records: {per_sample(record, bare):.2f} ms/sample (same record - bare)"
+    )
+    print(f"  the plugin's code: {per_sample(plugin, record):.2f} ms/sample (vert - same record)")
+    print(f"vert's wall: {plugin.wall / bare.wall:.2f}x bare, {plugin.wall / record.wall:.2f}x same record")
 
 
 if __name__ == "__main__":
