@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import gc
 import json
 import random
 import tempfile
@@ -39,7 +40,7 @@ from pathlib import Path
 from inspect_ai import Task, eval
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.event import ModelEvent
-from inspect_ai.log import EvalLog, EvalSample, read_eval_log
+from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
@@ -205,10 +206,28 @@ def plugin_task(pairs: Path) -> Task:
     return vert(data=str(pairs))
 
 
+@dataclass(frozen=True)
+class LoggedSample:
+    """What the same-record task replays of one logged sample (only this is kept, so its heap stays small)."""
+
+    sample: Sample
+    messages: list[ChatMessage]
+    completion: str
+    prompt: list[ChatMessage]
+    config: GenerateConfig
+    score: Score
+
+
 @functools.lru_cache(maxsize=1)
-def logged_samples(location: str) -> dict[str, EvalSample]:
-    """The samples of the log at `location` by id, attachments resolved (read once for the task's solver and scorer)."""
-    return {str(sample.id): sample for sample in read_eval_log(location, resolve_attachments=True).samples or []}
+def logged_samples(location: str) -> dict[str, LoggedSample]:
+    """The samples of the `vert` log at `location` by id (read once for the task's dataset, solver and scorer)."""
+    logged: dict[str, LoggedSample] = {}
+    for s in read_eval_log(location, resolve_attachments=True).samples or []:
+        (call,) = (event for event in s.events if isinstance(event, ModelEvent))
+        (score,) = (s.scores or {}).values()
+        sample = Sample(id=s.id, input=s.input, target=s.target, metadata=s.metadata)
+        logged[str(s.id)] = LoggedSample(sample, s.messages, s.output.completion, call.input, call.config, score)
+    return logged
 
 
 @solver
@@ -219,7 +238,7 @@ def logged_state(location: str) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         logged = samples[str(state.sample_id)]
         state.messages = [message.model_copy(update={"id": None}) for message in logged.messages]
-        state.output = ModelOutput.from_content(model="replay", content=logged.output.completion)
+        state.output = ModelOutput.from_content(model="replay", content=logged.completion)
         return state
 
     return solve
@@ -232,21 +251,16 @@ def logged_score(location: str) -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         logged = samples[str(state.sample_id)]
-        (call,) = (event for event in logged.events if isinstance(event, ModelEvent))
-        await get_model(role="grader").generate(call.input, config=call.config)
-        (recorded,) = (logged.scores or {}).values()
-        return recorded.model_copy(deep=True)
+        await get_model(role="grader").generate(logged.prompt, config=logged.config)
+        return logged.score.model_copy(deep=True)
 
     return score
 
 
-def same_record_task(vert_log: EvalLog) -> Task:
-    """A task without plugin code that logs what `vert_log` logged: each sample's input, target, metadata,
-    messages, one judge call with the logged prompt and settings, and the logged score."""
-    location = vert_log.location
-    dataset = [
-        Sample(id=s.id, input=s.input, target=s.target, metadata=s.metadata) for s in logged_samples(location).values()
-    ]
+def same_record_task(location: str) -> Task:
+    """A task without plugin code that logs what the `vert` log at `location` logged: each sample's input, target,
+    metadata, messages, one judge call with the logged prompt and settings, and the logged score."""
+    dataset = [logged.sample for logged in logged_samples(location).values()]
     return Task(
         dataset=MemoryDataset(dataset, name="bench-same-record"),
         solver=logged_state(location),
@@ -291,7 +305,8 @@ class Timing:
     samples: int
     wall: float
     cpu: float
-    log: EvalLog
+    location: str
+    """Where the run's log is (the log itself is not kept: a bench holding samples slows the runs after it)."""
     log_bytes: int
 
     @property
@@ -301,11 +316,12 @@ class Timing:
 
 
 def timed(name: str, task: Task, setting: Setting, samples: int) -> Timing:
-    """Run `task` and time it."""
+    """Run `task` and time it, from a heap freed of what earlier runs left."""
+    gc.collect()
     wall, cpu = time.perf_counter(), time.process_time()
     log = run(task, setting)
     elapsed, used = time.perf_counter() - wall, time.process_time() - cpu
-    return Timing(name, samples, elapsed, used, log, Path(log.location).stat().st_size)
+    return Timing(name, samples, elapsed, used, log.location, Path(log.location).stat().st_size)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -327,10 +343,10 @@ def main(argv: list[str] | None = None) -> None:
         pairs = synthesize_pairs(n, Path(tmp) / "pairs.jsonl")
         warm = synthesize_pairs(4, Path(tmp) / "warm.jsonl", seed=1)
         run(bare_task(warm), setting)
-        run(same_record_task(run(plugin_task(warm), setting)), setting)
+        run(same_record_task(run(plugin_task(warm), setting).location), setting)
         bare = timed("bare model_graded_qa", bare_task(pairs), setting, n)
         plugin = timed("vert", plugin_task(pairs), setting, n)
-        record = timed("same record, no plugin", same_record_task(plugin.log), setting, n)
+        record = timed("same record, no plugin", same_record_task(plugin.location), setting, n)
     ideal = args.max_connections / args.latency if args.latency > 0 else float("inf")
     print(f"N={n} samples, C={args.max_connections} connections, L={args.latency:g} s per judge call")
     print(
