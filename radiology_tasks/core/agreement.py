@@ -264,16 +264,18 @@ def _bootstrap_intervals(
     n = len(x)
     if n < 2 or n_resamples == 0:
         return [(_NAN, _NAN)] * 3
+    kendall = KendallResampler(x, y)
     draws = bootstrap_distribution(
-        n, lambda indices: _resampled_correlations(x, y, indices).T, n_resamples=n_resamples, seed=seed
+        n, lambda indices: _resampled_correlations(x, y, indices, kendall).T, n_resamples=n_resamples, seed=seed
     )
     return [interval_of_draws(column, confidence=confidence) for column in draws]
 
 
 def _resampled_correlations(
-    x: NDArray[np.float64], y: NDArray[np.float64], resamples: NDArray[np.int64]
+    x: NDArray[np.float64], y: NDArray[np.float64], resamples: NDArray[np.int64], kendall: KendallResampler
 ) -> NDArray[np.float64]:
-    """Kendall tau-b, Spearman and Pearson of every resample (one row of indices each).
+    """Kendall tau-b (from `kendall`, built on x and y), Spearman and Pearson of every resample (one row of indices
+    each).
 
     Same numbers as calling scipy on each resample, computed for all resamples at once:
     a thousand scipy calls take seconds, which is too slow for a metric Inspect recomputes
@@ -286,8 +288,7 @@ def _resampled_correlations(
     pearson = _rowwise_pearson(xs, ys)
     # Spearman's rho is Pearson's r of the tie-averaged ranks, as in scipy.stats.spearmanr.
     spearman = _rowwise_pearson(rankdata(xs, axis=1), rankdata(ys, axis=1))
-    kendall = resampled_kendall_taus(x, y, resamples)
-    return np.column_stack([kendall, spearman, pearson])
+    return np.column_stack([kendall(resamples), spearman, pearson])
 
 
 def _rowwise_pearson(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -304,42 +305,89 @@ def _rowwise_pearson(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[
 
 
 def resampled_kendall_taus(
-    x: NDArray[np.float64], y: NDArray[np.float64], resamples: NDArray[np.int64], block: int = 512
+    x: NDArray[np.float64], y: NDArray[np.float64], resamples: NDArray[np.int64]
 ) -> NDArray[np.float64]:
-    """Kendall tau-b of every resample (one row of indices each), from how often each original pair is drawn.
+    """Kendall tau-b of every resample (one row of indices each); see `KendallResampler`."""
+    return KendallResampler(x, y)(resamples)
 
-    A resample holding point i ``w_i`` times has ``sum_{i<j} w_i w_j s_ij`` concordant minus
-    discordant pairs (``s_ij`` = sign(dx) * sign(dy)); copies of one point are tied in x and y.
-    tau-b divides that by the square root of the untied pair counts in x and in y.
+
+SIGN_MATRIX_LIMIT = 4096
+"""Largest sample whose pair signs `KendallResampler` keeps whole (``n * n`` float32: 64 MiB at the limit)."""
+
+
+class KendallResampler:
+    """Kendall tau-b of bootstrap resamples of one paired sample, from how often each original point is drawn.
+
+    A resample holding point i ``w_i`` times has ``sum_{i<j} w_i w_j s_ij`` concordant minus discordant pairs
+    (``s_ij`` = sign(dx) * sign(dy)); copies of one point are tied in x and y. tau-b divides that by the square
+    root of the untied pair counts in x and in y, which come from the resample's weight in each group of equal
+    values. What every chunk of resamples shares is built once: the pair signs (up to `SIGN_MATRIX_LIMIT` points;
+    past it they are rebuilt a block of rows at a time, to keep memory at ``block * n``) and the groups of equal
+    values. Every count is a whole number held exactly in floating point, so the taus are the same to the bit
+    however the resamples are chunked.
     """
+
+    def __init__(self, x: NDArray[np.float64], y: NDArray[np.float64], block: int = 512) -> None:
+        import numpy as np
+
+        self.x, self.y, self.block = x, y, block
+        n = len(x)
+        self.signs: NDArray[np.float32] | None = None
+        if n <= SIGN_MATRIX_LIMIT:
+            self.signs = (np.sign(x[:, None] - x[None, :]) * np.sign(y[:, None] - y[None, :])).astype(np.float32)
+        self.groups = (_value_groups(x), _value_groups(y))
+
+    def __call__(self, resamples: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Tau-b of each row of `resamples` (indices into the sample); NaN for a resample constant in x or y."""
+        import numpy as np
+
+        n_resamples, n = resamples.shape
+        weights = np.zeros((n_resamples, n))
+        np.add.at(weights, (np.arange(n_resamples)[:, None], resamples), 1.0)
+        concordance = self._concordance(weights) / 2.0
+        all_pairs = n * (n - 1) / 2.0
+        untied_x, untied_y = (all_pairs - _tied_pairs(weights, *groups) for groups in self.groups)
+        # |tau| never exceeds 1, and a resample constant in x or y has no untied pair and no concordance
+        # either: 0 / 0 leaves NaN.
+        with np.errstate(invalid="ignore"):
+            tau: NDArray[np.float64] = concordance / np.sqrt(untied_x * untied_y)
+        return tau
+
+    def _concordance(self, weights: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Twice the concordant minus discordant pairs of each resample (``w^T S w``)."""
+        import numpy as np
+
+        if self.signs is not None:
+            # float32 holds every partial sum exactly (each is at most n in size); the products are summed in float64.
+            weighted = (weights.astype(np.float32) @ self.signs).astype(np.float64)
+            total: NDArray[np.float64] = (weighted * weights).sum(axis=1)
+            return total
+        x, y, n = self.x, self.y, len(self.x)
+        total = np.zeros(len(weights))
+        for start in range(0, n, self.block):
+            stop = min(start + self.block, n)
+            signs = np.sign(x[start:stop, None] - x[None, :]) * np.sign(y[start:stop, None] - y[None, :])
+            total += ((weights @ signs.T) * weights[:, start:stop]).sum(axis=1)
+        return total
+
+
+def _value_groups(values: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The sample's indices ordered by value, and where each run of equal values starts in that order."""
     import numpy as np
 
-    n_resamples, n = resamples.shape
-    weights = np.zeros((n_resamples, n))
-    np.add.at(weights, (np.arange(n_resamples)[:, None], resamples), 1.0)
-    concordance = np.zeros(n_resamples)
-    # Blocks of rows keep memory at block * n instead of n * n.
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        signs = np.sign(x[start:stop, None] - x[None, :]) * np.sign(y[start:stop, None] - y[None, :])
-        concordance += ((weights @ signs.T) * weights[:, start:stop]).sum(axis=1)
-    concordance /= 2.0
-    all_pairs = n * (n - 1) / 2.0
-    untied_x = all_pairs - _tied_pairs(x, weights)
-    untied_y = all_pairs - _tied_pairs(y, weights)
-    # Every count here is a whole number held exactly in a float, so |tau| never exceeds 1; and a
-    # resample constant in x or y has no untied pair and no concordance either: 0 / 0 leaves NaN.
-    with np.errstate(invalid="ignore"):
-        tau: NDArray[np.float64] = concordance / np.sqrt(untied_x * untied_y)
-    return tau
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+    return order, starts
 
 
-def _tied_pairs(values: NDArray[np.float64], weights: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Number of pairs in each resample that share a value."""
+def _tied_pairs(
+    weights: NDArray[np.float64], order: NDArray[np.int64], starts: NDArray[np.int64]
+) -> NDArray[np.float64]:
+    """Number of pairs in each resample that share a value (each group of equal values: its weight, choose 2)."""
     import numpy as np
 
-    same_value = values[:, None] == np.unique(values)[None, :]
-    group_weight = weights @ same_value
+    group_weight = np.add.reduceat(weights[:, order], starts, axis=1)
     pairs: NDArray[np.float64] = (group_weight * (group_weight - 1) / 2.0).sum(axis=1)
     return pairs
 

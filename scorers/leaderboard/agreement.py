@@ -20,11 +20,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from radiology_tasks.core.agreement import (
+    KendallResampler,
     Preferences,
     bootstrap_distribution,
     interval_of_draws,
     paired_p_value,
-    resampled_kendall_taus,
 )
 from radiology_tasks.scorers.leaderboard.significance import Interval
 
@@ -97,9 +97,7 @@ def _resampled(pairs: list[Pair], resamples: int, seed: int) -> tuple[float, NDA
     import numpy as np
 
     expert, judge = (np.array(side, dtype=float) for side in zip(*pairs, strict=True))
-    draws = bootstrap_distribution(
-        len(pairs), lambda rows: resampled_kendall_taus(expert, judge, rows), n_resamples=resamples, seed=seed
-    )
+    draws = bootstrap_distribution(len(pairs), KendallResampler(expert, judge), n_resamples=resamples, seed=seed)
     return kendall_tau(pairs), draws
 
 

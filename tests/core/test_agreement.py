@@ -10,6 +10,7 @@ from scipy import stats
 
 from radiology_tasks.core.agreement import (
     Agreement,
+    KendallResampler,
     correlate,
     count_bias_by_human_errors,
     interval_of_draws,
@@ -158,8 +159,8 @@ def test_intervals_with_ties_and_constant_resamples_equal_scipy() -> None:
         assert high == pytest.approx(want_high, abs=1e-12)
 
 
-def test_kendall_intervals_over_more_points_than_one_block_equal_scipy() -> None:
-    # Tau-b is accumulated over blocks of 512 points; 1100 points take three blocks, the last one partial.
+def test_kendall_intervals_over_many_tied_points_equal_scipy() -> None:
+    # 1100 points, most of them tied in the expert's five grades.
     rng = np.random.default_rng(0)
     expert = rng.integers(0, 5, size=1100).astype(float)
     judge = np.round(expert + rng.normal(0, 1.5, size=1100), 1)
@@ -446,6 +447,34 @@ def test_interval_of_draws_counts_undefined_draws_at_the_bounds() -> None:
     assert interval_of_draws(np.array([math.nan]), confidence=0.9, bounds=(0.0, 3.0)) == (0.0, 3.0)
     empty = interval_of_draws(np.array([]), confidence=0.9)
     assert math.isnan(empty[0]) and math.isnan(empty[1])
+
+
+@pytest.mark.parametrize("limit", [0, 1100])
+def test_resampled_taus_equal_scipy_from_kept_signs_and_from_signs_rebuilt_by_block(monkeypatch, limit) -> None:
+    # Up to SIGN_MATRIX_LIMIT points the pair signs are kept whole; past it they are rebuilt 512 rows at a time
+    # (1100 points: three blocks, the last one partial). Both give scipy's tau-b on every resample.
+    import radiology_tasks.core.agreement as agreement
+
+    monkeypatch.setattr(agreement, "SIGN_MATRIX_LIMIT", limit)
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 4, size=1100).astype(float)
+    y = np.round(x + rng.normal(0, 1.0, size=1100))
+    resamples = rng.integers(0, 1100, size=(12, 1100))
+    resampler = agreement.KendallResampler(x, y)
+    assert (resampler.signs is None) == (limit == 0)
+    taus = resampler(resamples)
+    expected = [stats.kendalltau(x[r], y[r], variant="b").statistic for r in resamples]
+    assert taus == pytest.approx(expected, abs=1e-12)
+
+
+def test_resampled_taus_are_the_same_to_the_bit_however_the_resamples_are_chunked() -> None:
+    rng = np.random.default_rng(6)
+    x, y = rng.integers(0, 3, size=200).astype(float), rng.normal(size=200)
+    resamples = rng.integers(0, 200, size=(30, 200))
+    resampler = KendallResampler(x, y)
+    whole = resampler(resamples)
+    assert np.array_equal(np.concatenate([resampler(resamples[:7]), resampler(resamples[7:])]), whole)
+    assert np.array_equal(resampled_kendall_taus(x, y, resamples), whole)
 
 
 def test_resampled_taus_leave_a_constant_resample_undefined_without_a_warning() -> None:
