@@ -70,6 +70,7 @@ def correlate(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    kendall_interval_only: bool = False,
 ) -> Agreement:
     """Correlate judge scores with expert scores (Kendall tau-b, Spearman, Pearson).
 
@@ -88,6 +89,9 @@ def correlate(
         n_resamples: Number of bootstrap resamples (0 gives NaN intervals).
         confidence: Coverage of the percentile interval, in (0, 1).
         seed: Seed of the bootstrap generator.
+        kendall_interval_only: Bootstrap tau-b's interval alone and leave Spearman's and Pearson's NaN (a run's
+            summary shows tau only; Spearman's resampled ranks are most of the bootstrap's cost). Tau-b's
+            interval is the same either way.
 
     Returns:
         The correlations, their intervals and the pair counts.
@@ -107,7 +111,9 @@ def correlate(
     intervals = (
         [(_NAN, _NAN)] * 3
         if math.isnan(point[0])
-        else _bootstrap_intervals(x, y, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        else _bootstrap_intervals(
+            x, y, n_resamples=n_resamples, confidence=confidence, seed=seed, kendall_only=kendall_interval_only
+        )
     )
     return Agreement(
         kendall_tau=point[0],
@@ -259,12 +265,22 @@ def paired_p_value(differences: NDArray[np.float64], observed: float) -> float:
 
 
 def _bootstrap_intervals(
-    x: NDArray[np.float64], y: NDArray[np.float64], *, n_resamples: int, confidence: float, seed: int
+    x: NDArray[np.float64],
+    y: NDArray[np.float64],
+    *,
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+    kendall_only: bool = False,
 ) -> list[tuple[float, float]]:
     n = len(x)
     if n < 2 or n_resamples == 0:
         return [(_NAN, _NAN)] * 3
     kendall = KendallResampler(x, y)
+    if kendall_only:
+        # The same draws (they depend on n, the seed and the number of resamples only), tau-b's column alone.
+        taus = bootstrap_distribution(n, kendall, n_resamples=n_resamples, seed=seed)
+        return [interval_of_draws(taus, confidence=confidence), (_NAN, _NAN), (_NAN, _NAN)]
     draws = bootstrap_distribution(
         n, lambda indices: _resampled_correlations(x, y, indices, kendall).T, n_resamples=n_resamples, seed=seed
     )

@@ -205,7 +205,9 @@ def expert_agreement(
 
     def compute(scores: list[SampleScore]) -> Value:
         pairs = agreement_pairs(scores, key, truth, higher_is_better=True)
-        flat = _agreement_values(pairs, higher=higher, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        flat = _agreement_values(
+            pairs, higher=higher, n_resamples=n_resamples, confidence=confidence, seed=seed, brief=brief
+        )
         if brief:
             return {f"{prefix}_{name}": flat[name] for name in _BRIEF_AGREEMENT if not math.isnan(flat[name])}
         return {f"{prefix}_{name}": number for name, number in flat.items()}
@@ -214,9 +216,10 @@ def expert_agreement(
 
 
 def _agreement_values(
-    pairs: AgreementPairs, *, higher: bool, n_resamples: int, confidence: float, seed: int
+    pairs: AgreementPairs, *, higher: bool, n_resamples: int, confidence: float, seed: int, brief: bool = False
 ) -> dict[str, float]:
-    """The correlations of `pairs` with their intervals (NaN without a pair), then the pair counts and the sign."""
+    """The correlations of `pairs` with their intervals (NaN without a pair; `brief`: tau-b's interval alone), then
+    the pair counts and the sign."""
     flat = {name: _NAN for name in _correlation_names()}
     if pairs.judge:
         agreement = correlate(
@@ -226,6 +229,7 @@ def _agreement_values(
             n_resamples=n_resamples,
             confidence=confidence,
             seed=seed,
+            kendall_interval_only=brief,
         ).as_dict()
         flat = {name: agreement[name] for name in _correlation_names()}
     return flat | {

@@ -213,6 +213,44 @@ def test_the_brief_agreement_metric_gives_tau_and_its_interval_only():
     assert set(brief(samples)) == {"k_kendall_tau", "k_kendall_tau_ci_low", "k_kendall_tau_ci_high"}
 
 
+def test_the_brief_agreement_metric_gives_the_full_metric_s_tau_interval():
+    # The brief metric bootstraps tau alone; its interval is the full metric's to the bit.
+    samples = [_sample(str(i), {"k": float((i * 7) % 5)}, {"expert_score": (i % 4) / 3}) for i in range(40)]
+    full = expert_agreement("k", n_resamples=300, seed=4)(samples)
+    brief = expert_agreement("k", n_resamples=300, seed=4, brief=True)(samples)
+    assert brief == {name: full[name] for name in ("k_kendall_tau", "k_kendall_tau_ci_low", "k_kendall_tau_ci_high")}
+    assert full["k_spearman_ci_low"] < full["k_spearman_ci_high"]
+
+
+def test_the_brief_agreement_metric_resamples_no_rank_or_linear_correlation(monkeypatch):
+    # Inspect recomputes a run's summary while the run goes: the brief metric pays for tau's bootstrap alone.
+    import radiology_tasks.core.agreement as agreement
+
+    def refuse(*args: object) -> None:
+        raise AssertionError("Spearman and Pearson were resampled")
+
+    monkeypatch.setattr(agreement, "_resampled_correlations", refuse)
+    samples = [_sample(str(i), {"k": float(i % 3)}, {"expert_score": i / 9}) for i in range(10)]
+    assert "k_kendall_tau_ci_low" in expert_agreement("k", n_resamples=50, brief=True)(samples)
+    with pytest.raises(AssertionError, match="resampled"):
+        expert_agreement("k", n_resamples=50)(samples)
+
+
+def test_correlate_can_leave_the_other_intervals_out():
+    judge = [float((i * 7) % 5) for i in range(30)]
+    expert = [(i % 4) / 3 for i in range(30)]
+    full = correlate(judge, expert, n_resamples=200, seed=2)
+    tau_only = correlate(judge, expert, n_resamples=200, seed=2, kendall_interval_only=True)
+    assert tau_only.kendall_tau_ci == full.kendall_tau_ci
+    assert (tau_only.kendall_tau, tau_only.spearman, tau_only.pearson) == (
+        full.kendall_tau,
+        full.spearman,
+        full.pearson,
+    )
+    assert all(math.isnan(bound) for bound in (*tau_only.spearman_ci, *tau_only.pearson_ci))
+    assert not any(math.isnan(bound) for bound in (*full.spearman_ci, *full.pearson_ci))
+
+
 def test_the_agreement_metric_draws_its_bootstrap_with_its_own_settings():
     samples = [_sample(str(i), {"k": float((i * 7) % 5)}, {"expert_score": i / 9}) for i in range(10)]
     judge = [float((i * 7) % 5) for i in range(10)]
