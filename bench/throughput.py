@@ -19,9 +19,13 @@ logs what `vert` logged, sample by sample (read back from `vert`'s log: the same
 messages, one judge call with the same prompt and settings, then the logged score returned as it is). Its CPU
 minus the bare run's is Inspect's cost of the record; `vert`'s minus its own is the plugin's code.
 
+One run's CPU time moves by several milliseconds a sample from run to run on a small machine (garbage collections
+fall where they fall), so the three runs are repeated `--repeats` times in turn and each figure is the median.
+
 Usage::
 
     python bench/throughput.py [--samples N] [--max-connections C] [--latency L] [--log-dir DIR] [--lean]
+                               [--repeats R]
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import functools
 import gc
 import json
 import random
+import statistics
 import tempfile
 import time
 from dataclasses import dataclass
@@ -324,6 +329,31 @@ def timed(name: str, task: Task, setting: Setting, samples: int) -> Timing:
     return Timing(name, samples, elapsed, used, log.location, Path(log.location).stat().st_size)
 
 
+def median_timing(runs: list[Timing]) -> Timing:
+    """One task's repeated runs as one: the median wall and the median CPU (each its own median)."""
+    first = runs[0]
+    return Timing(
+        first.name,
+        first.samples,
+        statistics.median(t.wall for t in runs),
+        statistics.median(t.cpu for t in runs),
+        first.location,
+        first.log_bytes,
+    )
+
+
+def measure(setting: Setting, pairs: Path, n: int, repeats: int) -> tuple[Timing, Timing, Timing]:
+    """Bare, vert and same-record runs, `repeats` rounds in turn (so drift spreads over all three), as medians."""
+    rounds: list[tuple[Timing, Timing, Timing]] = []
+    for _ in range(repeats):
+        bare = timed("bare model_graded_qa", bare_task(pairs), setting, n)
+        plugin = timed("vert", plugin_task(pairs), setting, n)
+        record = timed("same record, no plugin", same_record_task(plugin.location), setting, n)
+        rounds.append((bare, plugin, record))
+    bare, plugin, record = (median_timing(list(runs)) for runs in zip(*rounds, strict=True))
+    return bare, plugin, record
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print samples per second against C / L, and the plugin's CPU milliseconds per sample."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -336,6 +366,9 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="run every task with log_realtime=False and score_display=False (--no-log-realtime --no-score-display)",
     )
+    parser.add_argument(
+        "--repeats", type=int, default=3, help="rounds of the three runs; each figure is the median (default 3)"
+    )
     args = parser.parse_args(argv)
     n = args.samples
     with tempfile.TemporaryDirectory() as tmp:
@@ -344,14 +377,13 @@ def main(argv: list[str] | None = None) -> None:
         warm = synthesize_pairs(4, Path(tmp) / "warm.jsonl", seed=1)
         run(bare_task(warm), setting)
         run(same_record_task(run(plugin_task(warm), setting).location), setting)
-        bare = timed("bare model_graded_qa", bare_task(pairs), setting, n)
-        plugin = timed("vert", plugin_task(pairs), setting, n)
-        record = timed("same record, no plugin", same_record_task(plugin.location), setting, n)
+        bare, plugin, record = measure(setting, pairs, n, args.repeats)
     ideal = args.max_connections / args.latency if args.latency > 0 else float("inf")
     print(f"N={n} samples, C={args.max_connections} connections, L={args.latency:g} s per judge call")
     print(
         f"ideal rate C/L: {ideal:.1f} samples/s" + (" (lean: no realtime log, no running metrics)" if args.lean else "")
     )
+    print(f"medians of {args.repeats} rounds (bare, vert, same record in turn)")
     for t in (bare, plugin, record):
         print(
             f"{t.name:>22}: {t.rate:7.1f} samples/s ({t.rate / ideal:6.1%} of ideal), "
