@@ -104,8 +104,6 @@ def correlate(
     _check_bootstrap_settings(n_resamples=n_resamples, confidence=confidence)
     sign = 1 if higher_is_better else -1
     x, y = _usable_pairs(scores, expert, sign)
-    n_pairs = len(x)
-    n_missing = len(scores) - n_pairs
     point = _correlations(x, y)
     # No correlation on the whole sample (a constant side): there is nothing for an interval to be about.
     intervals = (
@@ -115,17 +113,8 @@ def correlate(
             x, y, n_resamples=n_resamples, confidence=confidence, seed=seed, kendall_only=kendall_interval_only
         )
     )
-    return Agreement(
-        kendall_tau=point[0],
-        kendall_tau_ci=intervals[0],
-        spearman=point[1],
-        spearman_ci=intervals[1],
-        pearson=point[2],
-        pearson_ci=intervals[2],
-        n_pairs=n_pairs,
-        n_missing=n_missing,
-        sign=sign,
-    )
+    (tau, rho, r), (tau_ci, rho_ci, r_ci) = point, intervals
+    return Agreement(tau, tau_ci, rho, rho_ci, r, r_ci, n_pairs=len(x), n_missing=len(scores) - len(x), sign=sign)
 
 
 def _check_bootstrap_settings(*, n_resamples: int, confidence: float) -> None:
