@@ -309,13 +309,6 @@ def _rowwise_pearson(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[
     return np.clip(r, -1.0, 1.0)
 
 
-def resampled_kendall_taus(
-    x: NDArray[np.float64], y: NDArray[np.float64], resamples: NDArray[np.int64]
-) -> NDArray[np.float64]:
-    """Kendall tau-b of every resample (one row of indices each); see `KendallResampler`."""
-    return KendallResampler(x, y)(resamples)
-
-
 SIGN_MATRIX_LIMIT = 4096
 """Largest sample whose pair signs `KendallResampler` keeps whole (``n * n`` float32: 64 MiB at the limit)."""
 

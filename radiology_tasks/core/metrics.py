@@ -216,7 +216,7 @@ def expert_agreement(
 
 
 def _agreement_values(
-    pairs: AgreementPairs, *, higher: bool, n_resamples: int, confidence: float, seed: int, brief: bool = False
+    pairs: AgreementPairs, *, higher: bool, n_resamples: int, confidence: float, seed: int, brief: bool
 ) -> dict[str, float]:
     """The correlations of `pairs` with their intervals (NaN without a pair; `brief`: tau-b's interval alone), then
     the pair counts and the sign."""

@@ -15,7 +15,6 @@ from radiology_tasks.core.agreement import (
     count_bias_by_human_errors,
     interval_of_draws,
     paired_p_value,
-    resampled_kendall_taus,
 )
 
 JUDGE = [0.1, 0.4, 0.35, 0.8, 0.6, 0.6, 0.9, 0.2]
@@ -474,7 +473,6 @@ def test_resampled_taus_are_the_same_to_the_bit_however_the_resamples_are_chunke
     resampler = KendallResampler(x, y)
     whole = resampler(resamples)
     assert np.array_equal(np.concatenate([resampler(resamples[:7]), resampler(resamples[7:])]), whole)
-    assert np.array_equal(resampled_kendall_taus(x, y, resamples), whole)
 
 
 def test_resampled_taus_leave_a_constant_resample_undefined_without_a_warning() -> None:
@@ -484,6 +482,6 @@ def test_resampled_taus_leave_a_constant_resample_undefined_without_a_warning() 
     resamples = np.array([[0, 0, 0], [0, 1, 2], [2, 1, 0]])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        taus = resampled_kendall_taus(x, y, resamples)
+        taus = KendallResampler(x, y)(resamples)
     assert math.isnan(taus[0])
     assert taus[1:] == pytest.approx([stats.kendalltau(x, y).statistic] * 2)
